@@ -1,0 +1,64 @@
+// swift-tools-version: 6.0
+//
+// AudioToolbox for Linux: the legacy Audio Session Services C API over a Swift core.
+// One target per layer of DESIGN.md; see docs/ARCHITECTURE.md for how they fit.
+import Foundation
+import PackageDescription
+
+/// The toolchain's `usr/lib/swift`, where CoreFoundation's C headers live: the C target
+/// includes the public headers, which include <CoreFoundation/...>.
+func toolchainSwiftLibDirectory() -> String {
+    for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+        let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent("swiftc")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) {
+            return candidate.resolvingSymlinksInPath().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("lib/swift").path
+        }
+    }
+    return "/opt/swift/usr/lib/swift"
+}
+
+/// Swift code that imports CAudioToolbox sees the public headers as a C program does.
+let publicHeaders: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I\(Context.packageDirectory)/include"])]
+
+let package = Package(
+    name: "AudioToolbox",
+    products: [
+        // The shared library C programs link: libAudioToolbox.so.
+        .library(name: "AudioToolbox", type: .dynamic, targets: ["AudioToolbox"]),
+    ],
+    targets: [
+        // Pure Swift rules of the API: property table, category policy, state machine,
+        // listener registry, event model. No I/O, no CoreFoundation.
+        .target(name: "AudioSessionCore"),
+        // A deterministic in-memory sound device, driven by the Linux-addition calls.
+        .target(name: "VirtualAudioDevice", dependencies: ["AudioSessionCore"]),
+        // Delivery of callbacks on the client's CFRunLoop or through a pollable fd.
+        .target(name: "RunLoopDispatch"),
+        // C: the exported `const CFStringRef` data symbols, and the public headers for Swift.
+        .target(
+            name: "CAudioToolbox",
+            cSettings: [
+                .headerSearchPath("../../include"),
+                .unsafeFlags(["-I", toolchainSwiftLibDirectory()]),
+            ]
+        ),
+        // The C ABI: @_cdecl entry points, marshalling and result codes only.
+        .target(
+            name: "AudioToolbox",
+            dependencies: ["AudioSessionCore", "VirtualAudioDevice", "RunLoopDispatch", "CAudioToolbox"],
+            swiftSettings: publicHeaders,
+            linkerSettings: [.linkedLibrary("Foundation")]
+        ),
+        .testTarget(
+            name: "AudioSessionCoreTests",
+            dependencies: ["AudioSessionCore", "VirtualAudioDevice"]
+        ),
+        .testTarget(
+            name: "AudioToolboxTests",
+            dependencies: ["AudioToolbox", "CAudioToolbox"],
+            swiftSettings: publicHeaders
+        ),
+    ],
+    swiftLanguageModes: [.v5]
+)

@@ -1,0 +1,57 @@
+/// What a category allows: the table of SPEC.md section 5, as data.
+///
+/// Everything that asks "may this category ..." reads this table; no rule about a
+/// category is written anywhere else.
+public struct CategoryPolicy: Sendable {
+    /// Mixes with other programs' sound without any override.
+    public let mixesByDefault: Bool
+    /// `OverrideCategoryMixWithOthers` may be set.
+    public let mixWithOthersSettable: Bool
+    /// `OverrideCategoryDefaultToSpeaker` may be set.
+    public let defaultToSpeakerSettable: Bool
+    /// `OverrideCategoryEnableBluetoothInput` may be set.
+    public let bluetoothInputSettable: Bool
+    /// `OverrideAudioRoute` may route to the speaker.
+    public let routeOverrideAllowed: Bool
+    /// Silenced by the silent switch and screen lock (for sounds the library plays).
+    public let silencedBySwitch: Bool
+    public let usesInput: Bool
+    public let usesOutput: Bool
+    /// The modes this category accepts besides Default and Measurement.
+    public let extraModes: Set<Mode>
+
+    private static func row(mixes: Bool = false, mixSettable: Bool = false, speakerSettable: Bool = false,
+                            bluetoothSettable: Bool = false, routeOverride: Bool = false, silenced: Bool,
+                            input: Bool, output: Bool, modes: Set<Mode> = []) -> CategoryPolicy {
+        CategoryPolicy(mixesByDefault: mixes, mixWithOthersSettable: mixSettable,
+                       defaultToSpeakerSettable: speakerSettable, bluetoothInputSettable: bluetoothSettable,
+                       routeOverrideAllowed: routeOverride, silencedBySwitch: silenced,
+                       usesInput: input, usesOutput: output, extraModes: modes)
+    }
+
+    static let ambient = row(mixes: true, silenced: true, input: false, output: true)
+    static let media = row(mixSettable: true, silenced: false, input: false, output: true)
+
+    /// Keyed by the category's raw value; the deprecated aliases share their target's row.
+    static let table: [UInt32: CategoryPolicy] = [
+        FourCharCode.make("ambi"): ambient,
+        FourCharCode.make("uifx"): ambient,
+        FourCharCode.make("solo"): row(silenced: true, input: false, output: true),
+        FourCharCode.make("medi"): media,
+        FourCharCode.make("live"): media,
+        FourCharCode.make("reca"): row(bluetoothSettable: true, silenced: false, input: true, output: false,
+                                       modes: [.videoRecording]),
+        FourCharCode.make("plar"): row(mixSettable: true, speakerSettable: true, bluetoothSettable: true,
+                                       routeOverride: true, silenced: false, input: true, output: true,
+                                       modes: [.voiceChat, .videoRecording, .gameChat]),
+        FourCharCode.make("proc"): row(silenced: false, input: false, output: false),
+    ]
+
+    /// Whether the category accepts `mode`.
+    public func allows(_ mode: Mode) -> Bool {
+        mode == .default || mode == .measurement || extraModes.contains(mode)
+    }
+
+    /// Whether OtherMixableAudioShouldDuck may be set: only where the session can mix.
+    public var duckSettable: Bool { mixesByDefault || mixWithOthersSettable }
+}

@@ -1,0 +1,99 @@
+import AudioSessionCore
+import CAudioToolbox
+
+// The functions of AudioSessionLinux.h.
+
+@_cdecl("AudioSessionGetCallbackFileDescriptor")
+public func audioSessionGetCallbackFileDescriptor(_ outFD: UnsafeMutablePointer<Int32>?) -> Int32 {
+    entryPoint("AudioSessionGetCallbackFileDescriptor") { runtime throws(ResultCode) in
+        guard let outFD else { throw .unspecified }
+        outFD.pointee = runtime.callbacks.fileDescriptor
+    }
+}
+
+@_cdecl("AudioSessionDispatchPendingCallbacks")
+public func audioSessionDispatchPendingCallbacks(_ outCount: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    entryPoint("AudioSessionDispatchPendingCallbacks") { runtime in
+        let ran = runtime.callbacks.drain()
+        outCount?.pointee = UInt32(clamping: ran)
+    }
+}
+
+/// The device ports a virtual-port constant stands for.
+private func ports(_ raw: UInt32) throws(ResultCode) -> Set<Port> {
+    switch raw {
+    case FourCharCode.make("hdph"): return [.headphones]
+    case FourCharCode.make("hdst"): return [.headphones, .headsetMic]
+    case FourCharCode.make("bmic"): return [.builtInMic]
+    case FourCharCode.make("lout"): return [.lineOut]
+    case FourCharCode.make("lini"): return [.lineIn]
+    case FourCharCode.make("usba"): return [.usbAudioOutput, .usbAudioInput]
+    case FourCharCode.make("hdmi"): return [.hdmi]
+    default: throw .unsupportedProperty
+    }
+}
+
+@_cdecl("AudioSessionVirtualDeviceConnectPort")
+public func audioSessionVirtualDeviceConnectPort(_ port: UInt32) -> Int32 {
+    entryPoint("AudioSessionVirtualDeviceConnectPort") { runtime throws(ResultCode) in
+        runtime.device.connect(try ports(port))
+    }
+}
+
+@_cdecl("AudioSessionVirtualDeviceDisconnectPort")
+public func audioSessionVirtualDeviceDisconnectPort(_ port: UInt32) -> Int32 {
+    entryPoint("AudioSessionVirtualDeviceDisconnectPort") { runtime throws(ResultCode) in
+        runtime.device.disconnect(try ports(port))
+    }
+}
+
+@_cdecl("AudioSessionVirtualDeviceSetOutputVolume")
+public func audioSessionVirtualDeviceSetOutputVolume(_ volume: Float) -> Int32 {
+    entryPoint("AudioSessionVirtualDeviceSetOutputVolume") { runtime throws(ResultCode) in
+        try runtime.device.setOutputVolume(volume)
+    }
+}
+
+@_cdecl("AudioSessionVirtualDeviceSetInputGainSettable")
+public func audioSessionVirtualDeviceSetInputGainSettable(_ settable: UInt8) -> Int32 {
+    entryPoint("AudioSessionVirtualDeviceSetInputGainSettable") { runtime in
+        runtime.device.setInputGainSettable(isTrue(settable))
+    }
+}
+
+@_cdecl("AudioSessionVirtualDeviceSetSampleRates")
+public func audioSessionVirtualDeviceSetSampleRates(_ rates: UnsafePointer<Double>?, _ count: UInt32) -> Int32 {
+    entryPoint("AudioSessionVirtualDeviceSetSampleRates") { runtime throws(ResultCode) in
+        guard let rates else { throw .unspecified }
+        guard count <= 16 else { throw .unsupportedProperty }
+        try runtime.device.setSampleRates(Array(UnsafeBufferPointer(start: rates, count: Int(count))))
+    }
+}
+
+@_cdecl("AudioSessionVirtualDeviceSetOtherAudioPlaying")
+public func audioSessionVirtualDeviceSetOtherAudioPlaying(_ playing: UInt8) -> Int32 {
+    entryPoint("AudioSessionVirtualDeviceSetOtherAudioPlaying") { runtime in
+        runtime.device.setOtherAudioPlaying(isTrue(playing))
+    }
+}
+
+@_cdecl("AudioSessionVirtualDeviceBeginInterruption")
+public func audioSessionVirtualDeviceBeginInterruption() -> Int32 {
+    entryPoint("AudioSessionVirtualDeviceBeginInterruption") { runtime throws(ResultCode) in
+        try runtime.device.beginInterruption()
+    }
+}
+
+@_cdecl("AudioSessionVirtualDeviceEndInterruption")
+public func audioSessionVirtualDeviceEndInterruption(_ shouldResume: UInt8) -> Int32 {
+    entryPoint("AudioSessionVirtualDeviceEndInterruption") { runtime throws(ResultCode) in
+        try runtime.device.endInterruption(shouldResume: isTrue(shouldResume))
+    }
+}
+
+@_cdecl("AudioSessionVirtualDeviceServerDied")
+public func audioSessionVirtualDeviceServerDied() -> Int32 {
+    entryPoint("AudioSessionVirtualDeviceServerDied") { runtime in
+        runtime.device.serverDied()
+    }
+}

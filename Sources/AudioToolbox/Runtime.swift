@@ -1,0 +1,68 @@
+import AudioSessionCore
+import CAudioToolbox
+import CoreFoundation
+import RunLoopDispatch
+import Synchronization
+import VirtualAudioDevice
+
+/// A property listener procedure as the registry stores it: compared by address.
+struct ListenerProcedure: Equatable, @unchecked Sendable {
+    let function: AudioSessionPropertyListener
+    static func == (a: Self, b: Self) -> Bool {
+        unsafeBitCast(a.function, to: UnsafeRawPointer.self) == unsafeBitCast(b.function, to: UnsafeRawPointer.self)
+    }
+}
+
+/// The process's one session and everything wired to it, created by
+/// AudioSessionInitialize and kept until the process exits.
+final class Runtime: @unchecked Sendable {
+    let device: VirtualAudioDevice
+    let session: Session
+    let listeners = ListenerRegistry<ListenerProcedure>()
+    let callbacks: CallbackQueue
+    let interruptionListener: AudioSessionInterruptionListener?
+    let interruptionClientData: UnsafeMutableRawPointer?
+
+    init(runLoop: CFRunLoop, mode: CFString, interruptionListener: AudioSessionInterruptionListener?,
+         clientData: UnsafeMutableRawPointer?) {
+        let device = VirtualAudioDevice()
+        let callbacks = CallbackQueue(runLoop: runLoop, mode: mode)
+        self.device = device
+        self.callbacks = callbacks
+        self.interruptionListener = interruptionListener
+        self.interruptionClientData = clientData
+        // The session reports notifications through this box, filled once `self` exists.
+        let sink = NotificationSink()
+        session = Session(backend: device) { sink.forward($0) }
+        sink.runtime = self
+    }
+
+    // MARK: The process-wide instance
+
+    private static let initialized = Atomic<Bool>(false)
+    private static let initializing = Mutex<Void>(())
+    nonisolated(unsafe) private static var instance: Runtime?
+
+    /// The runtime, or nil before AudioSessionInitialize. One atomic load on the fast path.
+    static var current: Runtime? {
+        initialized.load(ordering: .acquiring) ? instance : nil
+    }
+
+    /// Creates the runtime once; false if it already existed.
+    static func create(_ make: () -> Runtime) -> Bool {
+        initializing.withLock { _ in
+            guard !initialized.load(ordering: .relaxed) else { return false }
+            instance = make()
+            initialized.store(true, ordering: .releasing)
+            return true
+        }
+    }
+}
+
+/// Breaks the init-order cycle between the session (which needs a sink) and the runtime.
+private final class NotificationSink: @unchecked Sendable {
+    weak var runtime: Runtime?
+    func forward(_ notifications: [AudioSessionCore.Notification]) {
+        runtime?.post(notifications)
+    }
+}

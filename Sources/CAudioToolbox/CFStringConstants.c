@@ -1,0 +1,48 @@
+/*
+ * The exported `const CFStringRef` data symbols of AudioSession.h.
+ *
+ * Swift cannot export data symbols, and CFSTR() is an expression that is not allowed
+ * at file scope with this CoreFoundation, so each constant is a static constant-string
+ * object laid out exactly as CFSTR lays one out; its address is the CFStringRef.
+ */
+#include <AudioToolbox/AudioSession.h>
+
+#define AT_CONSTANT_STRING(name, text)                                                   \
+    static struct __CFConstStr name##_storage = {                                          \
+        {(uintptr_t)&_CF_CONSTANT_STRING_SWIFT_CLASS, _CF_CONSTANT_OBJECT_STRONG_RC, 0x07C8}, \
+        (uint8_t *)(text), sizeof(text) - 1};                                               \
+    const CFStringRef name = (CFStringRef)&name##_storage
+
+#if !__LITTLE_ENDIAN__
+#error "constant strings are laid out for little-endian machines only"
+#endif
+
+AT_CONSTANT_STRING(kAudioSession_AudioRouteChangeKey_PreviousRouteDescription,
+                   "OutputDeviceDidChange_PreviousRouteDescription");
+AT_CONSTANT_STRING(kAudioSession_AudioRouteChangeKey_CurrentRouteDescription,
+                   "OutputDeviceDidChange_CurrentRouteDescription");
+
+AT_CONSTANT_STRING(kAudioSession_AudioRouteKey_Inputs, "RouteDetailedDescription_Inputs");
+AT_CONSTANT_STRING(kAudioSession_AudioRouteKey_Outputs, "RouteDetailedDescription_Outputs");
+AT_CONSTANT_STRING(kAudioSession_AudioRouteKey_Type, "RouteDetailedDescription_PortType");
+
+AT_CONSTANT_STRING(kAudioSessionInputRoute_LineIn, "LineIn");
+AT_CONSTANT_STRING(kAudioSessionInputRoute_BuiltInMic, "MicrophoneBuiltIn");
+AT_CONSTANT_STRING(kAudioSessionInputRoute_HeadsetMic, "MicrophoneWired");
+AT_CONSTANT_STRING(kAudioSessionInputRoute_BluetoothHFP, "BluetoothHFP");
+AT_CONSTANT_STRING(kAudioSessionInputRoute_USBAudio, "USBAudio");
+
+AT_CONSTANT_STRING(kAudioSessionOutputRoute_LineOut, "LineOut");
+AT_CONSTANT_STRING(kAudioSessionOutputRoute_Headphones, "Headphones");
+AT_CONSTANT_STRING(kAudioSessionOutputRoute_BluetoothHFP, "BluetoothHFP");
+AT_CONSTANT_STRING(kAudioSessionOutputRoute_BluetoothA2DP, "BluetoothA2DPOutput");
+AT_CONSTANT_STRING(kAudioSessionOutputRoute_BuiltInReceiver, "Receiver");
+AT_CONSTANT_STRING(kAudioSessionOutputRoute_BuiltInSpeaker, "Speaker");
+AT_CONSTANT_STRING(kAudioSessionOutputRoute_USBAudio, "USBAudio");
+AT_CONSTANT_STRING(kAudioSessionOutputRoute_HDMI, "HDMIOutput");
+AT_CONSTANT_STRING(kAudioSessionOutputRoute_AirPlay, "AirPlay");
+
+AT_CONSTANT_STRING(kAudioSession_InputSourceKey_ID, "InputSourceID");
+AT_CONSTANT_STRING(kAudioSession_InputSourceKey_Description, "InputSourceDescription");
+AT_CONSTANT_STRING(kAudioSession_OutputDestinationKey_ID, "OutputDestinationID");
+AT_CONSTANT_STRING(kAudioSession_OutputDestinationKey_Description, "OutputDestinationDescription");

@@ -1,0 +1,9 @@
+/* The public headers, as the Swift layers see them: the ABI layer uses the C types of
+ * the callbacks and the exported CFString constants from here, so the Swift side and
+ * the header a C program compiles against cannot drift apart. */
+#ifndef CAUDIOTOOLBOX_H
+#define CAUDIOTOOLBOX_H
+#include "../../../include/AudioToolbox/AudioSession.h"
+#include "../../../include/AudioToolbox/AudioServices.h"
+#include "../../../include/AudioToolbox/AudioSessionLinux.h"
+#endif

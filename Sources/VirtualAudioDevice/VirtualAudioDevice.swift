@@ -1,0 +1,163 @@
+import AudioSessionCore
+import Synchronization
+
+/// A deterministic in-memory sound device: the default backend, and the stand-in for
+/// the phone's hardware and the rest of the system in tests and demos.
+///
+/// It always has a built-in speaker and starts with a built-in microphone. Every
+/// control method changes the model under its own lock, releases it, and only then
+/// reports the event, so the session may call back into `facts()` while handling it.
+public final class VirtualAudioDevice: HardwareBackend {
+    /// The longest and shortest IO buffer the device grants, in seconds.
+    public static let ioBufferDurationRange: ClosedRange<Float> = 0.005...0.093
+    /// The IO buffer used when the program states no preference, in frames.
+    public static let defaultBufferFrames = 1024
+
+    private struct Model {
+        var connected: Set<Port> = [.builtInSpeaker, .builtInMic]
+        var outputVolume: Float = 0.75
+        var inputGain: Float = 0.5
+        var inputGainSettable = true
+        var otherAudioPlaying = false
+        var sampleRates: [Double] = [44_100, 48_000]
+        var interruptionInProgress = false
+        var openStream: StreamRequest?
+        var eventHandler: (@Sendable (HardwareEvent) -> Void)?
+    }
+    private let model = Mutex(Model())
+
+    public init() {}
+
+    // MARK: HardwareBackend
+
+    public func facts() -> HardwareFacts {
+        model.withLock { m in
+            HardwareFacts(connectedPorts: m.connected, outputVolume: m.outputVolume,
+                          inputGainSettable: m.inputGainSettable, inputGain: m.inputGain,
+                          otherAudioPlaying: m.otherAudioPlaying)
+        }
+    }
+
+    public func open(_ request: StreamRequest) throws(ResultCode) -> StreamFormat {
+        try model.withLock { m throws(ResultCode) in
+            if request.input && !m.connected.contains(where: { $0.isInput }) { throw .noHardware }
+            m.openStream = request
+            return Self.negotiate(request, rates: m.sampleRates)
+        }
+    }
+
+    public func idleFormat(_ request: StreamRequest) -> StreamFormat {
+        let rates = model.withLock { $0.sampleRates }
+        return Self.negotiate(StreamRequest(input: request.input, output: request.output,
+                                            preferredSampleRate: 0, preferredIOBufferDuration: 0), rates: rates)
+    }
+
+    public func close() { model.withLock { $0.openStream = nil } }
+
+    public func setInputGain(_ gain: Float) { model.withLock { $0.inputGain = gain } }
+
+    public func setEventHandler(_ handler: @escaping @Sendable (HardwareEvent) -> Void) {
+        model.withLock { $0.eventHandler = handler }
+    }
+
+    /// The stream currently open, if any (what the last activation asked for).
+    public var openStream: StreamRequest? { model.withLock { $0.openStream } }
+
+    /// Picks the supported rate nearest the preferred one (the higher on a tie; 44100
+    /// or the first supported without a preference) and a whole number of frames
+    /// nearest the preferred duration, within `ioBufferDurationRange`.
+    static func negotiate(_ request: StreamRequest, rates: [Double]) -> StreamFormat {
+        let rate: Double
+        if request.preferredSampleRate > 0 {
+            rate = rates.min { a, b in
+                let da = abs(a - request.preferredSampleRate), db = abs(b - request.preferredSampleRate)
+                return da == db ? a > b : da < db
+            }!
+        } else {
+            rate = rates.contains(44_100) ? 44_100 : rates[0]
+        }
+        let minFrames = (Double(ioBufferDurationRange.lowerBound) * rate).rounded(.up)
+        let maxFrames = (Double(ioBufferDurationRange.upperBound) * rate).rounded(.down)
+        var frames = Double(defaultBufferFrames)
+        if request.preferredIOBufferDuration > 0 {
+            frames = (Double(request.preferredIOBufferDuration) * rate).rounded()
+        }
+        frames = min(max(frames, minFrames), maxFrames)
+        let duration = Float(frames / rate)
+        // One buffer in flight each way: the latency a program sees is one buffer.
+        return StreamFormat(sampleRate: rate, ioBufferDuration: duration,
+                            inputLatency: request.input ? duration : 0,
+                            outputLatency: request.output ? duration : 0)
+    }
+
+    // MARK: Controls (the Linux-addition calls)
+
+    /// Connects ports; reports them if any was not connected yet.
+    public func connect(_ ports: Set<Port>) {
+        let added = model.withLock { m -> Set<Port> in
+            let added = ports.subtracting(m.connected)
+            m.connected.formUnion(added)
+            return added
+        }
+        if !added.isEmpty { report(.portsConnected(added)) }
+    }
+
+    /// Disconnects ports (the built-in speaker stays); reports those that were connected.
+    public func disconnect(_ ports: Set<Port>) {
+        let removed = model.withLock { m -> Set<Port> in
+            let removed = ports.subtracting([.builtInSpeaker]).intersection(m.connected)
+            m.connected.subtract(removed)
+            return removed
+        }
+        if !removed.isEmpty { report(.portsDisconnected(removed)) }
+    }
+
+    public func setOutputVolume(_ volume: Float) throws(ResultCode) {
+        guard (0...1).contains(volume) else { throw .unsupportedProperty }
+        model.withLock { $0.outputVolume = volume }
+        report(.outputVolumeChanged)
+    }
+
+    public func setInputGainSettable(_ settable: Bool) {
+        model.withLock { $0.inputGainSettable = settable }
+        report(.inputGainSettableChanged)
+    }
+
+    public func setSampleRates(_ rates: [Double]) throws(ResultCode) {
+        guard (1...16).contains(rates.count), rates.allSatisfy({ (8_000...384_000).contains($0) }) else {
+            throw .unsupportedProperty
+        }
+        model.withLock { $0.sampleRates = rates }
+    }
+
+    public func setOtherAudioPlaying(_ playing: Bool) {
+        model.withLock { $0.otherAudioPlaying = playing }
+        report(.otherAudioChanged)
+    }
+
+    public func beginInterruption() throws(ResultCode) {
+        try model.withLock { m throws(ResultCode) in
+            guard !m.interruptionInProgress else { throw .unspecified }
+            m.interruptionInProgress = true
+        }
+        report(.interruptionBegan)
+    }
+
+    public func endInterruption(shouldResume: Bool) throws(ResultCode) {
+        try model.withLock { m throws(ResultCode) in
+            guard m.interruptionInProgress else { throw .unspecified }
+            m.interruptionInProgress = false
+        }
+        report(.interruptionEnded(shouldResume: shouldResume))
+    }
+
+    public func serverDied() {
+        model.withLock { $0.openStream = nil }
+        report(.serverDied)
+    }
+
+    private func report(_ event: HardwareEvent) {
+        let handler = model.withLock { $0.eventHandler }
+        handler?(event)
+    }
+}

@@ -1,0 +1,103 @@
+/*
+ * AudioToolbox for Linux — additions that exist only on Linux.
+ *
+ * Nothing here is part of Apple's API. Two groups:
+ *   1. Receiving callbacks without a CFRunLoop (poll/epoll/GLib programs).
+ *   2. Driving the virtual sound device: plugging ports, moving the volume, starting
+ *      interruptions — what a phone's hardware and other apps would do. Tests and
+ *      demos use these to exercise the real listener paths on a machine with no sound
+ *      card.
+ * All functions return kAudioSessionNotInitialized before AudioSessionInitialize.
+ */
+#ifndef AUDIOTOOLBOX_AUDIOSESSIONLINUX_H
+#define AUDIOTOOLBOX_AUDIOSESSIONLINUX_H
+
+#include <AudioToolbox/AudioSession.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------
+ * 1. Callbacks without a CFRunLoop.
+ *
+ * Every callback is queued; the queue is drained either by the run loop given to
+ * AudioSessionInitialize or by AudioSessionDispatchPendingCallbacks, whichever comes
+ * first, so each callback runs exactly once.
+ * ------------------------------------------------------------------------------- */
+
+/* *outFD receives a file descriptor that polls readable (POLLIN) while callbacks are
+ * pending. Do not read or close it; call AudioSessionDispatchPendingCallbacks instead.
+ * NULL outFD gives kAudioSessionUnspecifiedError. */
+extern OSStatus AudioSessionGetCallbackFileDescriptor(int *outFD);
+
+/* Run every pending callback on the calling thread, then clear the descriptor's
+ * readiness. *outCount (may be NULL) receives how many callbacks ran. */
+extern OSStatus AudioSessionDispatchPendingCallbacks(UInt32 *outCount);
+
+/* ---------------------------------------------------------------------------------
+ * 2. The virtual sound device.
+ *
+ * The session uses the virtual device when no other backend is configured. It has a
+ * built-in speaker and a built-in microphone; other ports can be connected.
+ * ------------------------------------------------------------------------------- */
+typedef UInt32 AudioSessionVirtualPort;
+enum {
+    /* Headphones without a microphone. */
+    kAudioSessionVirtualPort_Headphones  = AT_FOURCC('h','d','p','h'),
+    /* Headphones with a microphone (a headset). */
+    kAudioSessionVirtualPort_Headset     = AT_FOURCC('h','d','s','t'),
+    /* The built-in microphone; disconnect it to make input unavailable. */
+    kAudioSessionVirtualPort_BuiltInMic  = AT_FOURCC('b','m','i','c'),
+    kAudioSessionVirtualPort_LineOut     = AT_FOURCC('l','o','u','t'),
+    kAudioSessionVirtualPort_LineIn      = AT_FOURCC('l','i','n','i'),
+    /* A USB sound card with an input and an output. */
+    kAudioSessionVirtualPort_USBAudio    = AT_FOURCC('u','s','b','a'),
+    kAudioSessionVirtualPort_HDMI        = AT_FOURCC('h','d','m','i')
+};
+
+/* Connect a port: a route change with reason NewDeviceAvailable follows if the
+ * session's route changes. Connecting a connected port does nothing. An unknown port
+ * gives kAudioSessionUnsupportedPropertyError. */
+extern OSStatus AudioSessionVirtualDeviceConnectPort(AudioSessionVirtualPort inPort);
+
+/* Disconnect a port: reason OldDeviceUnavailable (or NoSuitableRouteForCategory when
+ * the category is left without a usable device). */
+extern OSStatus AudioSessionVirtualDeviceDisconnectPort(AudioSessionVirtualPort inPort);
+
+/* Move the output volume (0..1; outside values give kAudioSessionUnsupportedPropertyError);
+ * kAudioSessionProperty_CurrentHardwareOutputVolume listeners are called. */
+extern OSStatus AudioSessionVirtualDeviceSetOutputVolume(Float32 inVolume);
+
+/* Say whether the input gain of the device can be set
+ * (kAudioSessionProperty_InputGainAvailable). */
+extern OSStatus AudioSessionVirtualDeviceSetInputGainSettable(Boolean inSettable);
+
+/* Set the sample rates the device supports (1 to 16 rates, each 8000..384000 Hz).
+ * Takes effect at the next activation. */
+extern OSStatus AudioSessionVirtualDeviceSetSampleRates(const Float64 *inRates, UInt32 inCount);
+
+/* Pretend another program is (or stops) playing sound, mixable or not. A non-mixable
+ * one is interrupted when this session activates a non-mixing category. */
+extern OSStatus AudioSessionVirtualDeviceSetOtherAudioPlaying(Boolean inPlaying);
+
+/* Begin a system interruption (an incoming call, an alarm): an active session is
+ * deactivated and receives kAudioSessionBeginInterruption; activation fails until it
+ * ends. Beginning twice gives kAudioSessionUnspecifiedError. */
+extern OSStatus AudioSessionVirtualDeviceBeginInterruption(void);
+
+/* End the system interruption. An interrupted session receives
+ * kAudioSessionEndInterruption, with kAudioSessionProperty_InterruptionType reading
+ * ShouldResume if inShouldResume is true. Without an interruption in progress:
+ * kAudioSessionUnspecifiedError. */
+extern OSStatus AudioSessionVirtualDeviceEndInterruption(Boolean inShouldResume);
+
+/* Pretend the sound server died and came back: the session becomes inactive and
+ * kAudioSessionProperty_ServerDied listeners are called. */
+extern OSStatus AudioSessionVirtualDeviceServerDied(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AUDIOTOOLBOX_AUDIOSESSIONLINUX_H */
