@@ -1,0 +1,53 @@
+/* A minimal test harness for the C-level tests: CHECK counts, a failed CHECK prints
+ * where and why, and finish() prints the closing "name: N passed, N failed" line. */
+#ifndef AT_TEST_CHECK_H
+#define AT_TEST_CHECK_H
+#include <stdio.h>
+
+static int checksPassed, checksFailed;
+
+#define CHECK(condition, ...)                                                      \
+    do {                                                                           \
+        if (condition) {                                                           \
+            checksPassed++;                                                        \
+        } else {                                                                   \
+            checksFailed++;                                                        \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                   \
+            fprintf(stderr, __VA_ARGS__);                                          \
+            fputc('\n', stderr);                                                   \
+        }                                                                          \
+    } while (0)
+
+/* Formats a four-character code (or a plain number) for messages. */
+static inline const char *fourcc(SInt32 value, char buffer[16])
+{
+    UInt32 v = (UInt32)value;
+    char c[4] = {(char)(v >> 24), (char)(v >> 16), (char)(v >> 8), (char)v};
+    int printable = 1;
+    for (int i = 0; i < 4; i++) printable &= c[i] >= 0x20 && c[i] < 0x7f;
+    if (printable) snprintf(buffer, 16, "'%c%c%c%c'", c[0], c[1], c[2], c[3]);
+    else snprintf(buffer, 16, "%d", (int)value);
+    return buffer;
+}
+
+#define CHECK_STATUS(expression, expected)                                         \
+    do {                                                                           \
+        OSStatus got_ = (expression);                                              \
+        char a_[16], b_[16];                                                       \
+        CHECK(got_ == (OSStatus)(expected), "%s returned %s, expected %s",         \
+              #expression, fourcc(got_, a_), fourcc((SInt32)(expected), b_));      \
+    } while (0)
+
+static inline int finish(const char *name)
+{
+    printf("%s: %d passed, %d failed\n", name, checksPassed, checksFailed);
+    return checksFailed == 0 ? 0 : 1;
+}
+
+/* Runs every callback the session has queued for the current run loop. */
+static inline void runPendingCallbacks(void)
+{
+    while (CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, true) == kCFRunLoopRunHandledSource) {}
+}
+
+#endif

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The whole test suite, run against the library installed in PREFIX ($1) exactly as a
+# user builds against it: only `pkg-config --cflags --libs AudioToolbox`.
+#
+#  1. Swift tests of the core, the virtual device and the ABI layer (swift test).
+#  2. The public headers compile warning-free with gcc and clang, as C99 and C++11.
+#  3. C tests (Tests/c/test_*.c), each printing "name: N passed, N failed".
+#  4. Every example in examples-c, its output compared with examples-c/expected.
+#  5. The ABI test through libffi (Tests/c/abi_ffi.c) against the installed .so.
+# Ends with one line "check: N passed, N failed" counting the suites.
+set -uo pipefail
+prefix=${1:?usage: run-tests.sh PREFIX}
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=$here/build/tests
+mkdir -p "$out"
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+flags=$(pkg-config --cflags --libs AudioToolbox) || { echo "pkg-config cannot find AudioToolbox in $prefix"; exit 1; }
+cflags=$(pkg-config --cflags AudioToolbox)
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "PASS $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1"; }
+
+echo "== Swift tests"
+if (cd "$here" && swift test 2>&1 | tee "$out/swift-test.log" | grep -E "^(✔|✘|􀟈|􁁛|Test Suite|Executed)|passed after|failed after|error:" | tail -15); then :; fi
+if grep -q "passed after" "$out/swift-test.log" && ! grep -qE "failed after|error:" "$out/swift-test.log"; then
+    pass "swift test"
+else
+    fail "swift test (see $out/swift-test.log)"
+fi
+
+echo "== Public headers"
+cat > "$out/headers.c" <<'SRC'
+#include <AudioToolbox/AudioToolbox.h>
+int main(void) { return kAudioSessionProperty_AudioCategory == 0x61636174 ? 0 : 1; }
+SRC
+cp "$out/headers.c" "$out/headers.cpp"
+for compiler in gcc clang; do
+    for std in c99 c11; do
+        if $compiler -std=$std -Wall -Wextra -pedantic -Werror $cflags -c "$out/headers.c" -o "$out/h.o" 2>"$out/h.err"; then
+            pass "headers: $compiler -std=$std"; else fail "headers: $compiler -std=$std"; cat "$out/h.err"; fi
+    done
+done
+for compiler in g++ clang++; do
+    for std in c++11 c++17; do
+        if $compiler -std=$std -Wall -Wextra -pedantic -Werror $cflags -c "$out/headers.cpp" -o "$out/h.o" 2>"$out/h.err"; then
+            pass "headers: $compiler -std=$std"; else fail "headers: $compiler -std=$std"; cat "$out/h.err"; fi
+    done
+done
+
+echo "== C tests"
+for source in "$here"/Tests/c/test_*.c; do
+    name=$(basename "$source" .c)
+    if ! cc -std=gnu11 -Wall -Wextra -Werror -o "$out/$name" "$source" $flags -lpthread -lm 2>"$out/$name.err"; then
+        fail "$name (does not compile)"; cat "$out/$name.err"; continue
+    fi
+    if "$out/$name"; then pass "$name"; else fail "$name"; fi
+done
+
+echo "== Examples"
+for source in "$here"/examples-c/*.c "$here"/examples-c/*.cpp; do
+    [ -e "$source" ] || continue
+    file=$(basename "$source"); name=${file%.*}
+    [ "$name" = demo ] && expected=$here/examples-c/expected/demo.txt || expected=$here/examples-c/expected/$name.txt
+    case "$file" in
+        *.cpp) compile=(c++ -std=c++11 -Wall -Wextra -Werror) ;;
+        *) compile=(cc -std=c99 -Wall -Wextra -Werror) ;;
+    esac
+    if ! "${compile[@]}" -o "$out/$name" "$source" $flags 2>"$out/$name.err"; then
+        fail "example $name (does not compile)"; cat "$out/$name.err"; continue
+    fi
+    if "$out/$name" > "$out/$name.out" 2>&1 && diff -u "$expected" "$out/$name.out"; then
+        pass "example $name"
+    else
+        fail "example $name (output differs from $expected)"
+    fi
+done
+
+echo "== ABI through libffi"
+if cc -std=gnu11 -Wall -Wextra -Werror -o "$out/abi_ffi" "$here/Tests/c/abi_ffi.c" $cflags -lffi -ldl \
+        -L"$prefix/lib" -Wl,-rpath,"$prefix/lib" 2>"$out/abi_ffi.err"; then
+    if "$out/abi_ffi" "$prefix/lib/libAudioToolbox.so.0"; then pass "abi_ffi"; else fail "abi_ffi"; fi
+else
+    fail "abi_ffi (does not compile)"; cat "$out/abi_ffi.err"
+fi
+
+echo "== Exported symbols"
+if "$here/scripts/check-exports.sh" "$prefix/lib/libAudioToolbox.so.0"; then pass "exports"; else fail "exports"; fi
+
+echo "check: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
