@@ -1,0 +1,255 @@
+/*
+ * The ABI seen from outside the Swift compiler: dlopen the installed library, call
+ * every exported function through libffi with the exact C types of our headers, and
+ * register thousands of listeners built with ffi_closure_alloc.
+ *
+ * Usage: abi_ffi /path/to/libAudioToolbox.so.0
+ * Only the headers' types and constants are used at compile time; nothing is linked
+ * against the library, so a wrong calling convention or a missing symbol fails here.
+ */
+#define _GNU_SOURCE
+#include <AudioToolbox/AudioToolbox.h>
+#include <dlfcn.h>
+#include <ffi.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+
+static void *library;
+
+static void *symbol(const char *name)
+{
+    void *address = dlsym(library, name);
+    CHECK(address != NULL, "symbol %s is exported", name);
+    return address;
+}
+
+/* Calls `name` returning OSStatus with n arguments of the given ffi types. */
+static OSStatus call(const char *name, unsigned n, ffi_type **types, void **values)
+{
+    void *function = symbol(name);
+    if (!function) return -1;
+    ffi_cif cif;
+    if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, n, &ffi_type_sint32, types) != FFI_OK) {
+        CHECK(0, "ffi_prep_cif for %s", name);
+        return -1;
+    }
+    ffi_arg result = 0;
+    ffi_call(&cif, FFI_FN(function), &result, values);
+    return (OSStatus)(SInt32)result;
+}
+
+/* Type shorthands matching the header: Boolean is one byte, UInt32, Float32, pointers. */
+#define T_PTR (&ffi_type_pointer)
+#define T_U32 (&ffi_type_uint32)
+#define T_BOOL (&ffi_type_uint8)
+#define T_F32 (&ffi_type_float)
+
+static OSStatus call0(const char *name) { return call(name, 0, NULL, NULL); }
+static OSStatus callPtr(const char *name, void *p) { ffi_type *t[] = {T_PTR}; void *v[] = {&p}; return call(name, 1, t, v); }
+static OSStatus callU32(const char *name, UInt32 a) { ffi_type *t[] = {T_U32}; void *v[] = {&a}; return call(name, 1, t, v); }
+static OSStatus callBool(const char *name, UInt8 a) { ffi_type *t[] = {T_BOOL}; void *v[] = {&a}; return call(name, 1, t, v); }
+static OSStatus callF32(const char *name, Float32 a) { ffi_type *t[] = {T_F32}; void *v[] = {&a}; return call(name, 1, t, v); }
+
+static OSStatus setU32(AudioSessionPropertyID id, UInt32 value)
+{
+    UInt32 size = sizeof value;
+    void *data = &value;
+    ffi_type *t[] = {T_U32, T_U32, T_PTR};
+    void *v[] = {&id, &size, &data};
+    return call("AudioSessionSetProperty", 3, t, v);
+}
+
+static OSStatus getU32(AudioSessionPropertyID id, UInt32 *out)
+{
+    UInt32 size = sizeof *out;
+    UInt32 *sizePointer = &size;
+    ffi_type *t[] = {T_U32, T_PTR, T_PTR};
+    void *v[] = {&id, &sizePointer, &out};
+    return call("AudioSessionGetProperty", 3, t, v);
+}
+
+static OSStatus listenerCall(const char *name, AudioSessionPropertyID id, void *proc, void *clientData)
+{
+    ffi_type *t[] = {T_U32, T_PTR, T_PTR};
+    void *v[] = {&id, &proc, &clientData};
+    return call(name, 3, t, v);
+}
+
+/* ---- closures ------------------------------------------------------------------ */
+
+enum { LISTENERS = 4000 };
+typedef struct {
+    ffi_closure *closure;
+    void *code;
+    int calls;
+    AudioSessionPropertyID lastID;
+    UInt32 lastSize;
+    Float32 lastVolume;
+} Listener;
+static Listener listeners[LISTENERS];
+static ffi_cif listenerCif;
+static ffi_type *listenerArgs[] = {T_PTR, T_U32, T_U32, T_PTR};
+
+/* Handler of every listener closure: args are (void *clientData, UInt32 id, UInt32 size, const void *data). */
+static void listenerHandler(ffi_cif *cif, void *ret, void **args, void *userData)
+{
+    (void)cif; (void)ret;
+    Listener *self = userData;
+    void *clientData = *(void **)args[0];
+    CHECK(clientData == (void *)self, "closure received its own client data");
+    self->calls++;
+    self->lastID = *(UInt32 *)args[1];
+    self->lastSize = *(UInt32 *)args[2];
+    const void *data = *(const void **)args[3];
+    if (self->lastSize == sizeof(Float32)) memcpy(&self->lastVolume, data, sizeof(Float32));
+}
+
+static UInt32 interruptionStates[4];
+static int interruptionCount;
+static void interruptionHandler(ffi_cif *cif, void *ret, void **args, void *userData)
+{
+    (void)cif; (void)ret;
+    CHECK(*(void **)args[0] == userData, "interruption closure received its client data");
+    if (interruptionCount < 4) interruptionStates[interruptionCount++] = *(UInt32 *)args[1];
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) { fprintf(stderr, "usage: %s LIBRARY\n", argv[0]); return 2; }
+    library = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
+    if (!library) { fprintf(stderr, "dlopen: %s\n", dlerror()); return 1; }
+
+    /* Before initialisation every entry point answers NotInitialized. */
+    CHECK_STATUS(callBool("AudioSessionSetActive", 1), kAudioSessionNotInitialized);
+
+    /* AudioSessionInitialize(CFRunLoopRef, CFStringRef, listener, void *) with a closure. */
+    ffi_cif interruptionCif;
+    ffi_type *interruptionArgs[] = {T_PTR, T_U32};
+    ffi_prep_cif(&interruptionCif, FFI_DEFAULT_ABI, 2, &ffi_type_void, interruptionArgs);
+    void *interruptionCode = NULL;
+    ffi_closure *interruptionClosure = ffi_closure_alloc(sizeof(ffi_closure), &interruptionCode);
+    static int interruptionTag;
+    ffi_prep_closure_loc(interruptionClosure, &interruptionCif, interruptionHandler, &interruptionTag, interruptionCode);
+    {
+        void *runLoop = NULL, *mode = NULL, *clientData = &interruptionTag;
+        ffi_type *t[] = {T_PTR, T_PTR, T_PTR, T_PTR};
+        void *v[] = {&runLoop, &mode, &interruptionCode, &clientData};
+        CHECK_STATUS(call("AudioSessionInitialize", 4, t, v), noErr);
+        CHECK_STATUS(call("AudioSessionInitialize", 4, t, v), kAudioSessionAlreadyInitialized);
+    }
+
+    /* Boolean is one byte and any non-zero byte means true. */
+    CHECK_STATUS(callBool("AudioSessionSetActive", 0x80), noErr);
+    CHECK_STATUS(setU32(kAudioSessionProperty_Mode, kAudioSessionMode_Measurement), kAudioSessionUnspecifiedError);
+    {
+        UInt8 active = 0; UInt32 flags = kAudioSessionSetActiveFlag_NotifyOthersOnDeactivation;
+        ffi_type *t[] = {T_BOOL, T_U32};
+        void *v[] = {&active, &flags};
+        CHECK_STATUS(call("AudioSessionSetActiveWithFlags", 2, t, v), noErr);
+    }
+    CHECK_STATUS(setU32(kAudioSessionProperty_Mode, kAudioSessionMode_Measurement), noErr);
+
+    /* Get/Set/GetPropertySize with the header's pointer types. */
+    CHECK_STATUS(setU32(kAudioSessionProperty_AudioCategory, kAudioSessionCategory_PlayAndRecord), noErr);
+    UInt32 category = 0;
+    CHECK_STATUS(getU32(kAudioSessionProperty_AudioCategory, &category), noErr);
+    CHECK(category == kAudioSessionCategory_PlayAndRecord, "category read back through ffi");
+    {
+        UInt32 id = kAudioSessionProperty_CurrentHardwareSampleRate, size = 0;
+        UInt32 *sizePointer = &size;
+        ffi_type *t[] = {T_U32, T_PTR};
+        void *v[] = {&id, &sizePointer};
+        CHECK_STATUS(call("AudioSessionGetPropertySize", 2, t, v), noErr);
+        CHECK(size == sizeof(Float64), "size of a Float64 property is 8 (got %u)", (unsigned)size);
+    }
+    CHECK_STATUS(callBool("AudioSessionSetActive", 1), noErr);
+
+    /* Thousands of listener closures on the volume. */
+    ffi_prep_cif(&listenerCif, FFI_DEFAULT_ABI, 4, &ffi_type_void, listenerArgs);
+    for (int i = 0; i < LISTENERS; i++) {
+        listeners[i].closure = ffi_closure_alloc(sizeof(ffi_closure), &listeners[i].code);
+        ffi_prep_closure_loc(listeners[i].closure, &listenerCif, listenerHandler, &listeners[i], listeners[i].code);
+        OSStatus status = listenerCall("AudioSessionAddPropertyListener", kAudioSessionProperty_CurrentHardwareOutputVolume,
+                                       listeners[i].code, &listeners[i]);
+        if (status != noErr) CHECK_STATUS(status, noErr);
+    }
+    CHECK_STATUS(callF32("AudioSessionVirtualDeviceSetOutputVolume", 0.125f), noErr);
+    int fd = -1;
+    CHECK_STATUS(callPtr("AudioSessionGetCallbackFileDescriptor", &fd), noErr);
+    CHECK(fd >= 0, "callback descriptor");
+    UInt32 ran = 0;
+    CHECK_STATUS(callPtr("AudioSessionDispatchPendingCallbacks", &ran), noErr);
+    int exact = 0;
+    for (int i = 0; i < LISTENERS; i++) {
+        exact += listeners[i].calls == 1 && listeners[i].lastID == kAudioSessionProperty_CurrentHardwareOutputVolume &&
+                 listeners[i].lastSize == sizeof(Float32) && listeners[i].lastVolume == 0.125f;
+    }
+    CHECK(exact == LISTENERS, "every closure called once with the new volume (%d of %d)", exact, LISTENERS);
+
+    /* Remove half with the user-data call, the rest with the deprecated call. */
+    for (int i = 0; i < LISTENERS / 2; i++) {
+        OSStatus status = listenerCall("AudioSessionRemovePropertyListenerWithUserData",
+                                       kAudioSessionProperty_CurrentHardwareOutputVolume, listeners[i].code, &listeners[i]);
+        if (status != noErr) CHECK_STATUS(status, noErr);
+    }
+    CHECK_STATUS(callF32("AudioSessionVirtualDeviceSetOutputVolume", 0.25f), noErr);
+    CHECK_STATUS(callPtr("AudioSessionDispatchPendingCallbacks", NULL), noErr);
+    int removedCalled = 0, keptCalled = 0;
+    for (int i = 0; i < LISTENERS; i++) {
+        if (i < LISTENERS / 2) removedCalled += listeners[i].calls != 1;
+        else keptCalled += listeners[i].calls == 2;
+    }
+    CHECK(removedCalled == 0, "removed closures not called (%d were)", removedCalled);
+    CHECK(keptCalled == LISTENERS / 2, "kept closures called again (%d)", keptCalled);
+    CHECK_STATUS(callU32("AudioSessionRemovePropertyListener", kAudioSessionProperty_CurrentHardwareOutputVolume), noErr);
+    CHECK_STATUS(callF32("AudioSessionVirtualDeviceSetOutputVolume", 0.5f), noErr);
+    CHECK_STATUS(callPtr("AudioSessionDispatchPendingCallbacks", &ran), noErr);
+    CHECK(ran == 1, "one queued delivery, with no listener left (ran %u)", (unsigned)ran);
+    int calledAfterRemoveAll = 0;
+    for (int i = 0; i < LISTENERS; i++) calledAfterRemoveAll += listeners[i].calls > 2;
+    CHECK(calledAfterRemoveAll == 0, "no closure called after RemovePropertyListener");
+
+    /* The interruption closure, and the remaining Linux additions. */
+    CHECK_STATUS(call0("AudioSessionVirtualDeviceBeginInterruption"), noErr);
+    CHECK_STATUS(callBool("AudioSessionVirtualDeviceEndInterruption", 1), noErr);
+    CHECK_STATUS(callPtr("AudioSessionDispatchPendingCallbacks", NULL), noErr);
+    CHECK(interruptionCount == 2 && interruptionStates[0] == kAudioSessionBeginInterruption &&
+          interruptionStates[1] == kAudioSessionEndInterruption, "interruption closure got Begin then End");
+    CHECK_STATUS(callU32("AudioSessionVirtualDeviceConnectPort", kAudioSessionVirtualPort_Headset), noErr);
+    CHECK_STATUS(callU32("AudioSessionVirtualDeviceDisconnectPort", kAudioSessionVirtualPort_Headset), noErr);
+    CHECK_STATUS(callBool("AudioSessionVirtualDeviceSetInputGainSettable", 0), noErr);
+    CHECK_STATUS(callBool("AudioSessionVirtualDeviceSetOtherAudioPlaying", 1), noErr);
+    CHECK_STATUS(call0("AudioSessionVirtualDeviceServerDied"), noErr);
+    {
+        Float64 rates[] = {32000, 96000};
+        Float64 *ratesPointer = rates;
+        UInt32 count = 2;
+        ffi_type *t[] = {T_PTR, T_U32};
+        void *v[] = {&ratesPointer, &count};
+        CHECK_STATUS(call("AudioSessionVirtualDeviceSetSampleRates", 2, t, v), noErr);
+    }
+
+    /* Every exported CFString constant is a real CFString. */
+    CFIndex (*getLength)(CFStringRef) = (CFIndex(*)(CFStringRef))dlsym(RTLD_DEFAULT, "CFStringGetLength");
+    CHECK(getLength != NULL, "CoreFoundation came with the library");
+    const char *constants[] = {
+        "kAudioSession_AudioRouteChangeKey_PreviousRouteDescription", "kAudioSession_AudioRouteChangeKey_CurrentRouteDescription",
+        "kAudioSession_AudioRouteKey_Inputs", "kAudioSession_AudioRouteKey_Outputs", "kAudioSession_AudioRouteKey_Type",
+        "kAudioSessionInputRoute_LineIn", "kAudioSessionInputRoute_BuiltInMic", "kAudioSessionInputRoute_HeadsetMic",
+        "kAudioSessionInputRoute_BluetoothHFP", "kAudioSessionInputRoute_USBAudio", "kAudioSessionOutputRoute_LineOut",
+        "kAudioSessionOutputRoute_Headphones", "kAudioSessionOutputRoute_BluetoothHFP", "kAudioSessionOutputRoute_BluetoothA2DP",
+        "kAudioSessionOutputRoute_BuiltInReceiver", "kAudioSessionOutputRoute_BuiltInSpeaker", "kAudioSessionOutputRoute_USBAudio",
+        "kAudioSessionOutputRoute_HDMI", "kAudioSessionOutputRoute_AirPlay", "kAudioSession_InputSourceKey_ID",
+        "kAudioSession_InputSourceKey_Description", "kAudioSession_OutputDestinationKey_ID",
+        "kAudioSession_OutputDestinationKey_Description",
+    };
+    for (size_t i = 0; getLength && i < sizeof constants / sizeof constants[0]; i++) {
+        CFStringRef *address = symbol(constants[i]);
+        CHECK(address && *address && getLength(*address) > 0, "%s is a non-empty CFString", constants[i]);
+    }
+
+    for (int i = 0; i < LISTENERS; i++) ffi_closure_free(listeners[i].closure);
+    ffi_closure_free(interruptionClosure);
+    return finish("abi through libffi");
+}

@@ -1,0 +1,81 @@
+/*
+ * SPEC 6: callbacks run on the run loop and mode given to AudioSessionInitialize.
+ * Here that is a worker thread's run loop in a custom mode: running the main run loop,
+ * or the worker's in the default mode, delivers nothing; running the worker's in the
+ * custom mode delivers every callback, on the worker thread.
+ */
+#include <AudioToolbox/AudioToolbox.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include "check.h"
+
+static CFRunLoopRef workerLoop;
+static pthread_t worker;
+static atomic_int ready, stop;
+static atomic_int volumeCalls, interruptionCalls, wrongThreadCalls;
+static CFStringRef customMode;
+
+static void volumeListener(void *clientData, AudioSessionPropertyID id, UInt32 size, const void *data)
+{
+    (void)clientData; (void)id; (void)size; (void)data;
+    if (!pthread_equal(pthread_self(), worker)) atomic_fetch_add(&wrongThreadCalls, 1);
+    atomic_fetch_add(&volumeCalls, 1);
+}
+
+static void interruptionListener(void *clientData, UInt32 state)
+{
+    (void)clientData; (void)state;
+    if (!pthread_equal(pthread_self(), worker)) atomic_fetch_add(&wrongThreadCalls, 1);
+    atomic_fetch_add(&interruptionCalls, 1);
+}
+
+static void *workerMain(void *unused)
+{
+    (void)unused;
+    workerLoop = CFRunLoopGetCurrent();
+    CFRetain(workerLoop);
+    atomic_store(&ready, 1);
+    /* Wait until the main thread has initialised the session on this run loop. */
+    while (atomic_load(&ready) != 2) {
+        struct timespec pause = {0, 1000000};
+        nanosleep(&pause, NULL);
+    }
+    while (!atomic_load(&stop)) CFRunLoopRunInMode(customMode, 0.05, true);
+    return NULL;
+}
+
+int main(void)
+{
+    customMode = CFSTR("org.example.audio-session-mode");
+    pthread_create(&worker, NULL, workerMain, NULL);
+    while (atomic_load(&ready) == 0) { struct timespec p = {0, 1000000}; nanosleep(&p, NULL); }
+
+    CHECK_STATUS(AudioSessionInitialize(workerLoop, customMode, interruptionListener, NULL), noErr);
+    CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_CurrentHardwareOutputVolume, volumeListener, NULL), noErr);
+    CHECK_STATUS(AudioSessionSetActive(true), noErr);
+
+    /* The main run loop is not the session's: running it delivers nothing. */
+    CHECK_STATUS(AudioSessionVirtualDeviceSetOutputVolume(0.3f), noErr);
+    CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, false);
+    CHECK(atomic_load(&volumeCalls) == 0, "the main run loop delivered a callback");
+
+    /* Let the worker run its loop in the custom mode: everything arrives there. */
+    atomic_store(&ready, 2);
+    CHECK_STATUS(AudioSessionVirtualDeviceBeginInterruption(), noErr);
+    CHECK_STATUS(AudioSessionVirtualDeviceEndInterruption(true), noErr);
+    CHECK_STATUS(AudioSessionVirtualDeviceSetOutputVolume(0.4f), noErr);
+    /* Completion is awaited without a time limit: a missing callback hangs the test
+       (and CI's timeout reports it) rather than making a timed assertion. */
+    while (atomic_load(&volumeCalls) < 2 || atomic_load(&interruptionCalls) < 2) {
+        struct timespec p = {0, 1000000};
+        nanosleep(&p, NULL);
+    }
+    atomic_store(&stop, 1);
+    CFRunLoopWakeUp(workerLoop);
+    pthread_join(worker, NULL);
+
+    CHECK(atomic_load(&volumeCalls) == 2, "two volume callbacks (got %d)", atomic_load(&volumeCalls));
+    CHECK(atomic_load(&interruptionCalls) == 2, "Begin and End delivered (got %d)", atomic_load(&interruptionCalls));
+    CHECK(atomic_load(&wrongThreadCalls) == 0, "every callback ran on the worker thread");
+    return finish("run loop on a worker thread");
+}
