@@ -64,7 +64,7 @@ check: deps local-install
 	@scripts/run-tests.sh "$(LOCAL_PREFIX)"
 
 tsan: deps
-	$(SWIFT) test --sanitize=thread --filter Stress
+	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread --filter Stress
 
 bench: deps local-install
 	@scripts/run-benchmarks.sh "$(LOCAL_PREFIX)"

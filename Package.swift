@@ -30,11 +30,13 @@ let package = Package(
     targets: [
         // Pure Swift rules of the API: property table, category policy, state machine,
         // listener registry, event model. No I/O, no CoreFoundation.
-        .target(name: "AudioSessionCore"),
+        // A pthread-mutex guarded value, shared by the layers (visible to ThreadSanitizer).
+        .target(name: "Locking"),
+        .target(name: "AudioSessionCore", dependencies: ["Locking"]),
         // A deterministic in-memory sound device, driven by the Linux-addition calls.
-        .target(name: "VirtualAudioDevice", dependencies: ["AudioSessionCore"]),
+        .target(name: "VirtualAudioDevice", dependencies: ["AudioSessionCore", "Locking"]),
         // Delivery of callbacks on the client's CFRunLoop or through a pollable fd.
-        .target(name: "RunLoopDispatch"),
+        .target(name: "RunLoopDispatch", dependencies: ["Locking"]),
         // C: the exported `const CFStringRef` data symbols, and the public headers for Swift.
         .target(
             name: "CAudioToolbox",
@@ -46,7 +48,7 @@ let package = Package(
         // The C ABI: @_cdecl entry points, marshalling and result codes only.
         .target(
             name: "AudioToolbox",
-            dependencies: ["AudioSessionCore", "VirtualAudioDevice", "RunLoopDispatch", "CAudioToolbox"],
+            dependencies: ["AudioSessionCore", "VirtualAudioDevice", "RunLoopDispatch", "CAudioToolbox", "Locking"],
             swiftSettings: publicHeaders,
             linkerSettings: [.linkedLibrary("Foundation")]
         ),

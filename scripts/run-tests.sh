@@ -7,6 +7,7 @@
 #  3. C tests (Tests/c/test_*.c), each printing "name: N passed, N failed".
 #  4. Every example in examples-c, its output compared with examples-c/expected.
 #  5. The ABI test through libffi (Tests/c/abi_ffi.c) against the installed .so.
+#  6. The concurrency stress under ThreadSanitizer (make tsan), and the export check.
 # Ends with one line "check: N passed, N failed" counting the suites.
 set -uo pipefail
 prefix=${1:?usage: run-tests.sh PREFIX}
@@ -23,7 +24,8 @@ fail() { failed=$((failed + 1)); echo "FAIL $1"; }
 
 echo "== Swift tests"
 if (cd "$here" && swift test 2>&1 | tee "$out/swift-test.log" | grep -E "^(✔|✘|􀟈|􁁛|Test Suite|Executed)|passed after|failed after|error:" | tail -15); then :; fi
-if grep -q "passed after" "$out/swift-test.log" && ! grep -qE "failed after|error:" "$out/swift-test.log"; then
+if grep -qE "Test run with [1-9][0-9]* tests? .*passed after" "$out/swift-test.log" \
+        && ! grep -qE "failed after|error:" "$out/swift-test.log"; then
     pass "swift test"
 else
     fail "swift test (see $out/swift-test.log)"
@@ -82,6 +84,13 @@ if cc -std=gnu11 -Wall -Wextra -Werror -o "$out/abi_ffi" "$here/Tests/c/abi_ffi.
     if "$out/abi_ffi" "$prefix/lib/libAudioToolbox.so.0"; then pass "abi_ffi"; else fail "abi_ffi"; fi
 else
     fail "abi_ffi (does not compile)"; cat "$out/abi_ffi.err"
+fi
+
+echo "== Concurrency stress under ThreadSanitizer (make tsan)"
+if (cd "$here" && make --no-print-directory tsan > "$out/tsan.log" 2>&1) && ! grep -q "WARNING: ThreadSanitizer" "$out/tsan.log"; then
+    pass "tsan"
+else
+    fail "tsan (see $out/tsan.log)"; grep -m5 -A3 "WARNING: ThreadSanitizer" "$out/tsan.log"
 fi
 
 echo "== Exported symbols"

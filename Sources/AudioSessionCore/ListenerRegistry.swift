@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The registered property listeners: one per (property, client data) pair.
 ///
@@ -17,7 +17,7 @@ public final class ListenerRegistry<Procedure: Equatable & Sendable>: Sendable {
         var entries: [Entry] = []
         var nextToken: UInt64 = 1
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

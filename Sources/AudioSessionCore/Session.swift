@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// One program's audio session: the state machine and every rule of SPEC.md 3–6.
 ///
@@ -8,7 +8,7 @@ import Synchronization
 /// never run with the lock held.
 public final class Session: Sendable {
     private let backend: HardwareBackend
-    private let state: Mutex<SessionState>
+    private let state: Locked<SessionState>
     private let deliver: @Sendable ([Notification]) -> Void
 
     /// Creates a session on `backend`. `deliver` receives notifications in order; it
@@ -22,7 +22,7 @@ public final class Session: Sendable {
                                    facts: facts, route: RouteDescription(inputs: [], outputs: []))
         initial.format = backend.idleFormat(initial.streamRequest)
         initial.route = initial.computeRoute()
-        state = Mutex(initial)
+        state = Locked(initial)
         backend.setEventHandler { [weak self] event in self?.handle(event) }
     }
 

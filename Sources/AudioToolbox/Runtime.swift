@@ -2,6 +2,7 @@ import AudioSessionCore
 import CAudioToolbox
 import CoreFoundation
 import RunLoopDispatch
+import Locking
 import Synchronization
 import VirtualAudioDevice
 
@@ -40,7 +41,7 @@ final class Runtime: @unchecked Sendable {
     // MARK: The process-wide instance
 
     private static let initialized = Atomic<Bool>(false)
-    private static let initializing = Mutex<Void>(())
+    private static let initializing = Locked<Void>(())
     nonisolated(unsafe) private static var instance: Runtime?
 
     /// The runtime, or nil before AudioSessionInitialize. One atomic load on the fast path.

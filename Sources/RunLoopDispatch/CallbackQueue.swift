@@ -1,5 +1,6 @@
 import CoreFoundation
 import Glibc
+import Locking
 import Synchronization
 
 /// Queues callbacks and runs them on the client's CFRunLoop, or on whichever thread
@@ -14,7 +15,7 @@ import Synchronization
 public final class CallbackQueue: @unchecked Sendable {
     public typealias Work = () -> Void
 
-    private let pending = Mutex<[Work]>([])
+    private let pending = Locked<[Work]>([])
     private let readFD: Int32
     private let writeFD: Int32
     private let signalled = Atomic<Bool>(false)

@@ -1,5 +1,5 @@
 import AudioSessionCore
-import Synchronization
+import Locking
 
 /// A deterministic in-memory sound device: the default backend, and the stand-in for
 /// the phone's hardware and the rest of the system in tests and demos.
@@ -24,7 +24,7 @@ public final class VirtualAudioDevice: HardwareBackend {
         var openStream: StreamRequest?
         var eventHandler: (@Sendable (HardwareEvent) -> Void)?
     }
-    private let model = Mutex(Model())
+    private let model = Locked(Model())
 
     public init() {}
 
