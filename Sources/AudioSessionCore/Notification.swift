@@ -44,3 +44,27 @@ public enum PropertyValue: Equatable, Sendable {
 
     public var uint32: UInt32? { if case .uint32(let v) = self { return v } else { return nil } }
 }
+
+/// A scalar property value: trivially copyable, for the Get fast path.
+public enum ScalarValue: Equatable, Sendable {
+    case uint32(UInt32)
+    case float32(Float)
+    case float64(Double)
+
+    /// The value's bytes, zero-extended: a UInt32 or Float32 in the low 32 bits.
+    public var bits: UInt64 {
+        switch self {
+        case .uint32(let v): return UInt64(v)
+        case .float32(let v): return UInt64(v.bitPattern)
+        case .float64(let v): return v.bitPattern
+        }
+    }
+
+    var propertyValue: PropertyValue {
+        switch self {
+        case .uint32(let v): return .uint32(v)
+        case .float32(let v): return .float32(v)
+        case .float64(let v): return .float64(v)
+        }
+    }
+}

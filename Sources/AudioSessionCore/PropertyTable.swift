@@ -5,6 +5,13 @@ public enum ValueType: Sendable, Equatable {
     /// `CFStringRef`, `CFNumberRef`): its size is that of a pointer.
     case cfDictionary, cfArray, cfString, cfNumber
 
+    public var isCoreFoundation: Bool {
+        switch self {
+        case .uint32, .float32, .float64: return false
+        case .cfDictionary, .cfArray, .cfString, .cfNumber: return true
+        }
+    }
+
     public var byteCount: UInt32 {
         switch self {
         case .uint32, .float32: return 4
@@ -18,9 +25,9 @@ public enum ValueType: Sendable, Equatable {
 public struct Access: OptionSet, Sendable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
-    public static let get = Access(rawValue: 1)
-    public static let set = Access(rawValue: 2)
-    public static let listen = Access(rawValue: 4)
+    public static var get: Access { Access(rawValue: 1) }
+    public static var set: Access { Access(rawValue: 2) }
+    public static var listen: Access { Access(rawValue: 4) }
 }
 
 /// One row of the property table: SPEC.md section 4, written once as data.
@@ -28,6 +35,15 @@ public struct PropertyDescriptor: Sendable {
     public let id: PropertyID
     public let type: ValueType
     public let access: Access
+    /// Where the session publishes this property's current value for lock-free reads
+    /// (`PublishedScalars`), or nil for CF-valued properties and InterruptionType.
+    public internal(set) var publishedSlot: Int?
+
+    init(id: PropertyID, type: ValueType, access: Access) {
+        self.id = id
+        self.type = type
+        self.access = access
+    }
 }
 
 public enum PropertyTable {
@@ -64,13 +80,41 @@ public enum PropertyTable {
         .init(id: .audioRoute, type: .cfString, access: [.get]),
     ]
 
-    private static let byID: [PropertyID: PropertyDescriptor] =
-        Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
+    /// `all` in an open-addressing hash table of 64 slots: every Get and Set starts with
+    /// this look-up, so it costs a multiply, a shift and usually one compare.
+    /// The gettable scalar properties whose values the session publishes, in slot order.
+    /// InterruptionType is not among them: it is readable only inside one callback.
+    public static let published: [PropertyID] = all.filter {
+        $0.access.contains(.get) && $0.type.byteCount <= 8 && !$0.type.isCoreFoundation && $0.id != .interruptionType
+    }.map(\.id)
+
+    private static let slots: [PropertyDescriptor?] = {
+        var slots = [PropertyDescriptor?](repeating: nil, count: slotCount)
+        for var descriptor in all {
+            descriptor.publishedSlot = published.firstIndex(of: descriptor.id)
+            var slot = firstSlot(descriptor.id)
+            while slots[slot] != nil { slot = (slot + 1) & (slotCount - 1) }
+            slots[slot] = descriptor
+        }
+        return slots
+    }()
+    private static let slotCount = 64
+
+    @inline(__always)
+    private static func firstSlot(_ id: PropertyID) -> Int {
+        Int(truncatingIfNeeded: (id.rawValue &* 0x9E37_79B1) >> 26)
+    }
 
     /// The descriptor of `id`, or `unsupportedProperty` for an unknown ID.
     public static func descriptor(_ id: PropertyID) throws(ResultCode) -> PropertyDescriptor {
-        guard let descriptor = byID[id] else { throw .unsupportedProperty }
-        return descriptor
+        try slots.withUnsafeBufferPointer { table throws(ResultCode) in
+            var slot = firstSlot(id)
+            while let descriptor = table[slot] {
+                if descriptor.id == id { return descriptor }
+                slot = (slot + 1) & (slotCount - 1)
+            }
+            throw .unsupportedProperty
+        }
     }
 
     /// The descriptor of `id` if the property allows `access`, else `unsupportedProperty`.

@@ -10,6 +10,7 @@ public final class Session: Sendable {
     private let backend: HardwareBackend
     private let state: Locked<SessionState>
     private let deliver: @Sendable ([Notification]) -> Void
+    private let published = PublishedScalars()
 
     /// Creates a session on `backend`. `deliver` receives notifications in order; it
     /// must queue them, not call user code on the caller's stack.
@@ -23,6 +24,7 @@ public final class Session: Sendable {
         initial.format = backend.idleFormat(initial.streamRequest)
         initial.route = initial.computeRoute()
         state = Locked(initial)
+        published.publish(initial)
         backend.setEventHandler { [weak self] event in self?.handle(event) }
     }
 
@@ -72,13 +74,44 @@ public final class Session: Sendable {
     }
 
     public func value(of id: PropertyID) throws(ResultCode) -> PropertyValue {
-        _ = try PropertyTable.descriptor(id, allowing: .get)
-        return try state.withLock { s throws(ResultCode) in try Session.read(id, from: s) }
+        try value(of: try PropertyTable.descriptor(id, allowing: .get))
+    }
+
+    /// The value of a property whose descriptor the caller already looked up and
+    /// checked for `.get` access (the C entry point needs the descriptor for the size).
+    public func value(of descriptor: PropertyDescriptor) throws(ResultCode) -> PropertyValue {
+        try state.withLock { s throws(ResultCode) in try Session.read(descriptor.id, from: s) }
+    }
+
+    /// The raw bits of a scalar (UInt32, Float32 or Float64) property's value: the fast
+    /// path of AudioSessionGetProperty, which copies them out without building a
+    /// `PropertyValue`.
+    public func scalarBits(of descriptor: PropertyDescriptor) throws(ResultCode) -> UInt64 {
+        if let slot = descriptor.publishedSlot { return published.load(slot) }
+        return try state.withLock { s throws(ResultCode) in
+            guard let scalar = try Session.readScalar(descriptor.id, from: s) else { throw .unsupportedProperty }
+            return scalar.bits
+        }
     }
 
     /// Reads a property from a state value: a pure function, shared by `value(of:)`
     /// and change detection.
     static func read(_ id: PropertyID, from s: SessionState) throws(ResultCode) -> PropertyValue {
+        if let scalar = try readScalar(id, from: s) { return scalar.propertyValue }
+        switch id {
+        case .inputSources: return .ports(RoutePolicy.selectable(inputs: true, connected: s.facts.connectedPorts))
+        case .outputDestinations:
+            return .ports(RoutePolicy.selectable(inputs: false, connected: s.facts.connectedPorts))
+        case .inputSource: return .portID(s.route.inputs.first?.sourceID ?? 0)
+        case .outputDestination: return .portID(s.route.outputs.first?.sourceID ?? 0)
+        case .audioRouteDescription: return .route(s.route)
+        case .audioRoute: return .legacyRouteName(s.route.legacyName)
+        default: throw .unsupportedProperty
+        }
+    }
+
+    /// The value of a scalar property, nil for a CF-valued or unknown one.
+    static func readScalar(_ id: PropertyID, from s: SessionState) throws(ResultCode) -> ScalarValue? {
         switch id {
         case .preferredHardwareSampleRate: return .float64(s.preferredSampleRate)
         case .preferredHardwareIOBufferDuration: return .float32(s.preferredIOBufferDuration)
@@ -100,16 +133,9 @@ public final class Session: Sendable {
             guard let type = s.endInterruptionType else { throw .unsupportedProperty }
             return .uint32(type.rawValue)
         case .mode: return .uint32(s.mode.rawValue)
-        case .inputSources: return .ports(RoutePolicy.selectable(inputs: true, connected: s.facts.connectedPorts))
-        case .outputDestinations:
-            return .ports(RoutePolicy.selectable(inputs: false, connected: s.facts.connectedPorts))
-        case .inputSource: return .portID(s.route.inputs.first?.sourceID ?? 0)
-        case .outputDestination: return .portID(s.route.outputs.first?.sourceID ?? 0)
         case .inputGainAvailable: return .uint32(s.facts.inputGainSettable && s.inputAvailable ? 1 : 0)
         case .inputGainScalar: return .float32(s.facts.inputGain)
-        case .audioRouteDescription: return .route(s.route)
-        case .audioRoute: return .legacyRouteName(s.route.legacyName)
-        default: throw .unsupportedProperty
+        default: return nil
         }
     }
 
@@ -279,6 +305,7 @@ public final class Session: Sendable {
 
     /// Runs `body` (the interruption listener's End call) with InterruptionType readable.
     public func withEndInterruptionType<T>(_ type: InterruptionType, _ body: () -> T) -> T {
+        // InterruptionType is not published: it is read under the lock, from the state.
         state.withLock { $0.endInterruptionType = type }
         defer { state.withLock { $0.endInterruptionType = nil } }
         return body()
@@ -297,6 +324,7 @@ public final class Session: Sendable {
                 s = saved
                 return (error, [])
             }
+            published.publish(s)
             let after = Session.observedValues(s)
             for (index, id) in SessionState.observedProperties.enumerated() where before[index] != after[index] {
                 s.outbox.append(.property(id, after[index]))

@@ -42,18 +42,21 @@ final class Runtime: @unchecked Sendable {
 
     private static let initialized = Atomic<Bool>(false)
     private static let initializing = Locked<Void>(())
-    nonisolated(unsafe) private static var instance: Runtime?
+    nonisolated(unsafe) private static var instance: Unmanaged<Runtime>?
 
-    /// The runtime, or nil before AudioSessionInitialize. One atomic load on the fast path.
-    static var current: Runtime? {
-        initialized.load(ordering: .acquiring) ? instance : nil
+    /// Runs `body` with the runtime, or returns nil before AudioSessionInitialize. One
+    /// atomic load and no reference counting: the runtime is never released.
+    @inline(__always)
+    static func withCurrent<T>(_ body: (Runtime) -> T) -> T? {
+        guard initialized.load(ordering: .acquiring), let instance else { return nil }
+        return instance._withUnsafeGuaranteedRef(body)
     }
 
     /// Creates the runtime once; false if it already existed.
     static func create(_ make: () -> Runtime) -> Bool {
         initializing.withLock { _ in
             guard !initialized.load(ordering: .relaxed) else { return false }
-            instance = make()
+            instance = Unmanaged.passRetained(make())
             initialized.store(true, ordering: .releasing)
             return true
         }
@@ -61,8 +64,10 @@ final class Runtime: @unchecked Sendable {
 }
 
 /// Breaks the init-order cycle between the session (which needs a sink) and the runtime.
+/// The reference is strong on purpose: the runtime lives until the process exits, and a
+/// weak reference would push every retain of the runtime onto the slow, side-table path.
 private final class NotificationSink: @unchecked Sendable {
-    weak var runtime: Runtime?
+    var runtime: Runtime?
     func forward(_ notifications: [AudioSessionCore.Notification]) {
         runtime?.post(notifications)
     }

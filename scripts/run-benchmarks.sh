@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Benchmarks against the library installed in PREFIX ($1). Each prints its own number
+# and the ratio to a baseline measured in the same run; nothing here is a pass/fail
+# timing assertion except the listener memory check (no growth).
+set -euo pipefail
+prefix=${1:?usage: run-benchmarks.sh PREFIX}
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=$here/build/bench
+mkdir -p "$out"
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+flags=$(pkg-config --cflags --libs AudioToolbox)
+for name in bench_get_property bench_listener_latency bench_listener_memory; do
+    cc -std=gnu11 -O2 -Wall -Wextra -o "$out/$name" "$here/bench/$name.c" $flags -lpthread
+done
+"$out/bench_get_property"
+"$out/bench_listener_latency"
+"$out/bench_listener_memory"
+if command -v valgrind >/dev/null; then
+    valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=3 -q \
+        "$out/bench_listener_memory" 20000 2>"$out/valgrind.log" \
+        && echo "listener-memory under valgrind: no definite leaks (log: $out/valgrind.log)" \
+        || { echo "valgrind reported problems:"; tail -30 "$out/valgrind.log"; exit 1; }
+fi
