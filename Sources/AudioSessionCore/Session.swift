@@ -25,7 +25,10 @@ public final class Session: Sendable {
         initial.route = initial.computeRoute()
         state = Locked(initial)
         published.publish(initial)
-        backend.setEventHandler { [weak self] event in self?.handle(event) }
+        // Unowned, not weak: a weak reference would give every session a side table and
+        // put each retain on the slow path. The backend belongs to the session and is
+        // only driven while the session exists.
+        backend.setEventHandler { [unowned self] event in self.handle(event) }
     }
 
     public var phase: SessionPhase { state.withLock { $0.phase } }
@@ -317,7 +320,6 @@ public final class Session: Sendable {
     private func transact(_ body: (inout SessionState) throws(ResultCode) -> Void) throws(ResultCode) {
         let (failure, outbox): (ResultCode?, [Notification]) = state.withLock { s in
             let saved = s
-            let before = Session.observedValues(s)
             do throws(ResultCode) {
                 try body(&s)
             } catch {
@@ -325,10 +327,7 @@ public final class Session: Sendable {
                 return (error, [])
             }
             published.publish(s)
-            let after = Session.observedValues(s)
-            for (index, id) in SessionState.observedProperties.enumerated() where before[index] != after[index] {
-                s.outbox.append(.property(id, after[index]))
-            }
+            s.outbox += Session.observedChanges(from: saved, to: s)
             defer { s.outbox = [] }
             return (nil, s.outbox)
         }
@@ -336,7 +335,20 @@ public final class Session: Sendable {
         if let failure { throw failure }
     }
 
-    private static func observedValues(_ s: SessionState) -> [PropertyValue] {
-        SessionState.observedProperties.map { id in (try? read(id, from: s)) ?? .uint32(0) }
+    /// Listened properties whose value differs between two states, with the new value.
+    /// Runs on every call, so scalars are compared without building values and the port
+    /// lists are only built when the connected ports changed.
+    private static func observedChanges(from before: SessionState, to after: SessionState) -> [Notification] {
+        var changes: [Notification] = []
+        let portsChanged = before.facts.connectedPorts != after.facts.connectedPorts
+        for id in SessionState.observedProperties {
+            if let new = try? readScalar(id, from: after) {
+                if let old = try? readScalar(id, from: before), old == new { continue }
+                changes.append(.property(id, new.propertyValue))
+            } else if portsChanged, let new = try? read(id, from: after), (try? read(id, from: before)) != new {
+                changes.append(.property(id, new))
+            }
+        }
+        return changes
     }
 }

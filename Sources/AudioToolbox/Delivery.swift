@@ -35,7 +35,8 @@ extension Runtime {
         Marshalling.withListenerData(value) { size, data in
             // A listener removed by an earlier callback of this batch is not called.
             for entry in entries where listeners.isCurrent(entry) {
-                entry.procedure.function(UnsafeMutableRawPointer(bitPattern: entry.clientData), id.rawValue, size, data)
+                let listener = ListenerRegistry.procedure(at: entry.procedure)
+                listener(UnsafeMutableRawPointer(bitPattern: entry.clientData), id.rawValue, size, data)
             }
         }
     }

@@ -6,11 +6,14 @@ import Locking
 import Synchronization
 import VirtualAudioDevice
 
-/// A property listener procedure as the registry stores it: compared by address.
-struct ListenerProcedure: Equatable, @unchecked Sendable {
-    let function: AudioSessionPropertyListener
-    static func == (a: Self, b: Self) -> Bool {
-        unsafeBitCast(a.function, to: UnsafeRawPointer.self) == unsafeBitCast(b.function, to: UnsafeRawPointer.self)
+/// Listener procedures are kept in the registry as plain addresses.
+extension ListenerRegistry {
+    static func address(of procedure: AudioSessionPropertyListener) -> UInt {
+        UInt(bitPattern: unsafeBitCast(procedure, to: UnsafeRawPointer.self))
+    }
+
+    static func procedure(at address: UInt) -> AudioSessionPropertyListener {
+        unsafeBitCast(UnsafeRawPointer(bitPattern: address)!, to: AudioSessionPropertyListener.self)
     }
 }
 
@@ -19,7 +22,7 @@ struct ListenerProcedure: Equatable, @unchecked Sendable {
 final class Runtime: @unchecked Sendable {
     let device: VirtualAudioDevice
     let session: Session
-    let listeners = ListenerRegistry<ListenerProcedure>()
+    let listeners = ListenerRegistry()
     let callbacks: CallbackQueue
     let interruptionListener: AudioSessionInterruptionListener?
     let interruptionClientData: UnsafeMutableRawPointer?

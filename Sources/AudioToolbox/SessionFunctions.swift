@@ -82,7 +82,7 @@ public func audioSessionAddPropertyListener(_ id: UInt32, _ proc: AudioSessionPr
         let property = PropertyID(rawValue: id)
         _ = try PropertyTable.descriptor(property, allowing: .listen)
         guard let proc else { throw .unspecified }
-        runtime.listeners.add(property, procedure: ListenerProcedure(function: proc),
+        runtime.listeners.add(property, procedure: ListenerRegistry.address(of: proc),
                               clientData: UInt(bitPattern: clientData))
     }
 }
@@ -103,7 +103,7 @@ public func audioSessionRemovePropertyListenerWithUserData(_ id: UInt32, _ proc:
         let property = PropertyID(rawValue: id)
         _ = try PropertyTable.descriptor(property, allowing: .listen)
         guard let proc else { throw .unspecified }
-        runtime.listeners.remove(property, procedure: ListenerProcedure(function: proc),
+        runtime.listeners.remove(property, procedure: ListenerRegistry.address(of: proc),
                                  clientData: UInt(bitPattern: clientData))
     }
 }
