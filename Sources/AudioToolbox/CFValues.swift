@@ -64,7 +64,7 @@ enum CFValues {
 
     static func routeChange(_ change: RouteChange) -> CFDictionary {
         dictionary([
-            (string(kAudioSession_AudioRouteChangeKey_Reason), number(Int32(bitPattern: change.reason.rawValue))),
+            (kAudioSession_RouteChangeKey_Reason, number(Int32(bitPattern: change.reason.rawValue))),
             (string(kAudioSession_AudioRouteChangeKey_OldRoute), string(change.previous.legacyName)),
             (kAudioSession_AudioRouteChangeKey_PreviousRouteDescription, routeDescription(change.previous)),
             (kAudioSession_AudioRouteChangeKey_CurrentRouteDescription, routeDescription(change.current)),

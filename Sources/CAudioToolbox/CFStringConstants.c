@@ -17,6 +17,7 @@
 #error "constant strings are laid out for little-endian machines only"
 #endif
 
+AT_CONSTANT_STRING(kAudioSession_RouteChangeKey_Reason, kAudioSession_AudioRouteChangeKey_Reason);
 AT_CONSTANT_STRING(kAudioSession_AudioRouteChangeKey_PreviousRouteDescription,
                    "OutputDeviceDidChange_PreviousRouteDescription");
 AT_CONSTANT_STRING(kAudioSession_AudioRouteChangeKey_CurrentRouteDescription,

@@ -234,7 +234,7 @@ int main(int argc, char **argv)
     CFIndex (*getLength)(CFStringRef) = (CFIndex(*)(CFStringRef))dlsym(RTLD_DEFAULT, "CFStringGetLength");
     CHECK(getLength != NULL, "CoreFoundation came with the library");
     const char *constants[] = {
-        "kAudioSession_AudioRouteChangeKey_PreviousRouteDescription", "kAudioSession_AudioRouteChangeKey_CurrentRouteDescription",
+        "kAudioSession_RouteChangeKey_Reason", "kAudioSession_AudioRouteChangeKey_PreviousRouteDescription", "kAudioSession_AudioRouteChangeKey_CurrentRouteDescription",
         "kAudioSession_AudioRouteKey_Inputs", "kAudioSession_AudioRouteKey_Outputs", "kAudioSession_AudioRouteKey_Type",
         "kAudioSessionInputRoute_LineIn", "kAudioSessionInputRoute_BuiltInMic", "kAudioSessionInputRoute_HeadsetMic",
         "kAudioSessionInputRoute_BluetoothHFP", "kAudioSessionInputRoute_USBAudio", "kAudioSessionOutputRoute_LineOut",

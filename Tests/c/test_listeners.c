@@ -62,6 +62,8 @@ static Call *record(int tag, void *clientData, AudioSessionPropertyID id, UInt32
         CFDictionaryRef change = (CFDictionaryRef)data;
         CFNumberRef reason = CFDictionaryGetValue(change, CFSTR(kAudioSession_AudioRouteChangeKey_Reason));
         if (reason) CFNumberGetValue(reason, kCFNumberSInt32Type, &call->reason);
+        CHECK(CFDictionaryGetValue(change, kAudioSession_RouteChangeKey_Reason) == reason,
+              "the CFString Reason key finds the same number");
         CFStringRef old = CFDictionaryGetValue(change, CFSTR(kAudioSession_AudioRouteChangeKey_OldRoute));
         if (old) CFStringGetCString(old, call->oldRoute, sizeof call->oldRoute, kCFStringEncodingUTF8);
         call->previousOutput = firstOutputType(

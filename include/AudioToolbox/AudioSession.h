@@ -157,6 +157,8 @@ enum {
  * The first two are plain C strings: wrap them in CFSTR(). */
 #define kAudioSession_AudioRouteChangeKey_Reason   "OutputDeviceDidChange_Reason"
 #define kAudioSession_AudioRouteChangeKey_OldRoute "OutputDeviceDidChange_OldRoute"
+/* The Reason key as a ready-made CFString (same text as the macro above). */
+extern const CFStringRef kAudioSession_RouteChangeKey_Reason;
 /* Route-description dictionaries (same shape as kAudioSessionProperty_AudioRouteDescription)
  * of the route before and after the change. */
 extern const CFStringRef kAudioSession_AudioRouteChangeKey_PreviousRouteDescription;
