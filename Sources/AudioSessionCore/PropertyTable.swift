@@ -105,16 +105,22 @@ public enum PropertyTable {
         Int(truncatingIfNeeded: (id.rawValue &* 0x9E37_79B1) >> 26)
     }
 
-    /// The descriptor of `id`, or `unsupportedProperty` for an unknown ID.
-    public static func descriptor(_ id: PropertyID) throws(ResultCode) -> PropertyDescriptor {
-        try slots.withUnsafeBufferPointer { table throws(ResultCode) in
+    /// The descriptor of `id`, or nil for an unknown ID.
+    public static func lookUp(_ id: PropertyID) -> PropertyDescriptor? {
+        slots.withUnsafeBufferPointer { table in
             var slot = firstSlot(id)
             while let descriptor = table[slot] {
                 if descriptor.id == id { return descriptor }
                 slot = (slot + 1) & (slotCount - 1)
             }
-            throw .unsupportedProperty
+            return nil
         }
+    }
+
+    /// The descriptor of `id`, or `unsupportedProperty` for an unknown ID.
+    public static func descriptor(_ id: PropertyID) throws(ResultCode) -> PropertyDescriptor {
+        guard let descriptor = lookUp(id) else { throw .unsupportedProperty }
+        return descriptor
     }
 
     /// The descriptor of `id` if the property allows `access`, else `unsupportedProperty`.

@@ -89,6 +89,10 @@ public final class Session: Sendable {
     /// The raw bits of a scalar (UInt32, Float32 or Float64) property's value: the fast
     /// path of AudioSessionGetProperty, which copies them out without building a
     /// `PropertyValue`.
+    /// The published bits of a scalar property (see `PropertyDescriptor.publishedSlot`).
+    @inline(__always)
+    public func publishedBits(slot: Int) -> UInt64 { published.load(slot) }
+
     public func scalarBits(of descriptor: PropertyDescriptor) throws(ResultCode) -> UInt64 {
         if let slot = descriptor.publishedSlot { return published.load(slot) }
         return try state.withLock { s throws(ResultCode) in

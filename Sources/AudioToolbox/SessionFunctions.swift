@@ -37,7 +37,8 @@ public func audioSessionSetActiveWithFlags(_ active: UInt8, _ flags: UInt32) -> 
 @_cdecl("AudioSessionGetProperty")
 public func audioSessionGetProperty(_ id: UInt32, _ ioDataSize: UnsafeMutablePointer<UInt32>?,
                                     _ outData: UnsafeMutableRawPointer?) -> Int32 {
-    entryPoint("AudioSessionGetProperty") { runtime throws(ResultCode) in
+    if let status = publishedScalarGet(id, ioDataSize, outData) { return status }
+    return entryPoint("AudioSessionGetProperty") { runtime throws(ResultCode) in
         let property = PropertyID(rawValue: id)
         let descriptor = try PropertyTable.descriptor(property, allowing: .get)
         guard let ioDataSize, let outData else { throw .unspecified }
@@ -105,5 +106,26 @@ public func audioSessionRemovePropertyListenerWithUserData(_ id: UInt32, _ proc:
         guard let proc else { throw .unspecified }
         runtime.listeners.remove(property, procedure: ListenerRegistry.address(of: proc),
                                  clientData: UInt(bitPattern: clientData))
+    }
+}
+
+/// AudioSessionGetProperty's common case: a published scalar into a buffer that is large
+/// enough, with no error plumbing. Returns nil whenever anything is unusual (not
+/// initialised, NULL pointers, unknown or CF-valued property, short buffer), and the
+/// general path then decides, in the documented order of checks.
+@inline(__always)
+private func publishedScalarGet(_ id: UInt32, _ ioDataSize: UnsafeMutablePointer<UInt32>?,
+                                _ outData: UnsafeMutableRawPointer?) -> Int32? {
+    guard let ioDataSize, let outData, let descriptor = PropertyTable.lookUp(PropertyID(rawValue: id)),
+          let slot = descriptor.publishedSlot, ioDataSize.pointee >= descriptor.type.byteCount else { return nil }
+    return Runtime.withCurrent { runtime in
+        let bits = runtime.session.publishedBits(slot: slot)
+        if descriptor.type == .float64 {
+            outData.storeBytes(of: bits, as: UInt64.self)
+        } else {
+            outData.storeBytes(of: UInt32(truncatingIfNeeded: bits), as: UInt32.self)
+        }
+        ioDataSize.pointee = descriptor.type.byteCount
+        return ResultCode.noError.rawValue
     }
 }
