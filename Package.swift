@@ -35,6 +35,10 @@ let package = Package(
         .target(name: "AudioSessionCore", dependencies: ["Locking"]),
         // A deterministic in-memory sound device, driven by the Linux-addition calls.
         .target(name: "VirtualAudioDevice", dependencies: ["AudioSessionCore", "Locking"]),
+        // libasound, found through pkg-config.
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // Real sound cards: PCM negotiation, mixer, jack controls and control events.
+        .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "Locking"]),
         // Delivery of callbacks on the client's CFRunLoop or through a pollable fd.
         .target(name: "RunLoopDispatch", dependencies: ["Locking"]),
         // C: the exported `const CFStringRef` data symbols, and the public headers for Swift.
@@ -48,7 +52,8 @@ let package = Package(
         // The C ABI: @_cdecl entry points, marshalling and result codes only.
         .target(
             name: "AudioToolbox",
-            dependencies: ["AudioSessionCore", "VirtualAudioDevice", "RunLoopDispatch", "CAudioToolbox", "Locking"],
+            dependencies: ["AudioSessionCore", "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox",
+                           "Locking"],
             swiftSettings: publicHeaders,
             linkerSettings: [.linkedLibrary("Foundation")]
         ),

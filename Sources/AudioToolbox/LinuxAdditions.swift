@@ -1,5 +1,6 @@
 import AudioSessionCore
 import CAudioToolbox
+import VirtualAudioDevice
 
 // The functions of AudioSessionLinux.h.
 
@@ -19,6 +20,12 @@ public func audioSessionDispatchPendingCallbacks(_ outCount: UnsafeMutablePointe
     }
 }
 
+/// The virtual device, or 'nohw' when the session runs on an ALSA card.
+private func virtualDevice(_ runtime: Runtime) throws(ResultCode) -> VirtualAudioDevice {
+    guard let device = runtime.virtualDevice else { throw .noHardware }
+    return device
+}
+
 /// The device ports a virtual-port constant stands for.
 private func ports(_ raw: UInt32) throws(ResultCode) -> Set<Port> {
     switch raw {
@@ -36,28 +43,28 @@ private func ports(_ raw: UInt32) throws(ResultCode) -> Set<Port> {
 @_cdecl("AudioSessionVirtualDeviceConnectPort")
 public func audioSessionVirtualDeviceConnectPort(_ port: UInt32) -> Int32 {
     entryPoint("AudioSessionVirtualDeviceConnectPort") { runtime throws(ResultCode) in
-        runtime.device.connect(try ports(port))
+        try virtualDevice(runtime).connect(try ports(port))
     }
 }
 
 @_cdecl("AudioSessionVirtualDeviceDisconnectPort")
 public func audioSessionVirtualDeviceDisconnectPort(_ port: UInt32) -> Int32 {
     entryPoint("AudioSessionVirtualDeviceDisconnectPort") { runtime throws(ResultCode) in
-        runtime.device.disconnect(try ports(port))
+        try virtualDevice(runtime).disconnect(try ports(port))
     }
 }
 
 @_cdecl("AudioSessionVirtualDeviceSetOutputVolume")
 public func audioSessionVirtualDeviceSetOutputVolume(_ volume: Float) -> Int32 {
     entryPoint("AudioSessionVirtualDeviceSetOutputVolume") { runtime throws(ResultCode) in
-        try runtime.device.setOutputVolume(volume)
+        try virtualDevice(runtime).setOutputVolume(volume)
     }
 }
 
 @_cdecl("AudioSessionVirtualDeviceSetInputGainSettable")
 public func audioSessionVirtualDeviceSetInputGainSettable(_ settable: UInt8) -> Int32 {
-    entryPoint("AudioSessionVirtualDeviceSetInputGainSettable") { runtime in
-        runtime.device.setInputGainSettable(isTrue(settable))
+    entryPoint("AudioSessionVirtualDeviceSetInputGainSettable") { runtime throws(ResultCode) in
+        try virtualDevice(runtime).setInputGainSettable(isTrue(settable))
     }
 }
 
@@ -66,34 +73,34 @@ public func audioSessionVirtualDeviceSetSampleRates(_ rates: UnsafePointer<Doubl
     entryPoint("AudioSessionVirtualDeviceSetSampleRates") { runtime throws(ResultCode) in
         guard let rates else { throw .unspecified }
         guard count <= 16 else { throw .unsupportedProperty }
-        try runtime.device.setSampleRates(Array(UnsafeBufferPointer(start: rates, count: Int(count))))
+        try virtualDevice(runtime).setSampleRates(Array(UnsafeBufferPointer(start: rates, count: Int(count))))
     }
 }
 
 @_cdecl("AudioSessionVirtualDeviceSetOtherAudioPlaying")
 public func audioSessionVirtualDeviceSetOtherAudioPlaying(_ playing: UInt8) -> Int32 {
-    entryPoint("AudioSessionVirtualDeviceSetOtherAudioPlaying") { runtime in
-        runtime.device.setOtherAudioPlaying(isTrue(playing))
+    entryPoint("AudioSessionVirtualDeviceSetOtherAudioPlaying") { runtime throws(ResultCode) in
+        try virtualDevice(runtime).setOtherAudioPlaying(isTrue(playing))
     }
 }
 
 @_cdecl("AudioSessionVirtualDeviceBeginInterruption")
 public func audioSessionVirtualDeviceBeginInterruption() -> Int32 {
     entryPoint("AudioSessionVirtualDeviceBeginInterruption") { runtime throws(ResultCode) in
-        try runtime.device.beginInterruption()
+        try virtualDevice(runtime).beginInterruption()
     }
 }
 
 @_cdecl("AudioSessionVirtualDeviceEndInterruption")
 public func audioSessionVirtualDeviceEndInterruption(_ shouldResume: UInt8) -> Int32 {
     entryPoint("AudioSessionVirtualDeviceEndInterruption") { runtime throws(ResultCode) in
-        try runtime.device.endInterruption(shouldResume: isTrue(shouldResume))
+        try virtualDevice(runtime).endInterruption(shouldResume: isTrue(shouldResume))
     }
 }
 
 @_cdecl("AudioSessionVirtualDeviceServerDied")
 public func audioSessionVirtualDeviceServerDied() -> Int32 {
-    entryPoint("AudioSessionVirtualDeviceServerDied") { runtime in
-        runtime.device.serverDied()
+    entryPoint("AudioSessionVirtualDeviceServerDied") { runtime throws(ResultCode) in
+        try virtualDevice(runtime).serverDied()
     }
 }

@@ -20,6 +20,11 @@ enum Log {
         if level.rawValue >= Level.error.rawValue { emit(message()) }
     }
 
+    /// Facts worth knowing once (which backend was chosen); shown at the error level too.
+    static func notice(_ message: @autoclosure () -> String) {
+        if level.rawValue >= Level.error.rawValue { emit(message()) }
+    }
+
     static func debug(_ message: @autoclosure () -> String) {
         if level.rawValue >= Level.debug.rawValue { emit(message()) }
     }

@@ -1,6 +1,8 @@
+import ALSABackend
 import AudioSessionCore
 import CAudioToolbox
 import CoreFoundation
+import Glibc
 import RunLoopDispatch
 import Locking
 import Synchronization
@@ -20,7 +22,9 @@ extension ListenerRegistry {
 /// The process's one session and everything wired to it, created by
 /// AudioSessionInitialize and kept until the process exits.
 final class Runtime: @unchecked Sendable {
-    let device: VirtualAudioDevice
+    /// The virtual device when it is the session's hardware; nil on an ALSA card.
+    let virtualDevice: VirtualAudioDevice?
+    let backend: HardwareBackend
     let session: Session
     let listeners = ListenerRegistry()
     let callbacks: CallbackQueue
@@ -29,16 +33,33 @@ final class Runtime: @unchecked Sendable {
 
     init(runLoop: CFRunLoop, mode: CFString, interruptionListener: AudioSessionInterruptionListener?,
          clientData: UnsafeMutableRawPointer?) {
-        let device = VirtualAudioDevice()
+        let (backend, virtualDevice) = Runtime.chooseBackend()
         let callbacks = CallbackQueue(runLoop: runLoop, mode: mode)
-        self.device = device
+        self.backend = backend
+        self.virtualDevice = virtualDevice
         self.callbacks = callbacks
         self.interruptionListener = interruptionListener
         self.interruptionClientData = clientData
         // The session reports notifications through this box, filled once `self` exists.
         let sink = NotificationSink()
-        session = Session(backend: device) { sink.forward($0) }
+        session = Session(backend: backend) { sink.forward($0) }
         sink.runtime = self
+    }
+
+    /// `AUDIOTOOLBOX_BACKEND=virtual` or `=alsa` chooses; by default the ALSA card named
+    /// by the configuration (see `ALSADeviceNames`) when it opens, else the virtual device.
+    static func chooseBackend() -> (HardwareBackend, VirtualAudioDevice?) {
+        let choice = getenv("AUDIOTOOLBOX_BACKEND").map { String(cString: $0) } ?? ""
+        if choice != "virtual" {
+            let names = ALSADeviceNames.resolve()
+            if let alsa = ALSABackend(names: names) {
+                Log.debug("using ALSA pcm '\(names.pcm)' ctl '\(names.control)'")
+                return (alsa, nil)
+            }
+            Log.notice("no ALSA card at ctl '\(names.control)': using the virtual device")
+        }
+        let device = VirtualAudioDevice()
+        return (device, device)
     }
 
     // MARK: The process-wide instance

@@ -1,0 +1,167 @@
+import AudioSessionCore
+import CALSA
+import Glibc
+import Locking
+
+/// The session's hardware on a real (or virtual-plugin) ALSA card.
+///
+/// Facts come from the card's controls and are refreshed by one event thread that polls
+/// the control device; it reports `HardwareEvent`s to the session and never calls user
+/// code (the session queues callbacks for the program's run loop). Streams are opened on
+/// activation and closed on deactivation or interruption.
+public final class ALSABackend: HardwareBackend, @unchecked Sendable {
+    public let names: ALSADeviceNames
+    /// The control handle, used by the event thread and by gain changes: alsa-lib handles
+    /// are not thread-safe, so every use holds this lock.
+    private let control: Locked<ALSAControl>
+
+    private struct State {
+        var map: ControlMap
+        var output: ALSAStream?
+        var input: ALSAStream?
+        var lastSampleRate = ALSAStream.defaultSampleRate
+        var handler: (@Sendable (HardwareEvent) -> Void)?
+    }
+    private let state: Locked<State>
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+
+    /// Opens the control device of `names`; nil when there is no such card.
+    public init?(names: ALSADeviceNames) {
+        guard let control = ALSAControl(name: names.control) else { return nil }
+        self.names = names
+        control.subscribe()
+        state = Locked(State(map: ControlMap(control: control)))
+        self.control = Locked(control)
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return nil }
+        wakeRead = ends[0]
+        wakeWrite = ends[1]
+        startEventThread()
+    }
+
+    deinit {
+        var byte: UInt8 = 0
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    // MARK: HardwareBackend
+
+    public func facts() -> HardwareFacts { state.withLock { $0.map.facts } }
+
+    public func open(_ request: StreamRequest) throws(ResultCode) -> StreamFormat {
+        try state.withLock { s throws(ResultCode) in
+            s.output = nil
+            s.input = nil
+            var output: ALSAStream?
+            var input: ALSAStream?
+            if request.output {
+                output = ALSAStream(name: names.pcm, stream: SND_PCM_STREAM_PLAYBACK,
+                                    preferredRate: request.preferredSampleRate,
+                                    preferredDuration: request.preferredIOBufferDuration)
+                guard output != nil else { throw .noHardware }
+            }
+            if request.input {
+                input = ALSAStream(name: names.pcm, stream: SND_PCM_STREAM_CAPTURE,
+                                   preferredRate: output?.sampleRate ?? request.preferredSampleRate,
+                                   preferredDuration: request.preferredIOBufferDuration)
+                guard input != nil else { throw .noHardware }
+            }
+            s.output = output
+            s.input = input
+            guard let main = output ?? input else {
+                return idleFormat(request, rate: s.lastSampleRate)
+            }
+            s.lastSampleRate = main.sampleRate
+            let period = Float(Double(main.periodFrames) / main.sampleRate)
+            return StreamFormat(sampleRate: main.sampleRate, ioBufferDuration: period,
+                                inputLatency: input.map { Float(Double($0.periodFrames) / $0.sampleRate) } ?? 0,
+                                outputLatency: output.map { Float(Double($0.bufferFrames) / $0.sampleRate) } ?? 0)
+        }
+    }
+
+    public func idleFormat(_ request: StreamRequest) -> StreamFormat {
+        idleFormat(request, rate: state.withLock { $0.lastSampleRate })
+    }
+
+    private func idleFormat(_ request: StreamRequest, rate: Double) -> StreamFormat {
+        let period = Float(Double(ALSAStream.defaultPeriodFrames) / rate)
+        return StreamFormat(sampleRate: rate, ioBufferDuration: period, inputLatency: request.input ? period : 0,
+                            outputLatency: request.output ? 2 * period : 0)
+    }
+
+    public func close() {
+        state.withLock { s in
+            s.output = nil
+            s.input = nil
+        }
+    }
+
+    public func setInputGain(_ gain: Float) {
+        let map = control.withLock { control -> ControlMap in
+            if let element = state.withLock({ $0.map.captureVolume }) {
+                ControlMap.setVolume(gain, of: element, control: control)
+            }
+            return ControlMap(control: control)
+        }
+        state.withLock { $0.map = map }
+    }
+
+    public func setEventHandler(_ handler: @escaping @Sendable (HardwareEvent) -> Void) {
+        state.withLock { $0.handler = handler }
+    }
+
+    /// Whether streams are open (for tests).
+    public var isOpen: (input: Bool, output: Bool) {
+        state.withLock { ($0.input != nil, $0.output != nil) }
+    }
+
+    // MARK: Events
+
+    private func startEventThread() {
+        var thread = pthread_t()
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        pthread_create(&thread, nil, { context in
+            Unmanaged<ALSABackend>.fromOpaque(context!).takeUnretainedValue().runEventLoop()
+            return nil
+        }, context)
+        pthread_detach(thread)
+    }
+
+    /// Polls the control device until woken through the pipe; each batch of control
+    /// events becomes a fresh `ControlMap` and the `HardwareEvent`s that differ.
+    private func runEventLoop() {
+        let controlDescriptors = control.withLock { $0.pollDescriptors }
+        var descriptors = controlDescriptors + [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+        while true {
+            for index in descriptors.indices { descriptors[index].revents = 0 }
+            guard poll(&descriptors, nfds_t(descriptors.count), -1) >= 0 else {
+                if errno == EINTR { continue }
+                return
+            }
+            if descriptors.last!.revents != 0 { return }
+            let map = control.withLock { control -> ControlMap in
+                _ = control.readChangedElements()
+                return ControlMap(control: control)
+            }
+            let (previous, handler) = state.withLock { s -> (HardwareFacts, (@Sendable (HardwareEvent) -> Void)?) in
+                defer { s.map = map }
+                return (s.map.facts, s.handler)
+            }
+            guard let handler else { continue }
+            for event in Self.events(from: previous, to: map.facts) { handler(event) }
+        }
+    }
+
+    static func events(from old: HardwareFacts, to new: HardwareFacts) -> [HardwareEvent] {
+        var events: [HardwareEvent] = []
+        let removed = old.connectedPorts.subtracting(new.connectedPorts)
+        let added = new.connectedPorts.subtracting(old.connectedPorts)
+        if !removed.isEmpty { events.append(.portsDisconnected(removed)) }
+        if !added.isEmpty { events.append(.portsConnected(added)) }
+        if old.outputVolume != new.outputVolume { events.append(.outputVolumeChanged) }
+        if old.inputGain != new.inputGain { events.append(.inputGainChanged) }
+        if old.inputGainSettable != new.inputGainSettable { events.append(.inputGainSettableChanged) }
+        return events
+    }
+}

@@ -1,0 +1,153 @@
+import CALSA
+import Glibc
+
+/// One ALSA control device (`snd_ctl_t`): element listing, values, dB ranges, events.
+/// Not thread-safe, like the handle it wraps: the backend serialises its use.
+final class ALSAControl {
+    struct Element: Hashable {
+        let name: String
+        let interface: snd_ctl_elem_iface_t
+    }
+
+    private let handle: OpaquePointer
+
+    /// Opens the control device `name`, or returns nil (no such card).
+    init?(name: String) {
+        var handle: OpaquePointer?
+        let opened = withQuietALSA { snd_ctl_open(&handle, name, Int32(SND_CTL_NONBLOCK)) }
+        guard opened >= 0, let handle else { return nil }
+        self.handle = handle
+    }
+
+    deinit { snd_ctl_close(handle) }
+
+    /// The card's driver name ("HDA-Intel", "USB-Audio", "vcard", ...).
+    var driver: String {
+        var info: OpaquePointer?
+        guard snd_ctl_card_info_malloc(&info) >= 0, let info else { return "" }
+        defer { snd_ctl_card_info_free(info) }
+        guard snd_ctl_card_info(handle, info) >= 0 else { return "" }
+        return String(cString: snd_ctl_card_info_get_driver(info))
+    }
+
+    var elements: [Element] {
+        var list: OpaquePointer?
+        guard snd_ctl_elem_list_malloc(&list) >= 0, let list else { return [] }
+        defer { snd_ctl_elem_list_free(list) }
+        guard snd_ctl_elem_list(handle, list) >= 0 else { return [] }
+        let count = snd_ctl_elem_list_get_count(list)
+        guard snd_ctl_elem_list_alloc_space(list, count) >= 0 else { return [] }
+        defer { snd_ctl_elem_list_free_space(list) }
+        guard snd_ctl_elem_list(handle, list) >= 0 else { return [] }
+        return (0..<snd_ctl_elem_list_get_used(list)).map { index in
+            Element(name: String(cString: snd_ctl_elem_list_get_name(list, index)),
+                    interface: snd_ctl_elem_list_get_interface(list, index))
+        }
+    }
+
+    private func withID<T>(_ element: Element, _ body: (OpaquePointer) -> T?) -> T? {
+        var id: OpaquePointer?
+        guard snd_ctl_elem_id_malloc(&id) >= 0, let id else { return nil }
+        defer { snd_ctl_elem_id_free(id) }
+        snd_ctl_elem_id_set_interface(id, element.interface)
+        snd_ctl_elem_id_set_name(id, element.name)
+        return body(id)
+    }
+
+    private func withValue<T>(_ element: Element, _ body: (OpaquePointer) -> T?) -> T? {
+        var value: OpaquePointer?
+        guard snd_ctl_elem_value_malloc(&value) >= 0, let value else { return nil }
+        defer { snd_ctl_elem_value_free(value) }
+        snd_ctl_elem_value_set_interface(value, element.interface)
+        snd_ctl_elem_value_set_name(value, element.name)
+        return body(value)
+    }
+
+    func integer(_ element: Element) -> Int? {
+        withValue(element) { value in
+            snd_ctl_elem_read(handle, value) >= 0 ? Int(snd_ctl_elem_value_get_integer(value, 0)) : nil
+        }
+    }
+
+    func boolean(_ element: Element) -> Bool? {
+        withValue(element) { value in
+            snd_ctl_elem_read(handle, value) >= 0 ? snd_ctl_elem_value_get_boolean(value, 0) != 0 : nil
+        }
+    }
+
+    @discardableResult
+    func write(_ element: Element, integer: Int) -> Bool {
+        withValue(element) { value in
+            snd_ctl_elem_value_set_integer(value, 0, integer)
+            return snd_ctl_elem_write(handle, value) >= 0
+        } ?? false
+    }
+
+    func integerRange(_ element: Element) -> ClosedRange<Int>? {
+        var info: OpaquePointer?
+        guard snd_ctl_elem_info_malloc(&info) >= 0, let info else { return nil }
+        defer { snd_ctl_elem_info_free(info) }
+        snd_ctl_elem_info_set_interface(info, element.interface)
+        snd_ctl_elem_info_set_name(info, element.name)
+        guard snd_ctl_elem_info(handle, info) >= 0 else { return nil }
+        let low = Int(snd_ctl_elem_info_get_min(info)), high = Int(snd_ctl_elem_info_get_max(info))
+        return low <= high ? low...high : nil
+    }
+
+    /// The control's dB range in hundredths of a dB, if it publishes one.
+    func decibelRange(_ element: Element) -> ClosedRange<Int>? {
+        withID(element) { id in
+            var low = 0, high = 0
+            guard snd_ctl_get_dB_range(handle, id, &low, &high) >= 0, low < high else { return nil }
+            return low...high
+        }
+    }
+
+    func decibels(_ element: Element, value: Int) -> Int? {
+        withID(element) { id in
+            var gain = 0
+            return snd_ctl_convert_to_dB(handle, id, value, &gain) >= 0 ? gain : nil
+        }
+    }
+
+    func value(_ element: Element, decibels: Int) -> Int? {
+        withID(element) { id in
+            var value = 0
+            return snd_ctl_convert_from_dB(handle, id, decibels, &value, 0) >= 0 ? value : nil
+        }
+    }
+
+    // MARK: Events
+
+    func subscribe() { snd_ctl_subscribe_events(handle, 1) }
+
+    var pollDescriptors: [pollfd] {
+        let count = snd_ctl_poll_descriptors_count(handle)
+        guard count > 0 else { return [] }
+        var descriptors = [pollfd](repeating: pollfd(), count: Int(count))
+        let filled = snd_ctl_poll_descriptors(handle, &descriptors, UInt32(count))
+        return Array(descriptors.prefix(Int(max(filled, 0))))
+    }
+
+    /// Reads every pending event; returns the names of the elements that changed.
+    func readChangedElements() -> Set<String> {
+        var event: OpaquePointer?
+        guard snd_ctl_event_malloc(&event) >= 0, let event else { return [] }
+        defer { snd_ctl_event_free(event) }
+        var names: Set<String> = []
+        while snd_ctl_read(handle, event) > 0 {
+            if snd_ctl_event_get_type(event) == SND_CTL_EVENT_ELEM {
+                names.insert(String(cString: snd_ctl_event_elem_get_name(event)))
+            }
+        }
+        return names
+    }
+}
+
+/// Runs `body` with libasound's error messages silenced on this thread: probing for a
+/// card that is not there is expected, and must not print to the program's stderr.
+func withQuietALSA<T>(_ body: () -> T) -> T {
+    let previous = snd_lib_error_set_local { _, _, _, _, _, _ in }
+    defer { snd_lib_error_set_local(previous) }
+    return body()
+}

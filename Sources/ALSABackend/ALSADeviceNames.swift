@@ -1,0 +1,71 @@
+import Glibc
+
+/// Which ALSA PCM and control device the session uses.
+///
+/// Precedence: the environment (`AUDIOTOOLBOX_ALSA_PCM`, `AUDIOTOOLBOX_ALSA_CTL`), then
+/// the configuration file `$XDG_CONFIG_HOME/audiotoolbox/alsa.conf` (default
+/// `~/.config/audiotoolbox/alsa.conf`) with lines `pcm = NAME` and `ctl = NAME`, then
+/// ALSA's `default` for both.
+public struct ALSADeviceNames: Equatable, Sendable {
+    public var pcm: String
+    public var control: String
+
+    public init(pcm: String = "default", control: String = "default") {
+        self.pcm = pcm
+        self.control = control
+    }
+
+    /// The names this process should use.
+    public static func resolve() -> ALSADeviceNames {
+        var names = ALSADeviceNames()
+        if let file = configurationFile(), let text = readText(file) {
+            names.apply(configuration: text)
+        }
+        if let pcm = environment("AUDIOTOOLBOX_ALSA_PCM") { names.pcm = pcm }
+        if let control = environment("AUDIOTOOLBOX_ALSA_CTL") { names.control = control }
+        return names
+    }
+
+    /// Applies `key = value` lines; `#` starts a comment; unknown keys are ignored.
+    public mutating func apply(configuration text: String) {
+        for line in text.split(separator: "\n") {
+            let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            let parts = content.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: " \t") }
+            guard parts.count == 2, !parts[1].isEmpty else { continue }
+            switch parts[0] {
+            case "pcm": pcm = parts[1]
+            case "ctl": control = parts[1]
+            default: continue
+            }
+        }
+    }
+
+    private static func environment(_ name: String) -> String? {
+        guard let value = getenv(name), value.pointee != 0 else { return nil }
+        return String(cString: value)
+    }
+
+    private static func configurationFile() -> String? {
+        if let base = environment("XDG_CONFIG_HOME") { return base + "/audiotoolbox/alsa.conf" }
+        if let home = environment("HOME") { return home + "/.config/audiotoolbox/alsa.conf" }
+        return nil
+    }
+
+    private static func readText(_ path: String) -> String? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var text = ""
+        var buffer = [CChar](repeating: 0, count: 512)
+        while fgets(&buffer, Int32(buffer.count), file) != nil { text += String(cString: buffer) }
+        return text
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters(in set: String) -> String {
+        var slice = self[...]
+        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
+        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

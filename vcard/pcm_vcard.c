@@ -1,0 +1,132 @@
+/*
+ * ALSA external PCM plugin of the virtual card (ioplug): playback consumes audio and
+ * capture produces silence at the pace the program drives it; the rates and period
+ * sizes it accepts come from the shared state file, so `vcard rates 44100,48000` makes
+ * a program's negotiation land on one of those. A card whose state says it has no
+ * capture refuses to open for capture.
+ *
+ * Configured as:  pcm.vcard { type vcard state "/path/to/state" }
+ *                 pcm_type.vcard { lib "/path/to/libasound_module_pcm_vcard.so" }
+ */
+#include <alsa/asoundlib.h>
+#include <alsa/pcm_external.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include "vcard_state.h"
+
+typedef struct {
+    snd_pcm_ioplug_t io;
+    int readyFD;                 /* always readable: the device never blocks */
+    snd_pcm_uframes_t position;  /* frames transferred, modulo the buffer */
+} VPcm;
+
+static int start(snd_pcm_ioplug_t *io) { (void)io; return 0; }
+static int stop(snd_pcm_ioplug_t *io) { (void)io; return 0; }
+
+static snd_pcm_sframes_t pointer(snd_pcm_ioplug_t *io)
+{
+    VPcm *pcm = io->private_data;
+    return (snd_pcm_sframes_t)(pcm->position % io->buffer_size);
+}
+
+/* Playback: the frames are consumed at once. Capture: silence is produced. */
+static snd_pcm_sframes_t transfer(snd_pcm_ioplug_t *io, const snd_pcm_channel_area_t *areas,
+                                  snd_pcm_uframes_t offset, snd_pcm_uframes_t size)
+{
+    VPcm *pcm = io->private_data;
+    if (io->stream == SND_PCM_STREAM_CAPTURE)
+        snd_pcm_areas_silence(areas, offset, io->channels, size, io->format);
+    pcm->position += size;
+    return (snd_pcm_sframes_t)size;
+}
+
+static int closePcm(snd_pcm_ioplug_t *io)
+{
+    VPcm *pcm = io->private_data;
+    close(pcm->readyFD);
+    free(pcm);
+    return 0;
+}
+
+static const snd_pcm_ioplug_callback_t callbacks = {
+    .start = start,
+    .stop = stop,
+    .pointer = pointer,
+    .transfer = transfer,
+    .close = closePcm,
+};
+
+static int readState(const char *path, VCardState *state)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -ENODEV;
+    ssize_t got = pread(fd, state, sizeof *state, 0);
+    close(fd);
+    return got == (ssize_t)sizeof *state && state->magic == VCARD_STATE_MAGIC ? 0 : -EIO;
+}
+
+static int constrain(snd_pcm_ioplug_t *io, const VCardState *state)
+{
+    static const unsigned int accesses[] = {SND_PCM_ACCESS_RW_INTERLEAVED};
+    static const unsigned int formats[] = {SND_PCM_FORMAT_S16_LE, SND_PCM_FORMAT_S32_LE, SND_PCM_FORMAT_FLOAT_LE};
+    int bytesPerFrameMax = 4 * 2; /* the largest format, stereo */
+    int err;
+    if ((err = snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_ACCESS, 1, accesses)) < 0 ||
+        (err = snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_FORMAT, 3, formats)) < 0 ||
+        (err = snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_CHANNELS, 1, 2)) < 0 ||
+        (err = snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_RATE, state->rateCount, state->rates)) < 0 ||
+        (err = snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_PERIOD_BYTES, state->periodMinFrames * 2,
+                                               state->periodMaxFrames * bytesPerFrameMax)) < 0 ||
+        (err = snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_PERIODS, 2, 4)) < 0)
+        return err;
+    return 0;
+}
+
+SND_PCM_PLUGIN_DEFINE_FUNC(vcard)
+{
+    (void)root;
+    const char *statePath = NULL;
+    snd_config_iterator_t i, next;
+    snd_config_for_each(i, next, conf) {
+        snd_config_t *node = snd_config_iterator_entry(i);
+        const char *key;
+        if (snd_config_get_id(node, &key) < 0) continue;
+        if (!strcmp(key, "comment") || !strcmp(key, "type") || !strcmp(key, "hint")) continue;
+        if (!strcmp(key, "state") && snd_config_get_string(node, &statePath) >= 0) continue;
+        SNDERR("vcard: unknown field %s", key);
+        return -EINVAL;
+    }
+    VCardState state;
+    if (!statePath || readState(statePath, &state) < 0) { SNDERR("vcard: no usable state file"); return -ENODEV; }
+    if (stream == SND_PCM_STREAM_CAPTURE && !state.hasCapture) return -ENODEV;
+    if (state.rateCount == 0 || state.rateCount > VCARD_MAX_RATES) return -EINVAL;
+
+    VPcm *pcm = calloc(1, sizeof *pcm);
+    if (!pcm) return -ENOMEM;
+    pcm->readyFD = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC);
+    pcm->io.version = SND_PCM_IOPLUG_VERSION;
+    pcm->io.name = "AudioToolbox virtual card";
+    pcm->io.mmap_rw = 0;
+    pcm->io.callback = &callbacks;
+    pcm->io.private_data = pcm;
+    pcm->io.poll_fd = pcm->readyFD;
+    pcm->io.poll_events = stream == SND_PCM_STREAM_PLAYBACK ? POLLOUT : POLLIN;
+    int err = snd_pcm_ioplug_create(&pcm->io, name, stream, mode);
+    if (err < 0) {
+        close(pcm->readyFD);
+        free(pcm);
+        return err;
+    }
+    if ((err = constrain(&pcm->io, &state)) < 0) {
+        snd_pcm_ioplug_delete(&pcm->io);
+        return err;
+    }
+    *pcmp = pcm->io.pcm;
+    return 0;
+}
+
+SND_PCM_PLUGIN_SYMBOL(vcard);

@@ -1,0 +1,53 @@
+/*
+ * The virtual ALSA card's state, shared between the ALSA plugins loaded inside a
+ * program and the `vcard` driver command: one small file, read with pread and written
+ * with pwrite, so the plugins see every change and inotify tells them when.
+ */
+#ifndef VCARD_STATE_H
+#define VCARD_STATE_H
+#include <stdint.h>
+
+#define VCARD_STATE_MAGIC 0x76636172u /* 'vcar' */
+#define VCARD_MAX_RATES 8
+
+/* Jack bits: one per jack control the card exposes. */
+enum {
+    VCARD_JACK_HEADPHONE = 1u << 0, /* "Headphone Jack" */
+    VCARD_JACK_HEADSET_MIC = 1u << 1, /* "Headset Mic Jack" */
+    VCARD_JACK_MIC = 1u << 2, /* "Mic Jack": the card's microphone input */
+    VCARD_JACK_LINE_OUT = 1u << 3, /* "Line Out Jack" */
+    VCARD_JACK_LINE_IN = 1u << 4, /* "Line Jack" */
+    VCARD_JACK_HDMI = 1u << 5, /* "HDMI/DP,pcm=3 Jack" */
+};
+
+typedef struct {
+    uint32_t magic;
+    uint32_t jacks;            /* VCARD_JACK_* bits that are plugged */
+    int32_t playbackVolume;    /* 0..VCARD_VOLUME_MAX */
+    int32_t captureVolume;     /* 0..VCARD_VOLUME_MAX */
+    uint32_t hasCapture;       /* 0: the card has no capture device or controls */
+    uint32_t rateCount;
+    uint32_t rates[VCARD_MAX_RATES];
+    uint32_t periodMinFrames, periodMaxFrames;
+} VCardState;
+
+/* Volumes span 0..100 steps of 0.5 dB: -50 dB .. 0 dB. */
+#define VCARD_VOLUME_MAX 100
+#define VCARD_VOLUME_DB_MIN (-5000) /* hundredths of a dB */
+#define VCARD_VOLUME_DB_STEP 50
+
+static inline void vcardDefaultState(VCardState *s)
+{
+    *s = (VCardState){0};
+    s->magic = VCARD_STATE_MAGIC;
+    s->jacks = VCARD_JACK_MIC;
+    s->playbackVolume = 75;
+    s->captureVolume = 50;
+    s->hasCapture = 1;
+    s->rateCount = 2;
+    s->rates[0] = 44100;
+    s->rates[1] = 48000;
+    s->periodMinFrames = 64;
+    s->periodMaxFrames = 8192;
+}
+#endif
