@@ -19,13 +19,18 @@ CC          ?= cc
 SWIFT_LIB_DIR := $(shell dirname $$(dirname $$(readlink -f $$(command -v swiftc))))/lib/swift
 SWIFT_RUNTIME_DIR := $(SWIFT_LIB_DIR)/linux
 
+PLUGIN_DIR  ?= $(LIBDIR)/audiotoolbox
+BINDIR      ?= $(PREFIX)/bin
+VCARD_BUILD := build/vcard
+VCARD_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror
+
 RELEASE_DIR := .build/release
 LIBRARY     := $(RELEASE_DIR)/libAudioToolbox.so
 # Where `make check` and `make demo` install the library, as a user would.
 LOCAL_PREFIX := $(CURDIR)/build/prefix
 PKG_CONFIG_LOCAL := PKG_CONFIG_PATH=$(LOCAL_PREFIX)/lib/pkgconfig pkg-config
 
-.PHONY: all build install uninstall local-install demo check swift-test c-test tsan bench deps clean
+.PHONY: vcard all build install uninstall local-install demo check swift-test c-test tsan bench deps clean
 
 all: build
 
@@ -36,7 +41,20 @@ build:
 	$(SWIFT) build -c release --product AudioToolbox \
 	    -Xlinker -soname=libAudioToolbox.so.$(SOVERSION) -Xlinker -rpath=$(SWIFT_RUNTIME_DIR)
 
-install: build
+# The virtual ALSA card: two ALSA plugins and the `vcard` driver command.
+vcard:
+	@mkdir -p $(VCARD_BUILD)
+	$(CC) $(VCARD_CFLAGS) -fPIC -DPIC -shared -o $(VCARD_BUILD)/libasound_module_ctl_vcard.so vcard/ctl_vcard.c -lasound
+	$(CC) $(VCARD_CFLAGS) -fPIC -DPIC -shared -o $(VCARD_BUILD)/libasound_module_pcm_vcard.so vcard/pcm_vcard.c -lasound
+	$(CC) $(VCARD_CFLAGS) -DVCARD_PLUGIN_DIR='"$(PLUGIN_DIR)"' -o $(VCARD_BUILD)/vcard vcard/vcard.c -lm
+
+install: build vcard
+	install -d $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(BINDIR)
+	install -m 755 $(VCARD_BUILD)/libasound_module_ctl_vcard.so $(VCARD_BUILD)/libasound_module_pcm_vcard.so \
+	    $(DESTDIR)$(PLUGIN_DIR)/
+	install -m 755 $(VCARD_BUILD)/vcard $(DESTDIR)$(BINDIR)/
+	install -m 644 docs/vcard.1 $(DESTDIR)$(PREFIX)/share/man/man1/ 2>/dev/null || \
+	    { install -d $(DESTDIR)$(PREFIX)/share/man/man1 && install -m 644 docs/vcard.1 $(DESTDIR)$(PREFIX)/share/man/man1/; }
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/AudioToolbox
 	install -m 755 $(LIBRARY) $(DESTDIR)$(LIBDIR)/libAudioToolbox.so.$(VERSION)
 	ln -sf libAudioToolbox.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libAudioToolbox.so.$(SOVERSION)
@@ -50,7 +68,8 @@ install: build
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libAudioToolbox.so* $(DESTDIR)$(LIBDIR)/pkgconfig/AudioToolbox.pc
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/AudioToolbox
-	rm -f $(DESTDIR)$(PREFIX)/share/man/man3/audiosession.3
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man3/audiosession.3 $(DESTDIR)$(PREFIX)/share/man/man1/vcard.1
+	rm -rf $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(BINDIR)/vcard
 
 local-install:
 	@$(MAKE) --no-print-directory install PREFIX=$(LOCAL_PREFIX) DESTDIR=
@@ -58,13 +77,13 @@ local-install:
 demo: deps local-install
 	@mkdir -p build/bin
 	$(CC) -o build/bin/demo examples-c/demo.c $$($(PKG_CONFIG_LOCAL) --cflags --libs AudioToolbox)
-	@build/bin/demo
+	@AUDIOTOOLBOX_BACKEND=virtual build/bin/demo
 
 check: deps local-install
 	@scripts/run-tests.sh "$(LOCAL_PREFIX)"
 
 tsan: deps
-	$(SWIFT) test --scratch-path .build-tsan --sanitize=thread --filter Stress
+	AUDIOTOOLBOX_BACKEND=virtual $(SWIFT) test --scratch-path .build-tsan --sanitize=thread --filter Stress
 
 bench: deps local-install
 	@scripts/run-benchmarks.sh "$(LOCAL_PREFIX)"

@@ -8,6 +8,10 @@
 #  4. Every example in examples-c, its output compared with examples-c/expected.
 #  5. The ABI test through libffi (Tests/c/abi_ffi.c) against the installed .so.
 #  6. The concurrency stress under ThreadSanitizer (make tsan), and the export check.
+#  7. The ALSA backend through the virtual ALSA card (Tests/alsa), driven by `vcard`,
+#     and the fallback to the virtual device when there is no card.
+# Suites 1-6 run on the in-process virtual device (AUDIOTOOLBOX_BACKEND=virtual), so they
+# behave the same on machines with and without a sound card.
 # Ends with one line "check: N passed, N failed" counting the suites.
 set -uo pipefail
 prefix=${1:?usage: run-tests.sh PREFIX}
@@ -19,6 +23,7 @@ flags=$(pkg-config --cflags --libs AudioToolbox) || { echo "pkg-config cannot fi
 cflags=$(pkg-config --cflags AudioToolbox)
 passed=0
 failed=0
+export AUDIOTOOLBOX_BACKEND=virtual
 pass() { passed=$((passed + 1)); echo "PASS $1"; }
 fail() { failed=$((failed + 1)); echo "FAIL $1"; }
 
@@ -95,6 +100,20 @@ fi
 
 echo "== Exported symbols"
 if "$here/scripts/check-exports.sh" "$prefix/lib/libAudioToolbox.so.0"; then pass "exports"; else fail "exports"; fi
+
+echo "== ALSA backend through the virtual ALSA card"
+alsa_suite() {
+    local name=$1; shift
+    if ! cc -std=gnu11 -Wall -Wextra -Werror -o "$out/$name" "$here/Tests/alsa/$name.c" $flags -lm 2>"$out/$name.err"; then
+        fail "$name (does not compile)"; cat "$out/$name.err"; return
+    fi
+    if (unset AUDIOTOOLBOX_BACKEND; export PATH="$prefix/bin:$PATH" "$@"; "$out/$name"); then pass "$name"; else fail "$name"; fi
+}
+rm -rf "$out/vcard"
+eval "$("$prefix/bin/vcard" setup "$out/vcard")"
+alsa_suite test_alsa_vcard VCARD_DIR="$VCARD_DIR" ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH"
+unset VCARD_DIR ALSA_CONFIG_PATH
+alsa_suite test_alsa_fallback AUDIOTOOLBOX_ALSA_CTL=no_such_card
 
 echo "check: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

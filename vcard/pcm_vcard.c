@@ -1,5 +1,6 @@
 /*
- * ALSA external PCM plugin of the virtual card (ioplug): playback consumes audio and
+ * ALSA external PCM plugin of the virtual card (ioplug), 16-bit stereo interleaved
+ * only: playback consumes audio and
  * capture produces silence at the pace the program drives it; the rates and period
  * sizes it accepts come from the shared state file, so `vcard rates 44100,48000` makes
  * a program's negotiation land on one of those. A card whose state says it has no
@@ -72,15 +73,17 @@ static int readState(const char *path, VCardState *state)
 static int constrain(snd_pcm_ioplug_t *io, const VCardState *state)
 {
     static const unsigned int accesses[] = {SND_PCM_ACCESS_RW_INTERLEAVED};
-    static const unsigned int formats[] = {SND_PCM_FORMAT_S16_LE, SND_PCM_FORMAT_S32_LE, SND_PCM_FORMAT_FLOAT_LE};
-    int bytesPerFrameMax = 4 * 2; /* the largest format, stereo */
+    /* One frame layout only (16-bit stereo), so that the period limits, which ioplug
+       takes in bytes, are exactly the frame limits of the state. */
+    static const unsigned int formats[] = {SND_PCM_FORMAT_S16_LE};
+    const unsigned int bytesPerFrame = 2 * 2;
     int err;
     if ((err = snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_ACCESS, 1, accesses)) < 0 ||
-        (err = snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_FORMAT, 3, formats)) < 0 ||
-        (err = snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_CHANNELS, 1, 2)) < 0 ||
+        (err = snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_FORMAT, 1, formats)) < 0 ||
+        (err = snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_CHANNELS, 2, 2)) < 0 ||
         (err = snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_RATE, state->rateCount, state->rates)) < 0 ||
-        (err = snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_PERIOD_BYTES, state->periodMinFrames * 2,
-                                               state->periodMaxFrames * bytesPerFrameMax)) < 0 ||
+        (err = snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_PERIOD_BYTES, state->periodMinFrames * bytesPerFrame,
+                                               state->periodMaxFrames * bytesPerFrame)) < 0 ||
         (err = snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_PERIODS, 2, 4)) < 0)
         return err;
     return 0;

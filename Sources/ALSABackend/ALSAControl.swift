@@ -7,6 +7,9 @@ final class ALSAControl {
     struct Element: Hashable {
         let name: String
         let interface: snd_ctl_elem_iface_t
+        /// The element's number on this card. Used with the name: some calls (TLV reads
+        /// behind the dB functions) reach a plugin with the number alone.
+        let numid: UInt32
     }
 
     private let handle: OpaquePointer
@@ -41,7 +44,8 @@ final class ALSAControl {
         guard snd_ctl_elem_list(handle, list) >= 0 else { return [] }
         return (0..<snd_ctl_elem_list_get_used(list)).map { index in
             Element(name: String(cString: snd_ctl_elem_list_get_name(list, index)),
-                    interface: snd_ctl_elem_list_get_interface(list, index))
+                    interface: snd_ctl_elem_list_get_interface(list, index),
+                    numid: snd_ctl_elem_list_get_numid(list, index))
         }
     }
 
@@ -51,6 +55,7 @@ final class ALSAControl {
         defer { snd_ctl_elem_id_free(id) }
         snd_ctl_elem_id_set_interface(id, element.interface)
         snd_ctl_elem_id_set_name(id, element.name)
+        snd_ctl_elem_id_set_numid(id, element.numid)
         return body(id)
     }
 

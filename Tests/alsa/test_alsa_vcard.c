@@ -1,0 +1,189 @@
+/*
+ * The ALSA backend through the virtual ALSA card (SPEC.md section 9): a program using
+ * only the legacy API, while this test drives the card with the `vcard` command. The
+ * library takes its production ALSA path: control events, jack controls, mixer, PCM
+ * negotiation.
+ *
+ * Needs VCARD_DIR and ALSA_CONFIG_PATH from `vcard setup`, and `vcard` on PATH.
+ */
+#include <AudioToolbox/AudioToolbox.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include "../c/check.h"
+#include "../../vcard/vcard_state.h"
+#include "../../vcard/volume_mapping.h"
+
+enum { MAX_CALLS = 32 };
+static struct { AudioSessionPropertyID id; SInt32 reason; char oldRoute[64]; char current[64]; Float32 f; UInt32 u; } calls[MAX_CALLS];
+static int callCount;
+
+static void listener(void *clientData, AudioSessionPropertyID id, UInt32 size, const void *data)
+{
+    (void)clientData;
+    if (callCount == MAX_CALLS) return;
+    int i = callCount++;
+    calls[i].id = id;
+    if (id == kAudioSessionProperty_AudioRouteChange) {
+        CFDictionaryRef change = data;
+        CFNumberGetValue(CFDictionaryGetValue(change, kAudioSession_RouteChangeKey_Reason), kCFNumberSInt32Type,
+                         &calls[i].reason);
+        CFStringGetCString(CFDictionaryGetValue(change, CFSTR(kAudioSession_AudioRouteChangeKey_OldRoute)),
+                           calls[i].oldRoute, sizeof calls[i].oldRoute, kCFStringEncodingUTF8);
+        CFDictionaryRef current = CFDictionaryGetValue(change, kAudioSession_AudioRouteChangeKey_CurrentRouteDescription);
+        CFArrayRef outputs = CFDictionaryGetValue(current, kAudioSession_AudioRouteKey_Outputs);
+        if (CFArrayGetCount(outputs) > 0) {
+            CFStringRef type = CFDictionaryGetValue(CFArrayGetValueAtIndex(outputs, 0), kAudioSession_AudioRouteKey_Type);
+            CFStringGetCString(type, calls[i].current, sizeof calls[i].current, kCFStringEncodingUTF8);
+        }
+    } else if (size == 4 && id == kAudioSessionProperty_CurrentHardwareOutputVolume) {
+        memcpy(&calls[i].f, data, 4);
+    } else if (size == 4) {
+        memcpy(&calls[i].u, data, 4);
+    }
+}
+
+static void vcard(const char *arguments)
+{
+    char command[256];
+    snprintf(command, sizeof command, "vcard %s", arguments);
+    CHECK(system(command) == 0, "%s", command);
+}
+
+/* Runs the run loop until `count` callbacks have arrived. The bound only keeps a lost
+ * event from hanging the suite; nothing here measures time. */
+static void waitForCalls(int count)
+{
+    for (int i = 0; i < 2000 && callCount < count; i++) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    runPendingCallbacks();
+}
+
+static void setU32(AudioSessionPropertyID id, UInt32 value) { CHECK_STATUS(AudioSessionSetProperty(id, 4, &value), noErr); }
+
+static void routeName(char *out, size_t size)
+{
+    CFStringRef route = NULL;
+    UInt32 s = sizeof route;
+    out[0] = 0;
+    if (AudioSessionGetProperty(kAudioSessionProperty_AudioRoute, &s, &route) == noErr) {
+        CFStringGetCString(route, out, (CFIndex)size, kCFStringEncodingUTF8);
+        CFRelease(route);
+    }
+}
+
+static Float64 currentRate(void)
+{
+    Float64 rate = 0;
+    UInt32 size = sizeof rate;
+    AudioSessionGetProperty(kAudioSessionProperty_CurrentHardwareSampleRate, &size, &rate);
+    return rate;
+}
+
+int main(void)
+{
+    CHECK_STATUS(AudioSessionInitialize(NULL, NULL, NULL, NULL), noErr);
+    /* The session is on ALSA, not on the in-process virtual device. */
+    CHECK_STATUS(AudioSessionVirtualDeviceConnectPort(kAudioSessionVirtualPort_Headphones), kAudioServicesNoHardwareError);
+
+    setU32(kAudioSessionProperty_AudioCategory, kAudioSessionCategory_MediaPlayback);
+    CHECK_STATUS(AudioSessionSetActive(true), noErr);
+    char route[64];
+    routeName(route, sizeof route);
+    CHECK(strcmp(route, "Speaker") == 0, "starts on the speaker (got %s)", route);
+
+    Float32 volume = 0;
+    UInt32 size = sizeof volume;
+    CHECK_STATUS(AudioSessionGetProperty(kAudioSessionProperty_CurrentHardwareOutputVolume, &size, &volume), noErr);
+    double expected = volumeFromDecibels(VCARD_VOLUME_DB_MIN + 75 * VCARD_VOLUME_DB_STEP, VCARD_VOLUME_DB_MIN, 0);
+    CHECK(fabs(volume - expected) < 1e-4, "volume from the mixer's dB scale: %f, expected %f", volume, expected);
+
+    CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_AudioRouteChange, listener, NULL), noErr);
+    CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_CurrentHardwareOutputVolume, listener, NULL), noErr);
+    CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_AudioInputAvailable, listener, NULL), noErr);
+
+    /* Plugging and unplugging headphones: reasons and payloads, in order. */
+    vcard("plug headphones");
+    waitForCalls(1);
+    vcard("unplug headphones");
+    waitForCalls(2);
+    CHECK(callCount == 2, "two route changes (got %d)", callCount);
+    CHECK(calls[0].id == kAudioSessionProperty_AudioRouteChange && calls[0].reason == kAudioSessionRouteChangeReason_NewDeviceAvailable,
+          "plug: NewDeviceAvailable (got %d)", (int)calls[0].reason);
+    CHECK(strcmp(calls[0].oldRoute, "Speaker") == 0 && strcmp(calls[0].current, "Headphones") == 0,
+          "plug: Speaker -> Headphones (got %s -> %s)", calls[0].oldRoute, calls[0].current);
+    CHECK(calls[1].reason == kAudioSessionRouteChangeReason_OldDeviceUnavailable && strcmp(calls[1].oldRoute, "Headphone") == 0,
+          "unplug: OldDeviceUnavailable from Headphone (got %d, %s)", (int)calls[1].reason, calls[1].oldRoute);
+    callCount = 0;
+
+    /* Volume changes reach the listener with the new value. */
+    vcard("volume 0.3");
+    waitForCalls(1);
+    CHECK(callCount == 1 && calls[0].id == kAudioSessionProperty_CurrentHardwareOutputVolume, "one volume callback (%d)", callCount);
+    CHECK(fabs(calls[0].f - 0.3) < 0.02, "volume listener sees about 0.3 (got %f)", calls[0].f);
+    callCount = 0;
+
+    /* OverrideAudioRoute reverts on the route change. */
+    CHECK_STATUS(AudioSessionSetActive(false), noErr);
+    setU32(kAudioSessionProperty_AudioCategory, kAudioSessionCategory_PlayAndRecord);
+    CHECK_STATUS(AudioSessionSetActive(true), noErr);
+    vcard("plug headset");
+    waitForCalls(1);
+    setU32(kAudioSessionProperty_OverrideAudioRoute, kAudioSessionOverrideAudioRoute_Speaker);
+    routeName(route, sizeof route);
+    CHECK(strcmp(route, "SpeakerAndMicrophone") == 0, "override to the speaker (got %s)", route);
+    vcard("plug lineout");
+    waitForCalls(3);
+    routeName(route, sizeof route);
+    CHECK(strcmp(route, "HeadsetInOut") == 0, "override reverted by the route change (got %s)", route);
+    vcard("unplug headset");
+    vcard("unplug lineout");
+    waitForCalls(5);
+    callCount = 0;
+
+    /* Removing the microphone: AudioInputAvailable, then recording cannot activate. */
+    CHECK_STATUS(AudioSessionSetActive(false), noErr);
+    vcard("unplug mic");
+    for (int i = 0; i < 2000 && !(callCount > 0 && calls[callCount - 1].id == kAudioSessionProperty_AudioInputAvailable); i++)
+        CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    CHECK(callCount > 0 && calls[callCount - 1].id == kAudioSessionProperty_AudioInputAvailable && calls[callCount - 1].u == 0,
+          "AudioInputAvailable listener called with 0");
+    setU32(kAudioSessionProperty_AudioCategory, kAudioSessionCategory_RecordAudio);
+    CHECK_STATUS(AudioSessionSetActive(true), kAudioServicesNoHardwareError);
+    vcard("plug mic");
+    waitForCalls(callCount + 1);
+    CHECK_STATUS(AudioSessionSetActive(true), noErr);
+    CHECK_STATUS(AudioSessionSetActive(false), noErr);
+
+    /* Rates: a card offering only 44100 and 48000 turns 22050 into a rate it granted. */
+    setU32(kAudioSessionProperty_AudioCategory, kAudioSessionCategory_MediaPlayback);
+    vcard("rates 44100,48000");
+    Float64 preferred = 22050;
+    CHECK_STATUS(AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareSampleRate, 8, &preferred), noErr);
+    CHECK_STATUS(AudioSessionSetActive(true), noErr);
+    CHECK(currentRate() == 44100, "22050 preferred on a 44100/48000 card gives 44100 (got %.0f)", currentRate());
+    CHECK_STATUS(AudioSessionSetActive(false), noErr);
+    vcard("rates 48000");
+    CHECK_STATUS(AudioSessionSetActive(true), noErr);
+    CHECK(currentRate() == 48000, "a 48000-only card gives 48000 (got %.0f)", currentRate());
+    CHECK_STATUS(AudioSessionSetActive(false), noErr);
+
+    /* A preferred IO buffer duration of 0.005 s yields the period the card granted. */
+    vcard("rates 44100");
+    vcard("periods 256,4096");
+    Float32 duration = 0.005f;
+    CHECK_STATUS(AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareIOBufferDuration, 4, &duration), noErr);
+    CHECK_STATUS(AudioSessionSetActive(true), noErr);
+    Float32 current = 0;
+    size = sizeof current;
+    AudioSessionGetProperty(kAudioSessionProperty_CurrentHardwareIOBufferDuration, &size, &current);
+    CHECK(fabsf(current - 256.0f / 44100.0f) < 1e-6f, "0.005 s on a card whose periods start at 256 frames: %f s", current);
+    CHECK_STATUS(AudioSessionSetActive(false), noErr);
+
+    /* A card without capture: recording reports 'nohw'. */
+    vcard("capture off");
+    waitForCalls(callCount + 1);
+    setU32(kAudioSessionProperty_AudioCategory, kAudioSessionCategory_RecordAudio);
+    CHECK_STATUS(AudioSessionSetActive(true), kAudioServicesNoHardwareError);
+    vcard("capture on");
+    return finish("alsa through the virtual card");
+}
