@@ -12,9 +12,17 @@ flags=$(pkg-config --cflags --libs AudioToolbox)
 for name in bench_get_property bench_listener_latency bench_listener_memory; do
     cc -std=gnu11 -O2 -Wall -Wextra -o "$out/$name" "$here/bench/$name.c" $flags -lpthread
 done
+export AUDIOTOOLBOX_BACKEND=virtual
 "$out/bench_get_property"
 "$out/bench_listener_latency"
 "$out/bench_listener_memory"
+cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_alsa" "$here/bench/bench_alsa.c" $flags -lasound -lpthread
+(
+    unset AUDIOTOOLBOX_BACKEND
+    rm -rf "$out/vcard"
+    eval "$("$prefix/bin/vcard" setup "$out/vcard")"
+    "$out/bench_alsa"
+)
 if command -v valgrind >/dev/null; then
     # valgrind 3.19 cannot read the DWARF the Swift toolchain emits: check a copy of the
     # library without debug sections, found first through LD_LIBRARY_PATH.

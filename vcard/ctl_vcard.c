@@ -86,12 +86,10 @@ static int elemCount(snd_ctl_ext_t *ext)
 }
 
 /* The index in `controls` of the offset-th present control, or -1. */
-static int presentIndex(VCard *card, unsigned offset)
+static int presentIndex(const VCardState *state, unsigned offset)
 {
-    VCardState state;
-    if (readState(card, &state) < 0) return -1;
     for (int i = 0; i < CONTROL_COUNT; i++) {
-        if (!present(&state, i)) continue;
+        if (!present(state, i)) continue;
         if (offset-- == 0) return i;
     }
     return -1;
@@ -99,7 +97,9 @@ static int presentIndex(VCard *card, unsigned offset)
 
 static int elemList(snd_ctl_ext_t *ext, unsigned int offset, snd_ctl_elem_id_t *id)
 {
-    int index = presentIndex(ext->private_data, offset);
+    VCardState state;
+    if (readState(ext->private_data, &state) < 0) return -EIO;
+    int index = presentIndex(&state, offset);
     if (index < 0) return -EINVAL;
     snd_ctl_elem_id_set_interface(id, controls[index].iface);
     snd_ctl_elem_id_set_name(id, controls[index].name);
@@ -114,7 +114,7 @@ static snd_ctl_ext_key_t findElem(snd_ctl_ext_t *ext, const snd_ctl_elem_id_t *i
     /* Numbered IDs count the present controls from 1, as elem_list does. */
     unsigned numid = snd_ctl_elem_id_get_numid(id);
     if (numid != 0) {
-        int index = presentIndex(card, numid - 1);
+        int index = presentIndex(&state, numid - 1);
         return index < 0 ? SND_CTL_EXT_KEY_NOT_FOUND : (snd_ctl_ext_key_t)index;
     }
     const char *name = snd_ctl_elem_id_get_name(id);

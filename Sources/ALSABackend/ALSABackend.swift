@@ -98,11 +98,11 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
     }
 
     public func setInputGain(_ gain: Float) {
+        let current = state.withLock { $0.map }
         let map = control.withLock { control -> ControlMap in
-            if let element = state.withLock({ $0.map.captureVolume }) {
-                ControlMap.setVolume(gain, of: element, control: control)
-            }
-            return ControlMap(control: control)
+            guard let element = current.captureVolume, let scale = current.captureScale else { return current }
+            ControlMap.setVolume(gain, of: element, scale: scale, control: control)
+            return current.updated(changed: [element.name], control: control)
         }
         state.withLock { $0.map = map }
     }
@@ -140,9 +140,9 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
                 return
             }
             if descriptors.last!.revents != 0 { return }
+            let current = state.withLock { $0.map }
             let map = control.withLock { control -> ControlMap in
-                _ = control.readChangedElements()
-                return ControlMap(control: control)
+                current.updated(changed: control.readChangedElements(), control: control)
             }
             let (previous, handler) = state.withLock { s -> (HardwareFacts, (@Sendable (HardwareEvent) -> Void)?) in
                 defer { s.map = map }

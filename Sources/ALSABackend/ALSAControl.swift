@@ -99,27 +99,44 @@ final class ALSAControl {
         return low <= high ? low...high : nil
     }
 
-    /// The control's dB range in hundredths of a dB, if it publishes one.
-    func decibelRange(_ element: Element) -> ClosedRange<Int>? {
-        withID(element) { id in
+    /// How an integer control's raw values map to dB: read once per control, since a
+    /// volume change then needs only the raw value.
+    struct Scale {
+        let range: ClosedRange<Int>
+        /// The control's TLV dB description, if it publishes one.
+        var tlv: [UInt32]?
+
+        /// The raw value in hundredths of a dB, or nil without a dB description.
+        func decibels(_ raw: Int) -> Int? {
+            guard var tlv else { return nil }
+            var gain = 0
+            return snd_tlv_convert_to_dB(&tlv, range.lowerBound, range.upperBound, raw, &gain) >= 0 ? gain : nil
+        }
+
+        var decibelRange: ClosedRange<Int>? {
+            guard var tlv else { return nil }
             var low = 0, high = 0
-            guard snd_ctl_get_dB_range(handle, id, &low, &high) >= 0, low < high else { return nil }
+            guard snd_tlv_get_dB_range(&tlv, range.lowerBound, range.upperBound, &low, &high) >= 0, low < high
+            else { return nil }
             return low...high
         }
-    }
 
-    func decibels(_ element: Element, value: Int) -> Int? {
-        withID(element) { id in
-            var gain = 0
-            return snd_ctl_convert_to_dB(handle, id, value, &gain) >= 0 ? gain : nil
-        }
-    }
-
-    func value(_ element: Element, decibels: Int) -> Int? {
-        withID(element) { id in
+        func raw(decibels: Int) -> Int? {
+            guard var tlv else { return nil }
             var value = 0
-            return snd_ctl_convert_from_dB(handle, id, decibels, &value, 0) >= 0 ? value : nil
+            return snd_tlv_convert_from_dB(&tlv, range.lowerBound, range.upperBound, decibels, &value, 0) >= 0
+                ? value : nil
         }
+    }
+
+    func scale(_ element: Element) -> Scale? {
+        guard let range = integerRange(element) else { return nil }
+        let tlv: [UInt32]? = withID(element) { id in
+            var buffer = [UInt32](repeating: 0, count: 64)
+            guard snd_ctl_elem_tlv_read(handle, id, &buffer, UInt32(buffer.count * 4)) >= 0 else { return nil }
+            return buffer
+        }
+        return Scale(range: range, tlv: tlv)
     }
 
     // MARK: Events

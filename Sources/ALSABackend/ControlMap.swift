@@ -22,9 +22,28 @@ struct ControlMap {
         ("Line Jack", [.lineIn]),
     ]
 
-    let facts: HardwareFacts
+    private(set) var facts: HardwareFacts
     let playbackVolume: ALSAControl.Element?
     let captureVolume: ALSAControl.Element?
+    let playbackScale: ALSAControl.Scale?
+    let captureScale: ALSAControl.Scale?
+
+    /// The map after the named elements changed: a volume change re-reads that one
+    /// control; anything else (a jack, a control coming or going) rescans the card.
+    func updated(changed names: Set<String>, control: ALSAControl) -> ControlMap {
+        let volumeNames = Set([playbackVolume?.name, captureVolume?.name].compactMap { $0 })
+        guard !names.isEmpty, names.isSubset(of: volumeNames) else { return ControlMap(control: control) }
+        var map = self
+        if let playbackVolume, let playbackScale, names.contains(playbackVolume.name) {
+            map.facts.outputVolume = Self.volume(of: playbackVolume, scale: playbackScale, control: control)
+                ?? facts.outputVolume
+        }
+        if let captureVolume, let captureScale, names.contains(captureVolume.name) {
+            map.facts.inputGain = Self.volume(of: captureVolume, scale: captureScale, control: control)
+                ?? facts.inputGain
+        }
+        return map
+    }
 
     init(control: ALSAControl) {
         let elements = control.elements
@@ -46,35 +65,47 @@ struct ControlMap {
             }
         }
 
-        playbackVolume = Self.playbackVolumeNames.lazy.compactMap { byName[$0] }.first
-        captureVolume = byName[Self.captureVolumeName]
+        let playbackVolume = Self.playbackVolumeNames.lazy.compactMap { byName[$0] }.first
+        let captureVolume = byName[Self.captureVolumeName]
+        let playbackScale = playbackVolume.flatMap(control.scale)
+        let captureScale = captureVolume.flatMap(control.scale)
+        self.playbackVolume = playbackVolume
+        self.captureVolume = captureVolume
+        self.playbackScale = playbackScale
+        self.captureScale = captureScale
+        func volume(_ element: ALSAControl.Element?, _ scale: ALSAControl.Scale?) -> Float? {
+            guard let element, let scale else { return nil }
+            return Self.volume(of: element, scale: scale, control: control)
+        }
         facts = HardwareFacts(
             connectedPorts: ports,
-            outputVolume: playbackVolume.flatMap { Self.volume(of: $0, control: control) } ?? 1,
+            outputVolume: volume(playbackVolume, playbackScale) ?? 1,
             inputGainSettable: captureVolume != nil,
-            inputGain: captureVolume.flatMap { Self.volume(of: $0, control: control) } ?? 0,
+            inputGain: volume(captureVolume, captureScale) ?? 0,
             otherAudioPlaying: false)
     }
 
     /// The control's value as a perceptual 0...1 volume (linear when it has no dB scale).
-    static func volume(of element: ALSAControl.Element, control: ALSAControl) -> Float? {
-        guard let raw = control.integer(element), let range = control.integerRange(element) else { return nil }
-        if let decibelRange = control.decibelRange(element), let decibels = control.decibels(element, value: raw) {
+    static func volume(of element: ALSAControl.Element, scale: ALSAControl.Scale, control: ALSAControl) -> Float? {
+        guard let raw = control.integer(element) else { return nil }
+        if let decibelRange = scale.decibelRange, let decibels = scale.decibels(raw) {
             return PerceptualVolume.volume(decibels: decibels, minimum: decibelRange.lowerBound,
                                            maximum: decibelRange.upperBound)
         }
+        let range = scale.range
         guard range.upperBound > range.lowerBound else { return 0 }
         return Float(raw - range.lowerBound) / Float(range.upperBound - range.lowerBound)
     }
 
     /// Sets the control to the value nearest the perceptual `volume`.
-    static func setVolume(_ volume: Float, of element: ALSAControl.Element, control: ALSAControl) {
-        guard let range = control.integerRange(element) else { return }
+    static func setVolume(_ volume: Float, of element: ALSAControl.Element, scale: ALSAControl.Scale,
+                          control: ALSAControl) {
+        let range = scale.range
         var raw = range.lowerBound + Int((Float(range.upperBound - range.lowerBound) * volume).rounded())
-        if let decibelRange = control.decibelRange(element) {
+        if let decibelRange = scale.decibelRange {
             let decibels = PerceptualVolume.decibels(volume: volume, minimum: decibelRange.lowerBound,
                                                      maximum: decibelRange.upperBound)
-            raw = control.value(element, decibels: Int(decibels.rounded())) ?? raw
+            raw = scale.raw(decibels: Int(decibels.rounded())) ?? raw
         }
         control.write(element, integer: min(max(raw, range.lowerBound), range.upperBound))
     }
