@@ -122,6 +122,24 @@ int main(void)
     CHECK(fabs(calls[0].f - 0.3) < 0.02, "volume listener sees about 0.3 (got %f)", calls[0].f);
     callCount = 0;
 
+    /* Input gain: the capture volume, settable and clamped. */
+    UInt32 gainAvailable = 0;
+    size = sizeof gainAvailable;
+    CHECK_STATUS(AudioSessionGetProperty(kAudioSessionProperty_InputGainAvailable, &size, &gainAvailable), noErr);
+    CHECK(gainAvailable == 1, "the card's capture volume makes gain available");
+    Float32 gain = 0.8f;
+    CHECK_STATUS(AudioSessionSetProperty(kAudioSessionProperty_InputGainScalar, 4, &gain), noErr);
+    size = sizeof gain;
+    CHECK_STATUS(AudioSessionGetProperty(kAudioSessionProperty_InputGainScalar, &size, &gain), noErr);
+    CHECK(fabs(gain - 0.8) < 0.02, "gain reads back about 0.8 (got %f)", gain);
+    gain = 7;
+    CHECK_STATUS(AudioSessionSetProperty(kAudioSessionProperty_InputGainScalar, 4, &gain), noErr);
+    size = sizeof gain;
+    AudioSessionGetProperty(kAudioSessionProperty_InputGainScalar, &size, &gain);
+    CHECK(gain == 1.0f, "gain clamped to 1 (got %f)", gain);
+    runPendingCallbacks();
+    callCount = 0;
+
     /* OverrideAudioRoute reverts on the route change. */
     CHECK_STATUS(AudioSessionSetActive(false), noErr);
     setU32(kAudioSessionProperty_AudioCategory, kAudioSessionCategory_PlayAndRecord);

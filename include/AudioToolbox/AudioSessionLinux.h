@@ -8,6 +8,8 @@
  *      demos use these to exercise the real listener paths on a machine with no sound
  *      card.
  * All functions return kAudioSessionNotInitialized before AudioSessionInitialize.
+ * Environment: AUDIOTOOLBOX_ALSA_PCM / AUDIOTOOLBOX_ALSA_CTL name the ALSA devices,
+ * AUDIOTOOLBOX_BACKEND=virtual|alsa forces a backend, AUDIOTOOLBOX_LOG=error|debug logs.
  */
 #ifndef AUDIOTOOLBOX_AUDIOSESSIONLINUX_H
 #define AUDIOTOOLBOX_AUDIOSESSIONLINUX_H
@@ -38,8 +40,10 @@ extern OSStatus AudioSessionDispatchPendingCallbacks(UInt32 *outCount);
 /* ---------------------------------------------------------------------------------
  * 2. The virtual sound device.
  *
- * The session uses the virtual device when no other backend is configured. It has a
- * built-in speaker and a built-in microphone; other ports can be connected.
+ * The session uses this in-process device when no ALSA card opens, or when the
+ * environment says AUDIOTOOLBOX_BACKEND=virtual. It has a built-in speaker and a
+ * built-in microphone; other ports can be connected. On an ALSA card these calls
+ * return kAudioServicesNoHardwareError (drive the virtual ALSA card with `vcard`).
  * ------------------------------------------------------------------------------- */
 typedef UInt32 AudioSessionVirtualPort;
 enum {
