@@ -204,6 +204,7 @@ static int readEvent(snd_ctl_ext_t *ext, snd_ctl_elem_id_t *id, unsigned int *ev
 {
     VCard *card = ext->private_data;
     if (card->pendingMask == 0) collectChanges(card);
+    if (card->seen.removed) return -ENODEV; /* as a hot-unplugged card reports */
     for (int i = 0; i < CONTROL_COUNT; i++) {
         if (!(card->pendingMask & (1u << i))) continue;
         card->pendingMask &= ~(1u << i);
@@ -257,7 +258,7 @@ SND_CTL_PLUGIN_DEFINE_FUNC(vcard)
     card->stateFD = open(statePath, O_RDWR | O_CLOEXEC);
     card->watchFD = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (card->stateFD < 0 || card->watchFD < 0 || inotify_add_watch(card->watchFD, statePath, IN_MODIFY) < 0 ||
-        readState(card, &card->seen) < 0) {
+        readState(card, &card->seen) < 0 || card->seen.removed) {
         SNDERR("vcard: cannot use state file %s", statePath);
         if (card->stateFD >= 0) close(card->stateFD);
         if (card->watchFD >= 0) close(card->watchFD);

@@ -105,7 +105,7 @@ SND_PCM_PLUGIN_DEFINE_FUNC(vcard)
     }
     VCardState state;
     if (!statePath || readState(statePath, &state) < 0) { SNDERR("vcard: no usable state file"); return -ENODEV; }
-    if (stream == SND_PCM_STREAM_CAPTURE && !state.hasCapture) return -ENODEV;
+    if (state.removed || (stream == SND_PCM_STREAM_CAPTURE && !state.hasCapture)) return -ENODEV;
     if (state.rateCount == 0 || state.rateCount > VCARD_MAX_RATES) return -EINVAL;
 
     VPcm *pcm = calloc(1, sizeof *pcm);

@@ -10,6 +10,7 @@
  *   vcard capture on|off       whether the card has a capture device at all
  *   vcard rates R1,R2,...      sample rates the PCM accepts (1 to 8)
  *   vcard periods MIN,MAX      period sizes the PCM accepts, in frames
+ *   vcard remove | insert      unplug the whole card (a USB card pulled out) or put it back
  *   vcard show                 print the state
  *
  * The card is found through $VCARD_DIR (set by the output of `vcard setup`).
@@ -32,7 +33,7 @@
 static int usage(void)
 {
     fputs("usage: vcard setup [DIR] | plug PORT | unplug PORT | volume V | capture-volume V |\n"
-          "             capture on|off | rates R1,R2,... | periods MIN,MAX | show\n"
+          "             capture on|off | rates R1,R2,... | periods MIN,MAX | remove | insert | show\n"
           "PORT: headphones headset mic lineout linein hdmi\n", stderr);
     return 2;
 }
@@ -159,11 +160,16 @@ int main(int argc, char **argv)
 
     VCardState state;
     if (loadState(&state) < 0) return 1;
+    if (!strcmp(command, "remove") || !strcmp(command, "insert")) {
+        state.removed = !strcmp(command, "remove");
+        return saveState(&state, cardDirectory()) < 0 ? 1 : 0;
+    }
     if (!strcmp(command, "show")) {
         printf("jacks 0x%x playback %d capture %d has-capture %u rates", (unsigned)state.jacks,
                (int)state.playbackVolume, (int)state.captureVolume, (unsigned)state.hasCapture);
         for (uint32_t i = 0; i < state.rateCount; i++) printf("%s%u", i ? "," : " ", (unsigned)state.rates[i]);
-        printf(" periods %u,%u\n", (unsigned)state.periodMinFrames, (unsigned)state.periodMaxFrames);
+        printf(" periods %u,%u%s\n", (unsigned)state.periodMinFrames, (unsigned)state.periodMaxFrames,
+               state.removed ? " removed" : "");
         return 0;
     }
     if (argc != 3) return usage();

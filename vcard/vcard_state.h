@@ -29,6 +29,7 @@ typedef struct {
     uint32_t rateCount;
     uint32_t rates[VCARD_MAX_RATES];
     uint32_t periodMinFrames, periodMaxFrames;
+    uint32_t removed;          /* 1: the card is unplugged (its devices no longer open) */
 } VCardState;
 
 /* Volumes span 0..100 steps of 0.5 dB: -50 dB .. 0 dB. */

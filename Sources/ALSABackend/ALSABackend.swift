@@ -12,8 +12,8 @@ import Locking
 public final class ALSABackend: HardwareBackend, @unchecked Sendable {
     public let names: ALSADeviceNames
     /// The control handle, used by the event thread and by gain changes: alsa-lib handles
-    /// are not thread-safe, so every use holds this lock.
-    private let control: Locked<ALSAControl>
+    /// are not thread-safe, so every use holds this lock. Nil while the card is unplugged.
+    private let control: Locked<ALSAControl?>
 
     private struct State {
         var map: ControlMap
@@ -32,7 +32,7 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
         self.names = names
         control.subscribe()
         state = Locked(State(map: ControlMap(control: control)))
-        self.control = Locked(control)
+        self.control = Locked(Optional(control))
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return nil }
         wakeRead = ends[0]
@@ -100,7 +100,9 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
     public func setInputGain(_ gain: Float) {
         let current = state.withLock { $0.map }
         let map = control.withLock { control -> ControlMap in
-            guard let element = current.captureVolume, let scale = current.captureScale else { return current }
+            guard let control, let element = current.captureVolume, let scale = current.captureScale else {
+                return current
+            }
             ControlMap.setVolume(gain, of: element, scale: scale, control: control)
             return current.updated(changed: [element.name], control: control)
         }
@@ -128,29 +130,64 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
         pthread_detach(thread)
     }
 
+    /// How often a card that went away is looked for again, in milliseconds.
+    static let reopenInterval: Int32 = 500
+
     /// Polls the control device until woken through the pipe; each batch of control
-    /// events becomes a fresh `ControlMap` and the `HardwareEvent`s that differ.
+    /// events becomes an updated `ControlMap` and the `HardwareEvent`s that differ. A card
+    /// that goes away (hot-unplug) loses all its ports; it is reopened when it returns.
     private func runEventLoop() {
-        let controlDescriptors = control.withLock { $0.pollDescriptors }
-        var descriptors = controlDescriptors + [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
         while true {
-            for index in descriptors.indices { descriptors[index].revents = 0 }
+            let controlDescriptors = control.withLock { $0?.pollDescriptors ?? [] }
+            if controlDescriptors.isEmpty {
+                if waitForWake(timeout: Self.reopenInterval) { return }
+                reopen()
+                continue
+            }
+            var descriptors = controlDescriptors + [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             guard poll(&descriptors, nfds_t(descriptors.count), -1) >= 0 else {
                 if errno == EINTR { continue }
                 return
             }
             if descriptors.last!.revents != 0 { return }
+            let failed = descriptors.dropLast().contains { $0.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 }
             let current = state.withLock { $0.map }
-            let map = control.withLock { control -> ControlMap in
-                current.updated(changed: control.readChangedElements(), control: control)
+            let map = control.withLock { control -> ControlMap? in
+                guard !failed, let control, let changed = control.readChangedElements() else { return nil }
+                return current.updated(changed: changed, control: control)
             }
-            let (previous, handler) = state.withLock { s -> (HardwareFacts, (@Sendable (HardwareEvent) -> Void)?) in
-                defer { s.map = map }
-                return (s.map.facts, s.handler)
+            if let map {
+                publish(map)
+            } else {
+                control.withLock { $0 = nil }
+                publish(current.removed())
             }
-            guard let handler else { continue }
-            for event in Self.events(from: previous, to: map.facts) { handler(event) }
         }
+    }
+
+    /// Opens the card again if it is back, and reports its ports.
+    private func reopen() {
+        guard let reopened = ALSAControl(name: names.control) else { return }
+        reopened.subscribe()
+        let map = ControlMap(control: reopened)
+        control.withLock { $0 = reopened }
+        publish(map)
+    }
+
+    /// True when woken through the pipe (shutting down); false after `timeout` ms.
+    private func waitForWake(timeout: Int32) -> Bool {
+        var descriptor = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, timeout) > 0
+    }
+
+    /// Installs `map` and reports how its facts differ from the previous ones.
+    private func publish(_ map: ControlMap) {
+        let (previous, handler) = state.withLock { s -> (HardwareFacts, (@Sendable (HardwareEvent) -> Void)?) in
+            defer { s.map = map }
+            return (s.map.facts, s.handler)
+        }
+        guard let handler else { return }
+        for event in Self.events(from: previous, to: map.facts) { handler(event) }
     }
 
     static func events(from old: HardwareFacts, to new: HardwareFacts) -> [HardwareEvent] {

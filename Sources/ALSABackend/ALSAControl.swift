@@ -151,18 +151,21 @@ final class ALSAControl {
         return Array(descriptors.prefix(Int(max(filled, 0))))
     }
 
-    /// Reads every pending event; returns the names of the elements that changed.
-    func readChangedElements() -> Set<String> {
+    /// Reads every pending event; returns the names of the elements that changed, or nil
+    /// when the card has gone away.
+    func readChangedElements() -> Set<String>? {
         var event: OpaquePointer?
         guard snd_ctl_event_malloc(&event) >= 0, let event else { return [] }
         defer { snd_ctl_event_free(event) }
         var names: Set<String> = []
-        while snd_ctl_read(handle, event) > 0 {
+        while true {
+            let result = snd_ctl_read(handle, event)
+            if result == -ENODEV { return nil }
+            guard result > 0 else { return names }
             if snd_ctl_event_get_type(event) == SND_CTL_EVENT_ELEM {
                 names.insert(String(cString: snd_ctl_event_elem_get_name(event)))
             }
         }
-        return names
     }
 }
 

@@ -28,6 +28,21 @@ struct ControlMap {
     let playbackScale: ALSAControl.Scale?
     let captureScale: ALSAControl.Scale?
 
+    /// The map of a card that has gone away: no ports, nothing settable; the last volume
+    /// is kept so that its disappearance is not reported as a volume change.
+    func removed() -> ControlMap {
+        ControlMap(facts: HardwareFacts(connectedPorts: [], outputVolume: facts.outputVolume, inputGainSettable: false,
+                                        inputGain: facts.inputGain, otherAudioPlaying: false))
+    }
+
+    private init(facts: HardwareFacts) {
+        self.facts = facts
+        playbackVolume = nil
+        captureVolume = nil
+        playbackScale = nil
+        captureScale = nil
+    }
+
     /// The map after the named elements changed: a volume change re-reads that one
     /// control; anything else (a jack, a control coming or going) rescans the card.
     func updated(changed names: Set<String>, control: ALSAControl) -> ControlMap {

@@ -23,6 +23,7 @@ static void listener(void *clientData, AudioSessionPropertyID id, UInt32 size, c
     (void)clientData;
     if (callCount == MAX_CALLS) return;
     int i = callCount++;
+    memset(&calls[i], 0, sizeof calls[i]);
     calls[i].id = id;
     if (id == kAudioSessionProperty_AudioRouteChange) {
         CFDictionaryRef change = data;
@@ -196,6 +197,33 @@ int main(void)
     AudioSessionGetProperty(kAudioSessionProperty_CurrentHardwareIOBufferDuration, &size, &current);
     CHECK(fabsf(current - 256.0f / 44100.0f) < 1e-6f, "0.005 s on a card whose periods start at 256 frames: %f s", current);
     CHECK_STATUS(AudioSessionSetActive(false), noErr);
+
+    /* Hot-unplug of the whole card: no suitable route; plugging it back restores it. */
+    setU32(kAudioSessionProperty_AudioCategory, kAudioSessionCategory_MediaPlayback);
+    CHECK_STATUS(AudioSessionSetActive(true), noErr);
+    runPendingCallbacks();
+    callCount = 0;
+    vcard("remove");
+    waitForCalls(1);
+    CHECK(callCount >= 1 && calls[0].id == kAudioSessionProperty_AudioRouteChange &&
+          calls[0].reason == kAudioSessionRouteChangeReason_NoSuitableRouteForCategory && calls[0].current[0] == 0,
+          "card removed: NoSuitableRouteForCategory, no output (got %d calls, reason %d)", callCount, (int)calls[0].reason);
+    int seen = callCount;
+    vcard("insert");
+    for (int i = 0; i < 2000; i++) {
+        CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+        if (callCount > seen && calls[callCount - 1].id == kAudioSessionProperty_AudioRouteChange) break;
+        int found = 0;
+        for (int k = seen; k < callCount; k++) found |= calls[k].id == kAudioSessionProperty_AudioRouteChange;
+        if (found) break;
+    }
+    int back = -1;
+    for (int k = seen; k < callCount; k++) if (calls[k].id == kAudioSessionProperty_AudioRouteChange) { back = k; break; }
+    CHECK(back >= 0 && calls[back].reason == kAudioSessionRouteChangeReason_NewDeviceAvailable &&
+          strcmp(calls[back].current, "Speaker") == 0, "card back: NewDeviceAvailable to the speaker");
+    CHECK_STATUS(AudioSessionSetActive(false), noErr);
+    runPendingCallbacks();
+    callCount = 0;
 
     /* A card without capture: recording reports 'nohw'. */
     vcard("capture off");
