@@ -24,11 +24,12 @@ typedef struct {
     uint32_t jackBit;  /* for jacks */
 } Control;
 
-enum { PLAYBACK_VOLUME, CAPTURE_VOLUME, CAPTURE_SWITCH, FIRST_JACK };
+enum { PLAYBACK_VOLUME, CAPTURE_VOLUME, CAPTURE_SWITCH, CAPTURE_SOURCE, FIRST_JACK };
 static const Control controls[] = {
     {"Master Playback Volume", SND_CTL_ELEM_IFACE_MIXER, SND_CTL_ELEM_TYPE_INTEGER, 0},
     {"Capture Volume", SND_CTL_ELEM_IFACE_MIXER, SND_CTL_ELEM_TYPE_INTEGER, 0},
     {"Capture Switch", SND_CTL_ELEM_IFACE_MIXER, SND_CTL_ELEM_TYPE_BOOLEAN, 0},
+    {"Capture Source", SND_CTL_ELEM_IFACE_MIXER, SND_CTL_ELEM_TYPE_ENUMERATED, 0},
     {"Headphone Jack", SND_CTL_ELEM_IFACE_CARD, SND_CTL_ELEM_TYPE_BOOLEAN, VCARD_JACK_HEADPHONE},
     {"Headset Mic Jack", SND_CTL_ELEM_IFACE_CARD, SND_CTL_ELEM_TYPE_BOOLEAN, VCARD_JACK_HEADSET_MIC},
     {"Mic Jack", SND_CTL_ELEM_IFACE_CARD, SND_CTL_ELEM_TYPE_BOOLEAN, VCARD_JACK_MIC},
@@ -61,7 +62,7 @@ static int writeState(VCard *card, const VCardState *state)
 /* Only controls that exist on this card: a card without capture has no capture controls. */
 static int present(const VCardState *state, int index)
 {
-    if (!state->hasCapture && (index == CAPTURE_VOLUME || index == CAPTURE_SWITCH)) return 0;
+    if (!state->hasCapture && (index == CAPTURE_VOLUME || index == CAPTURE_SWITCH || index == CAPTURE_SOURCE)) return 0;
     return 1;
 }
 
@@ -71,6 +72,7 @@ static int controlValue(const VCardState *state, int index)
     case PLAYBACK_VOLUME: return state->playbackVolume;
     case CAPTURE_VOLUME: return state->captureVolume;
     case CAPTURE_SWITCH: return 1;
+    case CAPTURE_SOURCE: return (int)state->captureSource;
     default: return (state->jacks & controls[index].jackBit) != 0;
     }
 }
@@ -167,6 +169,42 @@ static int writeInteger(snd_ctl_ext_t *ext, snd_ctl_ext_key_t key, long *value)
     return writeState(card, &state) < 0 ? -EIO : 1;
 }
 
+static const char *const sourceNames[] = VCARD_CAPTURE_SOURCES;
+
+static int getEnumeratedInfo(snd_ctl_ext_t *ext, snd_ctl_ext_key_t key, unsigned int *items)
+{
+    (void)ext;
+    if (key != CAPTURE_SOURCE) return -EINVAL;
+    *items = VCARD_CAPTURE_SOURCE_COUNT;
+    return 0;
+}
+
+static int getEnumeratedName(snd_ctl_ext_t *ext, snd_ctl_ext_key_t key, unsigned int item, char *name, size_t size)
+{
+    (void)ext;
+    if (key != CAPTURE_SOURCE || item >= VCARD_CAPTURE_SOURCE_COUNT) return -EINVAL;
+    snprintf(name, size, "%s", sourceNames[item]);
+    return 0;
+}
+
+static int readEnumerated(snd_ctl_ext_t *ext, snd_ctl_ext_key_t key, unsigned int *items)
+{
+    VCardState state;
+    if (key != CAPTURE_SOURCE || readState(ext->private_data, &state) < 0) return -EINVAL;
+    items[0] = state.captureSource;
+    return 0;
+}
+
+static int writeEnumerated(snd_ctl_ext_t *ext, snd_ctl_ext_key_t key, unsigned int *items)
+{
+    VCard *card = ext->private_data;
+    VCardState state;
+    if (key != CAPTURE_SOURCE || items[0] >= VCARD_CAPTURE_SOURCE_COUNT || readState(card, &state) < 0) return -EINVAL;
+    if (state.captureSource == items[0]) return 0;
+    state.captureSource = items[0];
+    return writeState(card, &state) < 0 ? -EIO : 1;
+}
+
 static int tlv(snd_ctl_ext_t *ext, snd_ctl_ext_key_t key, int opFlag, unsigned int numid, unsigned int *data,
                unsigned int size)
 {
@@ -233,6 +271,10 @@ static const snd_ctl_ext_callback_t callbacks = {
     .get_integer_info = getIntegerInfo,
     .read_integer = readInteger,
     .write_integer = writeInteger,
+    .get_enumerated_info = getEnumeratedInfo,
+    .get_enumerated_name = getEnumeratedName,
+    .read_enumerated = readEnumerated,
+    .write_enumerated = writeEnumerated,
     .subscribe_events = subscribeEvents,
     .read_event = readEvent,
 };

@@ -168,7 +168,9 @@ int main(int argc, char **argv)
         printf("jacks 0x%x playback %d capture %d has-capture %u rates", (unsigned)state.jacks,
                (int)state.playbackVolume, (int)state.captureVolume, (unsigned)state.hasCapture);
         for (uint32_t i = 0; i < state.rateCount; i++) printf("%s%u", i ? "," : " ", (unsigned)state.rates[i]);
-        printf(" periods %u,%u%s\n", (unsigned)state.periodMinFrames, (unsigned)state.periodMaxFrames,
+        static const char *const sources[] = VCARD_CAPTURE_SOURCES;
+        printf(" periods %u,%u source \"%s\"%s\n", (unsigned)state.periodMinFrames, (unsigned)state.periodMaxFrames,
+               state.captureSource < VCARD_CAPTURE_SOURCE_COUNT ? sources[state.captureSource] : "?",
                state.removed ? " removed" : "");
         return 0;
     }

@@ -30,7 +30,12 @@ typedef struct {
     uint32_t rates[VCARD_MAX_RATES];
     uint32_t periodMinFrames, periodMaxFrames;
     uint32_t removed;          /* 1: the card is unplugged (its devices no longer open) */
+    uint32_t captureSource;    /* index into VCARD_CAPTURE_SOURCES */
 } VCardState;
+
+/* Items of the "Capture Source" control, as HDA codecs name them. */
+#define VCARD_CAPTURE_SOURCES {"Internal Mic", "Line", "Headset Mic"}
+#define VCARD_CAPTURE_SOURCE_COUNT 3
 
 /* Volumes span 0..100 steps of 0.5 dB: -50 dB .. 0 dB. */
 #define VCARD_VOLUME_MAX 100

@@ -109,6 +109,13 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
         state.withLock { $0.map = map }
     }
 
+    /// Points the card's capture source at the route's input, where the card has one.
+    public func useInput(_ port: Port?) {
+        let current = state.withLock { $0.map }
+        guard let port, let element = current.captureSource, let item = current.captureSourceItems[port] else { return }
+        control.withLock { control in _ = control?.write(element, enumerated: item) }
+    }
+
     public func setEventHandler(_ handler: @escaping @Sendable (HardwareEvent) -> Void) {
         state.withLock { $0.handler = handler }
     }

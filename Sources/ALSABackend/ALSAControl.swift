@@ -80,6 +80,29 @@ final class ALSAControl {
         }
     }
 
+    /// The item names of an enumerated control.
+    func enumeratedItems(_ element: Element) -> [String] {
+        var info: OpaquePointer?
+        guard snd_ctl_elem_info_malloc(&info) >= 0, let info else { return [] }
+        defer { snd_ctl_elem_info_free(info) }
+        snd_ctl_elem_info_set_interface(info, element.interface)
+        snd_ctl_elem_info_set_name(info, element.name)
+        guard snd_ctl_elem_info(handle, info) >= 0 else { return [] }
+        return (0..<snd_ctl_elem_info_get_items(info)).compactMap { item in
+            snd_ctl_elem_info_set_item(info, item)
+            guard snd_ctl_elem_info(handle, info) >= 0 else { return nil }
+            return String(cString: snd_ctl_elem_info_get_item_name(info))
+        }
+    }
+
+    @discardableResult
+    func write(_ element: Element, enumerated item: Int) -> Bool {
+        withValue(element) { value in
+            snd_ctl_elem_value_set_enumerated(value, 0, UInt32(item))
+            return snd_ctl_elem_write(handle, value) >= 0
+        } ?? false
+    }
+
     @discardableResult
     func write(_ element: Element, integer: Int) -> Bool {
         withValue(element) { value in

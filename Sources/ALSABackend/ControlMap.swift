@@ -27,6 +27,19 @@ struct ControlMap {
     let captureVolume: ALSAControl.Element?
     let playbackScale: ALSAControl.Scale?
     let captureScale: ALSAControl.Scale?
+    /// The "Capture Source" control and the port each of its items stands for.
+    let captureSource: ALSAControl.Element?
+    let captureSourceItems: [Port: Int]
+
+    /// Which input port a capture source item names (HDA codec item names).
+    static func port(forCaptureSource item: String) -> Port? {
+        switch item {
+        case "Internal Mic", "Mic", "Front Mic", "Rear Mic": return .builtInMic
+        case "Line", "Line In": return .lineIn
+        case "Headset Mic": return .headsetMic
+        default: return nil
+        }
+    }
 
     /// The map of a card that has gone away: no ports, nothing settable; the last volume
     /// is kept so that its disappearance is not reported as a volume change.
@@ -41,6 +54,8 @@ struct ControlMap {
         captureVolume = nil
         playbackScale = nil
         captureScale = nil
+        captureSource = nil
+        captureSourceItems = [:]
     }
 
     /// The map after the named elements changed: a volume change re-reads that one
@@ -88,6 +103,14 @@ struct ControlMap {
         self.captureVolume = captureVolume
         self.playbackScale = playbackScale
         self.captureScale = captureScale
+        let captureSource = byName["Capture Source"]
+        self.captureSource = captureSource
+        let itemNames = captureSource.map { control.enumeratedItems($0) } ?? []
+        var items: [Port: Int] = [:]
+        for (index, name) in itemNames.enumerated() {
+            if let port = Self.port(forCaptureSource: name), items[port] == nil { items[port] = index }
+        }
+        captureSourceItems = items
         func volume(_ element: ALSAControl.Element?, _ scale: ALSAControl.Scale?) -> Float? {
             guard let element, let scale else { return nil }
             return Self.volume(of: element, scale: scale, control: control)

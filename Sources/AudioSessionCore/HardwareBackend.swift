@@ -75,6 +75,9 @@ public protocol HardwareBackend: AnyObject, Sendable {
     /// Set the input gain (already clamped to 0...1). Must not report the change as an
     /// event: the session asked for it and already knows.
     func setInputGain(_ gain: Float)
+    /// Route the device's capture to `port`, the input the session's route now uses
+    /// (nil: none). Called with the session's lock held, only when the input changes.
+    func useInput(_ port: Port?)
     /// Where the backend sends `HardwareEvent`s. Set once by the session, before use.
     func setEventHandler(_ handler: @escaping @Sendable (HardwareEvent) -> Void)
 }

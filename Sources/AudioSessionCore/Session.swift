@@ -331,6 +331,7 @@ public final class Session: Sendable {
                 return (error, [])
             }
             published.publish(s)
+            if s.route.inputs.first != saved.route.inputs.first { backend.useInput(s.route.inputs.first) }
             s.outbox += Session.observedChanges(from: saved, to: s)
             defer { s.outbox = [] }
             return (nil, s.outbox)

@@ -22,6 +22,7 @@ public final class VirtualAudioDevice: HardwareBackend {
         var sampleRates: [Double] = [44_100, 48_000]
         var interruptionInProgress = false
         var openStream: StreamRequest?
+        var inputInUse: Port?
         var eventHandler: (@Sendable (HardwareEvent) -> Void)?
     }
     private let model = Locked(Model())
@@ -55,6 +56,12 @@ public final class VirtualAudioDevice: HardwareBackend {
     public func close() { model.withLock { $0.openStream = nil } }
 
     public func setInputGain(_ gain: Float) { model.withLock { $0.inputGain = gain } }
+
+    /// The virtual device records which input is in use (`inputInUse`).
+    public func useInput(_ port: Port?) { model.withLock { $0.inputInUse = port } }
+
+    /// The input the session last routed capture to.
+    public var inputInUse: Port? { model.withLock { $0.inputInUse } }
 
     public func setEventHandler(_ handler: @escaping @Sendable (HardwareEvent) -> Void) {
         model.withLock { $0.eventHandler = handler }

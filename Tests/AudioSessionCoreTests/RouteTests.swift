@@ -114,8 +114,10 @@ struct RouteTests {
         #expect(try fixture.session.value(of: .inputSources) == .ports([.lineIn, .builtInMic]))
         #expect(try fixture.session.value(of: .inputSource) == .portID(Port.lineIn.sourceID))
         _ = fixture.recorder.take()
+        #expect(fixture.device.inputInUse == .lineIn, "the backend captures from the route's input")
         try fixture.session.setValue(.portID(Port.builtInMic.sourceID), of: .inputSource)
         #expect(fixture.route?.inputs == [.builtInMic])
+        #expect(fixture.device.inputInUse == .builtInMic)
         #expect(fixture.recorder.takeRouteChanges().map(\.reason) == [.routeConfigurationChange])
     }
 }

@@ -72,6 +72,46 @@ static void routeName(char *out, size_t size)
     }
 }
 
+/* The InputSources ID whose description is `description`, or -1. */
+static SInt32 inputSourceID(const char *description)
+{
+    CFArrayRef sources = NULL;
+    UInt32 size = sizeof sources;
+    SInt32 found = -1;
+    if (AudioSessionGetProperty(kAudioSessionProperty_InputSources, &size, &sources) != noErr) return -1;
+    for (CFIndex i = 0; i < CFArrayGetCount(sources); i++) {
+        CFDictionaryRef source = CFArrayGetValueAtIndex(sources, i);
+        char text[64] = "";
+        CFStringGetCString(CFDictionaryGetValue(source, kAudioSession_InputSourceKey_Description), text, sizeof text,
+                           kCFStringEncodingUTF8);
+        if (strcmp(text, description) == 0)
+            CFNumberGetValue(CFDictionaryGetValue(source, kAudioSession_InputSourceKey_ID), kCFNumberSInt32Type, &found);
+    }
+    CFRelease(sources);
+    return found;
+}
+
+/* The capture source the card itself reports (its state file). */
+static int cardCaptureSource(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/state", getenv("VCARD_DIR"));
+    FILE *file = fopen(path, "rb");
+    VCardState state = {0};
+    if (file) {
+        if (fread(&state, sizeof state, 1, file) != 1) state.captureSource = 99;
+        fclose(file);
+    }
+    return (int)state.captureSource;
+}
+
+static void selectInput(SInt32 id)
+{
+    CFNumberRef number = CFNumberCreate(NULL, kCFNumberSInt32Type, &id);
+    CHECK_STATUS(AudioSessionSetProperty(kAudioSessionProperty_InputSource, sizeof number, &number), noErr);
+    CFRelease(number);
+}
+
 static Float64 currentRate(void)
 {
     Float64 rate = 0;
@@ -172,6 +212,19 @@ int main(void)
     waitForCalls(callCount + 1);
     CHECK_STATUS(AudioSessionSetActive(true), noErr);
     CHECK_STATUS(AudioSessionSetActive(false), noErr);
+
+    /* Input sources: selecting one points the card's "Capture Source" control at it. */
+    vcard("plug linein");
+    waitForCalls(callCount + 1);
+    SInt32 line = inputSourceID("Line In"), builtIn = inputSourceID("Built-In Microphone");
+    CHECK(line > 0 && builtIn > 0, "InputSources lists the line input and the microphone (%d, %d)", (int)line, (int)builtIn);
+    selectInput(line);
+    CHECK(cardCaptureSource() == 1, "the card captures from \"Line\" (item %d)", cardCaptureSource());
+    selectInput(builtIn);
+    CHECK(cardCaptureSource() == 0, "the card captures from \"Internal Mic\" (item %d)", cardCaptureSource());
+    vcard("unplug linein");
+    waitForCalls(callCount + 1);
+    runPendingCallbacks();
 
     /* Rates: a card offering only 44100 and 48000 turns 22050 into a rate it granted. */
     setU32(kAudioSessionProperty_AudioCategory, kAudioSessionCategory_MediaPlayback);
