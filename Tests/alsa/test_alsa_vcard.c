@@ -37,7 +37,8 @@ static void listener(void *clientData, AudioSessionPropertyID id, UInt32 size, c
             CFStringRef type = CFDictionaryGetValue(CFArrayGetValueAtIndex(outputs, 0), kAudioSession_AudioRouteKey_Type);
             CFStringGetCString(type, calls[i].current, sizeof calls[i].current, kCFStringEncodingUTF8);
         }
-    } else if (size == 4 && id == kAudioSessionProperty_CurrentHardwareOutputVolume) {
+    } else if (size == 4 && (id == kAudioSessionProperty_CurrentHardwareOutputVolume ||
+                             id == kAudioSessionProperty_InputGainScalar)) {
         memcpy(&calls[i].f, data, 4);
     } else if (size == 4) {
         memcpy(&calls[i].u, data, 4);
@@ -179,6 +180,14 @@ int main(void)
     AudioSessionGetProperty(kAudioSessionProperty_InputGainScalar, &size, &gain);
     CHECK(gain == 1.0f, "gain clamped to 1 (got %f)", gain);
     runPendingCallbacks();
+    callCount = 0;
+    /* A gain change made outside the program (the mixer) reaches InputGainScalar listeners. */
+    CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_InputGainScalar, listener, NULL), noErr);
+    vcard("capture-volume 0.2");
+    waitForCalls(1);
+    CHECK(callCount == 1 && calls[0].id == kAudioSessionProperty_InputGainScalar, "one gain callback (%d)", callCount);
+    CHECK(fabs(calls[0].f - 0.2) < 0.02, "gain listener sees about 0.2 (got %f)", calls[0].f);
+    CHECK_STATUS(AudioSessionRemovePropertyListener(kAudioSessionProperty_InputGainScalar), noErr);
     callCount = 0;
 
     /* OverrideAudioRoute reverts on the route change. */
