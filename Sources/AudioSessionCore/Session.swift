@@ -93,14 +93,6 @@ public final class Session: Sendable {
     @inline(__always)
     public func publishedBits(slot: Int) -> UInt64 { published.load(slot) }
 
-    public func scalarBits(of descriptor: PropertyDescriptor) throws(ResultCode) -> UInt64 {
-        if let slot = descriptor.publishedSlot { return published.load(slot) }
-        return try state.withLock { s throws(ResultCode) in
-            guard let scalar = try Session.readScalar(descriptor.id, from: s) else { throw .unsupportedProperty }
-            return scalar.bits
-        }
-    }
-
     /// Reads a property from a state value: a pure function, shared by `value(of:)`
     /// and change detection.
     static func read(_ id: PropertyID, from s: SessionState) throws(ResultCode) -> PropertyValue {

@@ -43,15 +43,8 @@ public func audioSessionGetProperty(_ id: UInt32, _ ioDataSize: UnsafeMutablePoi
         let descriptor = try PropertyTable.descriptor(property, allowing: .get)
         guard let ioDataSize, let outData else { throw .unspecified }
         guard ioDataSize.pointee >= descriptor.type.byteCount else { throw .badPropertySize }
-        switch descriptor.type {
-        case .uint32, .float32:
-            let bits = try runtime.session.scalarBits(of: descriptor)
-            outData.storeBytes(of: UInt32(truncatingIfNeeded: bits), as: UInt32.self)
-        case .float64:
-            outData.storeBytes(of: try runtime.session.scalarBits(of: descriptor), as: UInt64.self)
-        case .cfDictionary, .cfArray, .cfString, .cfNumber:
-            Marshalling.store(try runtime.session.value(of: descriptor), into: outData)
-        }
+        // Published scalars were served by the fast path; here: CF values, InterruptionType.
+        Marshalling.store(try runtime.session.value(of: descriptor), into: outData)
         ioDataSize.pointee = descriptor.type.byteCount
     }
 }
