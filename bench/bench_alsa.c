@@ -69,6 +69,7 @@ static void setVolume(int fd, int32_t step)
 
 static double measure(int fd, int i)
 {
+    usleep(200); /* every event finds the receiving threads asleep */
     atomic_store(&stamp, 0);
     double start = nowNanoseconds();
     setVolume(fd, 40 + (i & 1));

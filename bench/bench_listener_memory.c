@@ -4,6 +4,7 @@
  */
 #include <AudioToolbox/AudioToolbox.h>
 #include <malloc.h>
+#include <stdlib.h>
 #include <stdio.h>
 
 static void listener(void *c, AudioSessionPropertyID id, UInt32 size, const void *data)
