@@ -39,7 +39,8 @@ deps:
 
 build:
 	$(SWIFT) build -c release --product AudioToolbox \
-	    -Xlinker -soname=libAudioToolbox.so.$(SOVERSION) -Xlinker -rpath=$(SWIFT_RUNTIME_DIR)
+	    -Xlinker -soname=libAudioToolbox.so.$(SOVERSION) -Xlinker -rpath=$(SWIFT_RUNTIME_DIR) \
+	    -Xlinker --version-script=$(CURDIR)/pkgconfig/libAudioToolbox.map
 
 # The virtual ALSA card: two ALSA plugins and the `vcard` driver command.
 vcard:

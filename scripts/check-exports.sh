@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # Every function and data symbol our public headers declare `extern` must be exported by
-# the installed library (nm -D), and the library must carry its versioned SONAME.
+# the installed library (nm -D) under the AUDIOTOOLBOX_0 version, nothing else may be,
+# and the library must carry its versioned SONAME.
 set -euo pipefail
 library=${1:?usage: check-exports.sh LIBRARY}
 here=$(cd "$(dirname "$0")/.." && pwd)
-exported=$(nm -D --defined-only "$library" | awk '{print $3}' | sort -u)
+# Global symbols only, without their version suffix (name@@AUDIOTOOLBOX_0).
+exported=$(nm -D --defined-only "$library" | awk '$2 ~ /^[A-Z]$/ {print $3}' | sed 's/@.*//' | sort -u)
+unversioned=$(nm -D --defined-only "$library" | awk '$2 ~ /^[TDRB]$/ && $3 !~ /@@AUDIOTOOLBOX_0$/ {print $3}')
+if [ -n "$unversioned" ]; then echo "exported without the AUDIOTOOLBOX_0 version:"; echo "$unversioned"; exit 1; fi
+extra=$(comm -13 <(sed -n -E 's/^extern (OSStatus|const CFStringRef) ([A-Za-z_0-9]+).*/\2/p' "$here"/include/AudioToolbox/*.h | sort -u) \
+        <(echo "$exported" | grep -v '^AUDIOTOOLBOX_0$'))
+if [ -n "$extra" ]; then echo "exported but not declared in a public header:"; echo "$extra"; exit 1; fi
 declared=$(sed -n -E 's/^extern (OSStatus|const CFStringRef) ([A-Za-z_0-9]+).*/\2/p' "$here"/include/AudioToolbox/*.h | sort -u)
 missing=$(comm -23 <(echo "$declared") <(echo "$exported"))
 count=$(echo "$declared" | wc -l)
@@ -13,4 +20,4 @@ if [ -n "$missing" ]; then
 fi
 soname=$(readelf -d "$library" | sed -n -E 's/.*SONAME.*\[(.*)\]/\1/p')
 [ "$soname" = "libAudioToolbox.so.0" ] || { echo "SONAME is '$soname'"; exit 1; }
-echo "exports: all $count declared symbols exported, SONAME $soname"
+echo "exports: exactly the $count declared symbols, versioned AUDIOTOOLBOX_0, SONAME $soname"
