@@ -19,6 +19,8 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
         var map: ControlMap
         var output: ALSAStream?
         var input: ALSAStream?
+        /// What the open streams were opened for.
+        var openRequest: StreamRequest?
         var lastSampleRate = ALSAStream.defaultSampleRate
         var handler: (@Sendable (HardwareEvent) -> Void)?
     }
@@ -49,35 +51,49 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
 
     public func facts() -> HardwareFacts { state.withLock { $0.map.facts } }
 
+    /// Opens what `request` needs. The current streams are released first (a hardware
+    /// device may take one opener only); if the new ones cannot be opened, the previous
+    /// ones are opened again, so a failed renegotiation leaves the session as it was.
     public func open(_ request: StreamRequest) throws(ResultCode) -> StreamFormat {
         try state.withLock { s throws(ResultCode) in
+            let previous = s.openRequest
             s.output = nil
             s.input = nil
-            var output: ALSAStream?
-            var input: ALSAStream?
-            if request.output {
-                output = ALSAStream(name: names.pcm, stream: SND_PCM_STREAM_PLAYBACK,
-                                    preferredRate: request.preferredSampleRate,
-                                    preferredDuration: request.preferredIOBufferDuration)
-                guard output != nil else { throw .noHardware }
+            s.openRequest = nil
+            do throws(ResultCode) {
+                let format = try openStreams(request, in: &s)
+                s.openRequest = request
+                return format
+            } catch {
+                if let previous, (try? openStreams(previous, in: &s)) != nil { s.openRequest = previous }
+                throw error
             }
-            if request.input {
-                input = ALSAStream(name: names.pcm, stream: SND_PCM_STREAM_CAPTURE,
-                                   preferredRate: output?.sampleRate ?? request.preferredSampleRate,
-                                   preferredDuration: request.preferredIOBufferDuration)
-                guard input != nil else { throw .noHardware }
-            }
-            s.output = output
-            s.input = input
-            guard let main = output ?? input else {
-                return idleFormat(request, rate: s.lastSampleRate)
-            }
-            s.lastSampleRate = main.sampleRate
-            let period = Float(Double(main.periodFrames) / main.sampleRate)
-            return StreamFormat(sampleRate: main.sampleRate, ioBufferDuration: period,
-                                inputLatency: input.map { Float(Double($0.periodFrames) / $0.sampleRate) } ?? 0,
-                                outputLatency: output.map { Float(Double($0.bufferFrames) / $0.sampleRate) } ?? 0)
         }
+    }
+
+    private func openStreams(_ request: StreamRequest, in s: inout State) throws(ResultCode) -> StreamFormat {
+        var output: ALSAStream?
+        var input: ALSAStream?
+        if request.output {
+            output = ALSAStream(name: names.pcm, stream: SND_PCM_STREAM_PLAYBACK,
+                                preferredRate: request.preferredSampleRate,
+                                preferredDuration: request.preferredIOBufferDuration)
+            guard output != nil else { throw .noHardware }
+        }
+        if request.input {
+            input = ALSAStream(name: names.pcm, stream: SND_PCM_STREAM_CAPTURE,
+                               preferredRate: output?.sampleRate ?? request.preferredSampleRate,
+                               preferredDuration: request.preferredIOBufferDuration)
+            guard input != nil else { throw .noHardware }
+        }
+        s.output = output
+        s.input = input
+        guard let main = output ?? input else { return idleFormat(request, rate: s.lastSampleRate) }
+        s.lastSampleRate = main.sampleRate
+        let period = Float(Double(main.periodFrames) / main.sampleRate)
+        return StreamFormat(sampleRate: main.sampleRate, ioBufferDuration: period,
+                            inputLatency: input.map { Float(Double($0.periodFrames) / $0.sampleRate) } ?? 0,
+                            outputLatency: output.map { Float(Double($0.bufferFrames) / $0.sampleRate) } ?? 0)
     }
 
     public func idleFormat(_ request: StreamRequest) -> StreamFormat {
@@ -94,6 +110,7 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
         state.withLock { s in
             s.output = nil
             s.input = nil
+            s.openRequest = nil
         }
     }
 
@@ -118,11 +135,6 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
 
     public func setEventHandler(_ handler: @escaping @Sendable (HardwareEvent) -> Void) {
         state.withLock { $0.handler = handler }
-    }
-
-    /// Whether streams are open (for tests).
-    public var isOpen: (input: Bool, output: Bool) {
-        state.withLock { ($0.input != nil, $0.output != nil) }
     }
 
     // MARK: Events
