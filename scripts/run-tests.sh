@@ -112,6 +112,8 @@ alsa_suite() {
 rm -rf "$out/vcard"
 eval "$("$prefix/bin/vcard" setup "$out/vcard")"
 alsa_suite test_alsa_vcard VCARD_DIR="$VCARD_DIR" ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH"
+alsa_suite test_alsa_jack_sources VCARD_DIR="$VCARD_DIR" ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH" \
+    AUDIOTOOLBOX_ALSA_CTL=vcardmixer AUDIOTOOLBOX_ALSA_JACK_CTLS=vcard
 unset VCARD_DIR ALSA_CONFIG_PATH
 alsa_suite test_alsa_fallback AUDIOTOOLBOX_ALSA_CTL=no_such_card
 

@@ -4,7 +4,9 @@
  * file. Changes made by the `vcard` command reach subscribed programs as ordinary
  * control events: the poll descriptor is an inotify watch on the state file.
  *
- * Configured as:  ctl.vcard { type vcard state "/path/to/state" }
+ * Configured as:  ctl.vcard { type vcard state "/path/to/state" [jacks false] }
+ * With `jacks false` the device shows only the mixer controls, as a sound server's
+ * control device does.
  *                 ctl_type.vcard { lib "/path/to/libasound_module_ctl_vcard.so" }
  */
 #include <alsa/asoundlib.h>
@@ -44,6 +46,7 @@ typedef struct {
     int stateFD;
     int watchFD;
     VCardState seen;            /* what subscribers were last told about */
+    int hideJacks;              /* a mixer-only device: no jack controls */
     unsigned pendingMask;       /* controls whose change is not reported yet */
 } VCard;
 
@@ -59,9 +62,11 @@ static int writeState(VCard *card, const VCardState *state)
     return pwrite(card->stateFD, state, sizeof *state, 0) == (ssize_t)sizeof *state ? 0 : -EIO;
 }
 
-/* Only controls that exist on this card: a card without capture has no capture controls. */
-static int present(const VCardState *state, int index)
+/* Only controls that exist on this device: a card without capture has no capture
+ * controls, a mixer-only device no jacks. */
+static int present(const VCard *card, const VCardState *state, int index)
 {
+    if (card->hideJacks && controls[index].jackBit) return 0;
     if (!state->hasCapture && (index == CAPTURE_VOLUME || index == CAPTURE_SWITCH || index == CAPTURE_SOURCE)) return 0;
     return 1;
 }
@@ -83,15 +88,15 @@ static int elemCount(snd_ctl_ext_t *ext)
     VCardState state;
     if (readState(card, &state) < 0) return 0;
     int count = 0;
-    for (int i = 0; i < CONTROL_COUNT; i++) count += present(&state, i);
+    for (int i = 0; i < CONTROL_COUNT; i++) count += present(card, &state, i);
     return count;
 }
 
 /* The index in `controls` of the offset-th present control, or -1. */
-static int presentIndex(const VCardState *state, unsigned offset)
+static int presentIndex(const VCard *card, const VCardState *state, unsigned offset)
 {
     for (int i = 0; i < CONTROL_COUNT; i++) {
-        if (!present(state, i)) continue;
+        if (!present(card, state, i)) continue;
         if (offset-- == 0) return i;
     }
     return -1;
@@ -99,9 +104,10 @@ static int presentIndex(const VCardState *state, unsigned offset)
 
 static int elemList(snd_ctl_ext_t *ext, unsigned int offset, snd_ctl_elem_id_t *id)
 {
+    VCard *card = ext->private_data;
     VCardState state;
-    if (readState(ext->private_data, &state) < 0) return -EIO;
-    int index = presentIndex(&state, offset);
+    if (readState(card, &state) < 0) return -EIO;
+    int index = presentIndex(card, &state, offset);
     if (index < 0) return -EINVAL;
     snd_ctl_elem_id_set_interface(id, controls[index].iface);
     snd_ctl_elem_id_set_name(id, controls[index].name);
@@ -116,12 +122,12 @@ static snd_ctl_ext_key_t findElem(snd_ctl_ext_t *ext, const snd_ctl_elem_id_t *i
     /* Numbered IDs count the present controls from 1, as elem_list does. */
     unsigned numid = snd_ctl_elem_id_get_numid(id);
     if (numid != 0) {
-        int index = presentIndex(&state, numid - 1);
+        int index = presentIndex(card, &state, numid - 1);
         return index < 0 ? SND_CTL_EXT_KEY_NOT_FOUND : (snd_ctl_ext_key_t)index;
     }
     const char *name = snd_ctl_elem_id_get_name(id);
     for (int i = 0; i < CONTROL_COUNT; i++) {
-        if (present(&state, i) && strcmp(name, controls[i].name) == 0) return (snd_ctl_ext_key_t)i;
+        if (present(card, &state, i) && strcmp(name, controls[i].name) == 0) return (snd_ctl_ext_key_t)i;
     }
     return SND_CTL_EXT_KEY_NOT_FOUND;
 }
@@ -232,7 +238,7 @@ static void collectChanges(VCard *card)
     VCardState now;
     if (readState(card, &now) < 0) return;
     for (int i = 0; i < CONTROL_COUNT; i++) {
-        if (present(&now, i) != present(&card->seen, i) || controlValue(&now, i) != controlValue(&card->seen, i))
+        if (present(card, &now, i) != present(card, &card->seen, i) || controlValue(&now, i) != controlValue(&card->seen, i))
             card->pendingMask |= 1u << i;
     }
     card->seen = now;
@@ -283,6 +289,7 @@ SND_CTL_PLUGIN_DEFINE_FUNC(vcard)
 {
     (void)root;
     const char *statePath = NULL;
+    int hideJacks = 0;
     snd_config_iterator_t i, next;
     snd_config_for_each(i, next, conf) {
         snd_config_t *node = snd_config_iterator_entry(i);
@@ -290,6 +297,12 @@ SND_CTL_PLUGIN_DEFINE_FUNC(vcard)
         if (snd_config_get_id(node, &key) < 0) continue;
         if (!strcmp(key, "comment") || !strcmp(key, "type") || !strcmp(key, "hint")) continue;
         if (!strcmp(key, "state") && snd_config_get_string(node, &statePath) >= 0) continue;
+        if (!strcmp(key, "jacks")) {
+            int jacks = snd_config_get_bool(node);
+            if (jacks < 0) { SNDERR("vcard: jacks must be a boolean"); return -EINVAL; }
+            hideJacks = !jacks;
+            continue;
+        }
         SNDERR("vcard: unknown field %s", key);
         return -EINVAL;
     }
@@ -307,6 +320,7 @@ SND_CTL_PLUGIN_DEFINE_FUNC(vcard)
         free(card);
         return -ENODEV;
     }
+    card->hideJacks = hideJacks;
     card->ext.version = SND_CTL_EXT_VERSION;
     card->ext.card_idx = 0;
     strcpy(card->ext.id, "VCard");

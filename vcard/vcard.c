@@ -107,9 +107,11 @@ static int setup(const char *dir)
             "ctl_type.vcard { lib \"%s/libasound_module_ctl_vcard.so\" }\n"
             "pcm.vcard { type vcard state \"%s/state\" }\n"
             "ctl.vcard { type vcard state \"%s/state\" }\n"
+            "# The same card's mixer without jacks, as a sound server's control device shows it.\n"
+            "ctl.vcardmixer { type vcard state \"%s/state\" jacks false }\n"
             "pcm.!default pcm.vcard\n"
             "ctl.!default ctl.vcard\n",
-            VCARD_PLUGIN_DIR, VCARD_PLUGIN_DIR, absolute, absolute);
+            VCARD_PLUGIN_DIR, VCARD_PLUGIN_DIR, absolute, absolute, absolute);
     fclose(conf);
     printf("export VCARD_DIR='%s' ALSA_CONFIG_PATH='%s'\n", absolute, confPath);
     return 0;

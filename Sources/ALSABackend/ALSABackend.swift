@@ -11,9 +11,18 @@ import Locking
 /// activation and closed on deactivation or interruption.
 public final class ALSABackend: HardwareBackend, @unchecked Sendable {
     public let names: ALSADeviceNames
-    /// The control handle, used by the event thread and by gain changes: alsa-lib handles
-    /// are not thread-safe, so every use holds this lock. Nil while the card is unplugged.
-    private let control: Locked<ALSAControl?>
+    /// The control handles, used by the event thread and by gain changes: alsa-lib
+    /// handles are not thread-safe, so every use holds this lock.
+    private let controls: Locked<Controls>
+
+    private struct Controls {
+        /// The session's control device; nil while its card is unplugged.
+        var primary: ALSAControl?
+        /// Further devices whose jack controls count (see `ALSADeviceNames.jackControls`).
+        var jackSources: [ALSAControl]
+
+        func map() -> ControlMap? { primary.map { ControlMap(control: $0, jackSources: jackSources) } }
+    }
 
     private struct State {
         var map: ControlMap
@@ -27,19 +36,37 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
     private let state: Locked<State>
     private let wakeRead: Int32
     private let wakeWrite: Int32
+    /// An inotify watch on /dev/snd (-1 without one): a card's control device appearing
+    /// or disappearing there means a card was plugged in or pulled out.
+    private let cardWatch: Int32
 
     /// Opens the control device of `names`; nil when there is no such card.
     public init?(names: ALSADeviceNames) {
         guard let control = ALSAControl(name: names.control) else { return nil }
         self.names = names
         control.subscribe()
-        state = Locked(State(map: ControlMap(control: control)))
-        self.control = Locked(Optional(control))
+        let jackSources = Self.jackSourceNames(names).compactMap { ALSAControl(name: $0) }
+        for source in jackSources { source.subscribe() }
+        let controls = Controls(primary: control, jackSources: jackSources)
+        state = Locked(State(map: controls.map()!))
+        self.controls = Locked(controls)
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return nil }
         wakeRead = ends[0]
         wakeWrite = ends[1]
+        cardWatch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        if cardWatch >= 0 { _ = inotify_add_watch(cardWatch, "/dev/snd", UInt32(IN_CREATE | IN_DELETE)) }
         startEventThread()
+    }
+
+    /// The configured jack devices, or every hardware card that is not the session's own
+    /// control device.
+    static func jackSourceNames(_ names: ALSADeviceNames) -> [String] {
+        if let configured = names.jackControls { return configured.filter { $0 != names.control } }
+        var card: Int32 = -1
+        var cards: [String] = []
+        while snd_card_next(&card) >= 0, card >= 0 { cards.append("hw:\(card)") }
+        return cards.filter { $0 != names.control }
     }
 
     deinit {
@@ -116,12 +143,11 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
 
     public func setInputGain(_ gain: Float) {
         let current = state.withLock { $0.map }
-        let map = control.withLock { control -> ControlMap in
-            guard let control, let element = current.captureVolume, let scale = current.captureScale else {
-                return current
-            }
+        let map = controls.withLock { controls -> ControlMap in
+            guard let control = controls.primary, let element = current.captureVolume,
+                  let scale = current.captureScale else { return current }
             ControlMap.setVolume(gain, of: element, scale: scale, control: control)
-            return current.updated(changed: [element.name], control: control)
+            return current.updated(changed: [element.name], control: control, jackSources: controls.jackSources)
         }
         state.withLock { $0.map = map }
     }
@@ -130,7 +156,7 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
     public func useInput(_ port: Port?) {
         let current = state.withLock { $0.map }
         guard let port, let element = current.captureSource, let item = current.captureSourceItems[port] else { return }
-        control.withLock { control in _ = control?.write(element, enumerated: item) }
+        controls.withLock { controls in _ = controls.primary?.write(element, enumerated: item) }
     }
 
     public func setEventHandler(_ handler: @escaping @Sendable (HardwareEvent) -> Void) {
@@ -152,44 +178,96 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
     /// How often a card that went away is looked for again, in milliseconds.
     static let reopenInterval: Int32 = 500
 
-    /// Polls the control device until woken through the pipe; each batch of control
+    /// Polls the control devices until woken through the pipe; each batch of control
     /// events becomes an updated `ControlMap` and the `HardwareEvent`s that differ. A card
-    /// that goes away (hot-unplug) loses all its ports; it is reopened when it returns.
+    /// that goes away (hot-unplug) loses its ports; the session's card is reopened when
+    /// it returns, a vanished jack source is dropped.
     private func runEventLoop() {
         while true {
-            let controlDescriptors = control.withLock { $0?.pollDescriptors ?? [] }
-            if controlDescriptors.isEmpty {
+            let (sources, hasPrimary) = controls.withLock { c in
+                (([c.primary].compactMap { $0 } + c.jackSources).map(\.pollDescriptors), c.primary != nil)
+            }
+            if !hasPrimary {
                 if waitForWake(timeout: Self.reopenInterval) { return }
                 reopen()
                 continue
             }
-            var descriptors = controlDescriptors + [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            var descriptors = sources.flatMap { $0 } + [pollfd(fd: cardWatch, events: Int16(POLLIN), revents: 0),
+                                                         pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             guard poll(&descriptors, nfds_t(descriptors.count), -1) >= 0 else {
                 if errno == EINTR { continue }
                 return
             }
             if descriptors.last!.revents != 0 { return }
-            let failed = descriptors.dropLast().contains { $0.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 }
+            if descriptors[descriptors.count - 2].revents != 0 {
+                cardsChanged()
+                continue
+            }
+            var signalled: [Bool] = []
+            var offset = 0
+            for source in sources {
+                let slice = descriptors[offset..<offset + source.count]
+                signalled.append(slice.contains { $0.revents != 0 })
+                offset += source.count
+            }
             let current = state.withLock { $0.map }
-            let map = control.withLock { control -> ControlMap? in
-                guard !failed, let control, let changed = control.readChangedElements() else { return nil }
-                return current.updated(changed: changed, control: control)
-            }
-            if let map {
-                publish(map)
-            } else {
-                control.withLock { $0 = nil }
-                publish(current.removed())
-            }
+            let map = controls.withLock { c in Self.refresh(&c, signalled: signalled, current: current) }
+            publish(map)
         }
     }
 
-    /// Opens the card again if it is back, and reports its ports.
+    /// Reads the events of the signalled devices (index 0: the primary, then the jack
+    /// sources) and returns the map they lead to.
+    private static func refresh(_ c: inout Controls, signalled: [Bool], current: ControlMap) -> ControlMap {
+        guard let primary = c.primary else { return current.removed() }
+        var primaryChanges: Set<String> = []
+        var rescan = false
+        if signalled[0] {
+            guard let changed = primary.readChangedElements() else {
+                c.primary = nil
+                return current.removed()
+            }
+            primaryChanges = changed
+        }
+        var kept: [ALSAControl] = []
+        for (index, source) in c.jackSources.enumerated() {
+            guard signalled[index + 1] else {
+                kept.append(source)
+                continue
+            }
+            rescan = true
+            if source.readChangedElements() != nil { kept.append(source) }
+        }
+        c.jackSources = kept
+        if rescan { return ControlMap(control: primary, jackSources: kept) }
+        return current.updated(changed: primaryChanges, control: primary, jackSources: kept)
+    }
+
+    /// A card came or went: when the jack devices are "every hardware card", open the
+    /// new cards' control devices too (vanished ones report ENODEV and are dropped).
+    private func cardsChanged() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while read(cardWatch, &buffer, buffer.count) > 0 {}
+        guard names.jackControls == nil else { return }
+        let present = Set(controls.withLock { $0.jackSources.map(\.name) })
+        let added = Self.jackSourceNames(names).filter { !present.contains($0) }.compactMap { ALSAControl(name: $0) }
+        guard !added.isEmpty else { return }
+        for source in added { source.subscribe() }
+        guard let map = controls.withLock({ c -> ControlMap? in
+            c.jackSources += added
+            return c.map()
+        }) else { return }
+        publish(map)
+    }
+
+    /// Opens the session's card again if it is back, and reports its ports.
     private func reopen() {
         guard let reopened = ALSAControl(name: names.control) else { return }
         reopened.subscribe()
-        let map = ControlMap(control: reopened)
-        control.withLock { $0 = reopened }
+        let map = controls.withLock { c -> ControlMap in
+            c.primary = reopened
+            return c.map()!
+        }
         publish(map)
     }
 

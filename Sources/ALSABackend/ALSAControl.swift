@@ -13,9 +13,12 @@ final class ALSAControl {
     }
 
     private let handle: OpaquePointer
+    /// The device name it was opened with ("hw:1", "default", ...).
+    let name: String
 
     /// Opens the control device `name`, or returns nil (no such card).
     init?(name: String) {
+        self.name = name
         var handle: OpaquePointer?
         let opened = withQuietALSA { snd_ctl_open(&handle, name, Int32(SND_CTL_NONBLOCK)) }
         guard opened >= 0, let handle else { return nil }

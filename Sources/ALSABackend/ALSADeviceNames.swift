@@ -2,13 +2,17 @@ import Glibc
 
 /// Which ALSA PCM and control device the session uses.
 ///
-/// Precedence: the environment (`AUDIOTOOLBOX_ALSA_PCM`, `AUDIOTOOLBOX_ALSA_CTL`), then
-/// the configuration file `$XDG_CONFIG_HOME/audiotoolbox/alsa.conf` (default
-/// `~/.config/audiotoolbox/alsa.conf`) with lines `pcm = NAME` and `ctl = NAME`, then
-/// ALSA's `default` for both.
+/// Precedence: the environment (`AUDIOTOOLBOX_ALSA_PCM`, `AUDIOTOOLBOX_ALSA_CTL`,
+/// `AUDIOTOOLBOX_ALSA_JACK_CTLS`), then the configuration file
+/// `$XDG_CONFIG_HOME/audiotoolbox/alsa.conf` (default `~/.config/audiotoolbox/alsa.conf`)
+/// with lines `pcm = NAME`, `ctl = NAME` and `jacks = NAME, NAME`, then ALSA's `default`
+/// for the devices and every hardware card (`hw:N`) for jacks.
 public struct ALSADeviceNames: Equatable, Sendable {
     public var pcm: String
     public var control: String
+    /// Further control devices whose jack controls count (nil: every hardware card). On
+    /// a sound server (PipeWire, PulseAudio) `default` has no jacks: the cards do.
+    public var jackControls: [String]?
 
     public init(pcm: String = "default", control: String = "default") {
         self.pcm = pcm
@@ -23,7 +27,12 @@ public struct ALSADeviceNames: Equatable, Sendable {
         }
         if let pcm = environment("AUDIOTOOLBOX_ALSA_PCM") { names.pcm = pcm }
         if let control = environment("AUDIOTOOLBOX_ALSA_CTL") { names.control = control }
+        if let value = getenv("AUDIOTOOLBOX_ALSA_JACK_CTLS") { names.jackControls = list(String(cString: value)) }
         return names
+    }
+
+    private static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: " \t") }.filter { !$0.isEmpty }
     }
 
     /// Applies `key = value` lines; `#` starts a comment; unknown keys are ignored.
@@ -35,6 +44,7 @@ public struct ALSADeviceNames: Equatable, Sendable {
             switch parts[0] {
             case "pcm": pcm = parts[1]
             case "ctl": control = parts[1]
+            case "jacks": jackControls = Self.list(parts[1])
             default: continue
             }
         }

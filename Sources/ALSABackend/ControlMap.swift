@@ -58,11 +58,13 @@ struct ControlMap {
         captureSourceItems = [:]
     }
 
-    /// The map after the named elements changed: a volume change re-reads that one
-    /// control; anything else (a jack, a control coming or going) rescans the card.
-    func updated(changed names: Set<String>, control: ALSAControl) -> ControlMap {
+    /// The map after the named elements of `control` changed: a volume change re-reads
+    /// that one control; anything else (a jack, a control coming or going) rescans.
+    func updated(changed names: Set<String>, control: ALSAControl, jackSources: [ALSAControl]) -> ControlMap {
         let volumeNames = Set([playbackVolume?.name, captureVolume?.name].compactMap { $0 })
-        guard !names.isEmpty, names.isSubset(of: volumeNames) else { return ControlMap(control: control) }
+        guard !names.isEmpty, names.isSubset(of: volumeNames) else {
+            return ControlMap(control: control, jackSources: jackSources)
+        }
         var map = self
         if let playbackVolume, let playbackScale, names.contains(playbackVolume.name) {
             map.facts.outputVolume = Self.volume(of: playbackVolume, scale: playbackScale, control: control)
@@ -75,22 +77,24 @@ struct ControlMap {
         return map
     }
 
-    init(control: ALSAControl) {
+    /// Reads `control` (the session's device: volumes, capture, its own jacks) and the
+    /// jack controls of `jackSources` (the hardware cards behind a sound server's device,
+    /// whose control device has no jacks of its own).
+    init(control: ALSAControl, jackSources: [ALSAControl] = []) {
         let elements = control.elements
         let byName = Dictionary(elements.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let usb = control.driver == "USB-Audio"
         let hasCapture = byName["Capture Volume"] != nil || byName["Capture Switch"] != nil
-        func plugged(_ name: String) -> Bool { byName[name].flatMap(control.boolean) ?? false }
+        let jacks = Self.jackStates(of: [control] + jackSources)
+        func plugged(_ name: String) -> Bool { jacks[name] ?? false }
 
         var ports: Set<Port> = [usb ? .usbAudioOutput : .builtInSpeaker]
         for (name, jackPorts) in Self.jackPorts where plugged(name) { ports.formUnion(jackPorts) }
-        if elements.contains(where: { $0.name.hasPrefix("HDMI") && $0.name.hasSuffix("Jack") && plugged($0.name) }) {
-            ports.insert(.hdmi)
-        }
+        if jacks.contains(where: { $0.key.hasPrefix("HDMI") && $0.value }) { ports.insert(.hdmi) }
         if hasCapture {
             if usb {
                 ports.insert(.usbAudioInput)
-            } else if byName["Mic Jack"] == nil || plugged("Mic Jack") {
+            } else if jacks["Mic Jack"] == nil || plugged("Mic Jack") {
                 ports.insert(.builtInMic)
             }
         }
@@ -121,6 +125,17 @@ struct ControlMap {
             inputGainSettable: captureVolume != nil,
             inputGain: volume(captureVolume, captureScale) ?? 0,
             otherAudioPlaying: false)
+    }
+
+    /// Every jack control of `controls` by name: plugged if any card reports a plug.
+    static func jackStates(of controls: [ALSAControl]) -> [String: Bool] {
+        var states: [String: Bool] = [:]
+        for control in controls {
+            for element in control.elements where element.name.hasSuffix(" Jack") {
+                states[element.name] = (states[element.name] ?? false) || (control.boolean(element) ?? false)
+            }
+        }
+        return states
     }
 
     /// The control's value as a perceptual 0...1 volume (linear when it has no dB scale).
