@@ -111,7 +111,8 @@ alsa_suite() {
 }
 rm -rf "$out/vcard"
 eval "$("$prefix/bin/vcard" setup "$out/vcard")"
-alsa_suite test_alsa_vcard VCARD_DIR="$VCARD_DIR" ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH"
+# No other card's jacks: on a machine with a sound card they would mix into the routes.
+alsa_suite test_alsa_vcard VCARD_DIR="$VCARD_DIR" ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH" AUDIOTOOLBOX_ALSA_JACK_CTLS=
 alsa_suite test_alsa_jack_sources VCARD_DIR="$VCARD_DIR" ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH" \
     AUDIOTOOLBOX_ALSA_CTL=vcardmixer AUDIOTOOLBOX_ALSA_JACK_CTLS=vcard
 unset VCARD_DIR ALSA_CONFIG_PATH
