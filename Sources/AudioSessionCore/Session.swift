@@ -61,10 +61,14 @@ public final class Session: Sendable {
 
     private func deactivate(_ s: inout SessionState, notifyOthers: Bool) {
         if s.phase == .interrupted { s.phase = .inactive }
-        guard s.phase == .active else { return }
-        backend.close()
-        s.phase = .inactive
-        s.format = backend.idleFormat(s.streamRequest)
+        if s.phase == .active {
+            backend.close()
+            s.phase = .inactive
+            s.format = backend.idleFormat(s.streamRequest)
+        }
+        // The flag releases the programs this session silenced whenever the session is
+        // no longer playing: also after an interruption took it down, which is when a
+        // program typically says it is done.
         if notifyOthers { s.interruptedOtherAudio = false }
     }
 
@@ -236,6 +240,8 @@ public final class Session: Sendable {
         let choices = RoutePolicy.selectable(inputs: input, connected: s.facts.connectedPorts)
         guard let port = choices.first(where: { $0.sourceID == portID }) else { throw .unsupportedProperty }
         if input { s.routeChoice.selectedInput = port } else { s.routeChoice.selectedOutput = port }
+        // Choosing a source or destination is a route change: the speaker override ends.
+        s.routeChoice.overrideToSpeaker = false
         rerouteIfChanged(&s, reason: .routeConfigurationChange)
     }
 

@@ -1,150 +1,168 @@
 @testable import AudioSessionCore
+import Synchronization
 import Testing
+import VirtualAudioDevice
 
-/// SPEC.md sections 3 and 5: activation and the hardware values it negotiates.
-@Suite("SPEC 3/5: activation and negotiated hardware values")
+/// SPEC.md section 3: AudioSessionSetActive(WithFlags), and calls made from callbacks.
+@Suite("SPEC 3: activation")
 struct ActivationTests {
-    @Test("SPEC 3: repeating the current active state is not an error")
+    @Test("SPEC 3: kAudioSessionSetActiveFlag_NotifyOthersOnDeactivation is 1")
+    func flagValue() {
+        #expect(Session.notifyOthersOnDeactivation == 1)
+    }
+
+    @Test("SPEC 3: repeating the current state is not an error")
     func repeatIsNotAnError() throws {
         let fixture = Fixture()
-        try fixture.session.setActive(false, flags: 0)
-        try fixture.session.setActive(true, flags: 0)
-        try fixture.session.setActive(true, flags: 0)
+        try fixture.deactivate()
+        #expect(fixture.session.phase == .inactive)
+        try fixture.activate()
+        let stream = fixture.device.openStream
+        try fixture.activate()
         #expect(fixture.session.phase == .active)
-        try fixture.session.setActive(false, flags: 0)
-        try fixture.session.setActive(false, flags: 0)
+        #expect(fixture.device.openStream == stream)
+        try fixture.deactivate()
+        try fixture.session.setActive(false, flags: Session.notifyOthersOnDeactivation)
         #expect(fixture.session.phase == .inactive)
+        #expect(fixture.device.openStream == nil)
+        #expect(fixture.recorder.take() == [])
     }
 
-    @Test("SPEC 3: unknown flag bits are rejected and change nothing")
-    func unknownFlags() {
+    @Test("SPEC 3: setActive with flag bits other than NotifyOthersOnDeactivation is 'pty?' and changes nothing",
+          arguments: [(true, UInt32(2)), (true, 3), (false, 2), (false, 0x8000_0000), (true, 0xFFFF_FFFF)])
+    func unknownFlags(_ active: Bool, _ flags: UInt32) throws {
         let fixture = Fixture()
-        #expect(expectCode(.unsupportedProperty) { try fixture.session.setActive(true, flags: 2) })
-        #expect(fixture.session.phase == .inactive)
+        if !active { try fixture.activate() }
+        let phase = fixture.session.phase
+        let stream = fixture.device.openStream
+        #expect(throws: ResultCode.unsupportedProperty) { try fixture.session.setActive(active, flags: flags) }
+        #expect(fixture.session.phase == phase)
+        #expect(fixture.device.openStream == stream)
     }
 
-    @Test("SPEC 9: recording without an input fails with 'nohw' and the session stays inactive",
+    @Test("SPEC 3: activation that fails ('nohw': a recording category, no input) leaves the session inactive",
           arguments: [Category.recordAudio, .playAndRecord])
     func noInputNoRecording(_ category: Category) throws {
         let fixture = Fixture()
         fixture.device.disconnect([.builtInMic])
         try fixture.category(category)
-        #expect(expectCode(.noHardware) { try fixture.session.setActive(true, flags: 0) })
+        _ = fixture.recorder.take()
+        let before = try fixture.snapshot()
+        #expect(throws: ResultCode.noHardware) { try fixture.activate() }
+        #expect(fixture.session.phase == .inactive)
+        #expect(fixture.device.openStream == nil)
+        #expect(try fixture.snapshot() == before)
+        #expect(fixture.recorder.take() == [])
+        // With an input back, the same call succeeds.
+        fixture.device.connect([.headsetMic])
+        try fixture.activate()
+        #expect(fixture.session.phase == .active)
+    }
+
+    @Test("SPEC 3: activation that fails ('what': an interruption in progress) leaves the session inactive")
+    func activationDuringInterruption() throws {
+        let fixture = Fixture()
+        try fixture.device.beginInterruption()
+        #expect(throws: ResultCode.unspecified) { try fixture.activate() }
+        #expect(fixture.session.phase == .inactive)
+        #expect(fixture.device.openStream == nil)
+        try fixture.device.endInterruption(shouldResume: false)
+        try fixture.activate()
+        #expect(fixture.session.phase == .active)
+    }
+
+    @Test("SPEC 3: activation opens the hardware; deactivation releases it")
+    func activationOpensHardware() throws {
+        let fixture = Fixture()
+        #expect(fixture.session.phase == .inactive)
+        #expect(fixture.device.openStream == nil)
+        try fixture.activate()
+        #expect(fixture.session.phase == .active)
+        #expect(fixture.device.openStream != nil)
+        try fixture.deactivate()
         #expect(fixture.session.phase == .inactive)
         #expect(fixture.device.openStream == nil)
     }
 
-    @Test("SPEC 3: a failed category change while active leaves the old category and stream")
-    func failedCategoryChangeRollsBack() throws {
-        let fixture = Fixture()
-        fixture.device.disconnect([.builtInMic])
-        try fixture.category(.mediaPlayback)
-        try fixture.session.setActive(true, flags: 0)
-        #expect(expectCode(.noHardware) { try fixture.category(.recordAudio) })
-        #expect(try fixture.uint32(.audioCategory) == Category.mediaPlayback.rawValue)
-        #expect(fixture.device.openStream?.output == true)
-        #expect(fixture.recorder.takeRouteChanges().isEmpty)
-    }
-
-    @Test("SPEC 5: activation opens what the category needs",
-          arguments: [(Category.mediaPlayback, false, true), (.recordAudio, true, false), (.playAndRecord, true, true),
-                      (.audioProcessing, false, false)])
-    func activationOpensDirections(_ category: Category, _ input: Bool, _ output: Bool) throws {
-        let fixture = Fixture()
-        try fixture.category(category)
-        try fixture.session.setActive(true, flags: 0)
-        #expect(fixture.device.openStream?.input == input)
-        #expect(fixture.device.openStream?.output == output)
-        try fixture.session.setActive(false, flags: 0)
-        #expect(fixture.device.openStream == nil)
-    }
-
-    @Test("SPEC 5: the preferred sample rate is a request; the current rate is what the device granted",
-          arguments: [(22_050.0, 44_100.0), (44_100, 44_100), (47_000, 48_000), (96_000, 48_000), (0, 44_100)])
-    func sampleRateNegotiation(_ preferred: Double, _ granted: Double) throws {
-        let fixture = Fixture()
-        try fixture.device.setSampleRates([44_100, 48_000])
-        try fixture.session.setValue(.float64(preferred), of: .preferredHardwareSampleRate)
-        #expect(try fixture.float64(.preferredHardwareSampleRate) == preferred)
-        try fixture.session.setActive(true, flags: 0)
-        #expect(try fixture.float64(.currentHardwareSampleRate) == granted)
-    }
-
-    @Test("SPEC 5: IO buffer durations are clamped to the range the device allows, in whole frames",
-          arguments: [(Float(0.005), 221.0), (0.001, 221), (0.01, 441), (0.2, 4101), (0.093, 4101)])
-    func bufferDurationNegotiation(_ preferred: Float, _ frames: Double) throws {
-        let fixture = Fixture()
-        try fixture.session.setValue(.float32(preferred), of: .preferredHardwareIOBufferDuration)
-        try fixture.session.setActive(true, flags: 0)
-        let current = try #require(try fixture.float32(.currentHardwareIOBufferDuration))
-        #expect(current == Float(frames / 44_100))
-        #expect(try fixture.float32(.currentHardwareOutputLatency) == current)
-    }
-
-    @Test("SPEC 5: a preference set while active is renegotiated at once")
-    func renegotiateWhileActive() throws {
-        let fixture = Fixture()
-        try fixture.session.setActive(true, flags: 0)
-        #expect(try fixture.float64(.currentHardwareSampleRate) == 44_100)
-        try fixture.session.setValue(.float64(48_000), of: .preferredHardwareSampleRate)
-        #expect(try fixture.float64(.currentHardwareSampleRate) == 48_000)
-        #expect(fixture.device.openStream?.preferredSampleRate == 48_000)
-    }
-
-    @Test("SPEC 4: channel counts follow the route and are reported to listeners")
-    func channelCounts() throws {
-        let fixture = Fixture()
-        #expect(try fixture.uint32(.currentHardwareInputNumberChannels) == 0)
-        #expect(try fixture.uint32(.currentHardwareOutputNumberChannels) == 2)
-        _ = fixture.recorder.take()
-        try fixture.category(.playAndRecord)
-        #expect(try fixture.uint32(.currentHardwareInputNumberChannels) == 1)
-        #expect(fixture.recorder.take().contains(.property(.currentHardwareInputNumberChannels, .uint32(1))))
-    }
-
-    @Test("SPEC 4: input gain is clamped to 0...1 and reported")
-    func inputGainClamps() throws {
-        let fixture = Fixture()
-        try fixture.session.setValue(.float32(1.7), of: .inputGainScalar)
-        #expect(try fixture.float32(.inputGainScalar) == 1)
-        try fixture.session.setValue(.float32(-3), of: .inputGainScalar)
-        #expect(try fixture.float32(.inputGainScalar) == 0)
-        try fixture.session.setValue(.float32(0.25), of: .inputGainScalar)
-        #expect(fixture.recorder.take().last == .property(.inputGainScalar, .float32(0.25)))
-    }
-
-    @Test("SPEC 4: input gain needs a settable gain and an input")
-    func inputGainAvailability() throws {
-        let fixture = Fixture()
-        #expect(try fixture.uint32(.inputGainAvailable) == 1)
-        fixture.device.setInputGainSettable(false)
-        #expect(try fixture.uint32(.inputGainAvailable) == 0)
-        #expect(fixture.recorder.take().contains(.property(.inputGainAvailable, .uint32(0))))
-        #expect(expectCode(.noHardware) { try fixture.session.setValue(.float32(0.5), of: .inputGainScalar) })
-    }
-
-    @Test("SPEC 7: a non-mixing activation silences other audio; NotifyOthersOnDeactivation lets it resume")
-    func otherAudioArbitration() throws {
+    @Test("SPEC 3/4: a non-mixable activation interrupts other audio (OtherAudioIsPlaying 0); NotifyOthersOnDeactivation lets it resume (1)",
+          arguments: [Category.soloAmbientSound, .mediaPlayback, .recordAudio, .playAndRecord])
+    func notifyOthersOnDeactivation(_ category: Category) throws {
         let fixture = Fixture()
         fixture.device.setOtherAudioPlaying(true)
+        try fixture.category(category)
         #expect(try fixture.uint32(.otherAudioIsPlaying) == 1)
-        try fixture.category(.mediaPlayback)
-        try fixture.session.setActive(true, flags: 0)
+        try fixture.activate()
         #expect(try fixture.uint32(.otherAudioIsPlaying) == 0)
-        try fixture.session.setActive(false, flags: 0)
-        #expect(try fixture.uint32(.otherAudioIsPlaying) == 0, "without the flag the other program stays silenced")
-        try fixture.session.setActive(true, flags: 0)
         try fixture.session.setActive(false, flags: Session.notifyOthersOnDeactivation)
         #expect(try fixture.uint32(.otherAudioIsPlaying) == 1)
     }
 
-    @Test("SPEC 7: a mixing session leaves other audio playing", arguments: [Category.ambientSound, .mediaPlayback])
-    func mixingLeavesOthers(_ category: Category) throws {
+    @Test("SPEC 3: deactivating without NotifyOthersOnDeactivation does not end the others' interruption")
+    func deactivationWithoutFlag() throws {
         let fixture = Fixture()
         fixture.device.setOtherAudioPlaying(true)
-        try fixture.category(category)
-        if category == .mediaPlayback { try fixture.set(.overrideCategoryMixWithOthers, 1) }
-        try fixture.session.setActive(true, flags: 0)
+        try fixture.category(.mediaPlayback)
+        try fixture.activate()
+        #expect(try fixture.uint32(.otherAudioIsPlaying) == 0)
+        try fixture.deactivate()
+        #expect(try fixture.uint32(.otherAudioIsPlaying) == 0)
+        // Activating and deactivating again, with the flag this time, does.
+        try fixture.activate()
+        try fixture.session.setActive(false, flags: Session.notifyOthersOnDeactivation)
         #expect(try fixture.uint32(.otherAudioIsPlaying) == 1)
+    }
+
+    @Test("SPEC 3: deactivating with NotifyOthersOnDeactivation after an interruption still ends the interruption of the others this session interrupted")
+    func notifyOthersAfterInterruption() throws {
+        let fixture = Fixture()
+        fixture.device.setOtherAudioPlaying(true)
+        try fixture.category(.mediaPlayback)
+        try fixture.activate()
+        #expect(try fixture.uint32(.otherAudioIsPlaying) == 0)
+        try fixture.device.beginInterruption()
+        try fixture.device.endInterruption(shouldResume: false)
+        #expect(fixture.session.phase == .inactive)
+        // The usual answer to ShouldNotResume: give the others their sound back.
+        try fixture.session.setActive(false, flags: Session.notifyOthersOnDeactivation)
+        #expect(try fixture.uint32(.otherAudioIsPlaying) == 1)
+    }
+
+    @Test("SPEC 3: deactivating with NotifyOthersOnDeactivation during an interruption (after Begin) ends the others' interruption")
+    func notifyOthersDuringInterruption() throws {
+        let fixture = Fixture()
+        fixture.device.setOtherAudioPlaying(true)
+        try fixture.category(.playAndRecord)
+        try fixture.activate()
+        try fixture.device.beginInterruption()
+        #expect(fixture.session.phase == .interrupted)
+        try fixture.session.setActive(false, flags: Session.notifyOthersOnDeactivation)
+        #expect(fixture.session.phase == .inactive)
+        #expect(try fixture.uint32(.otherAudioIsPlaying) == 1)
+    }
+
+    @Test("SPEC 3: a listener callback may call any function of the API (read, set, deactivate) without deadlock")
+    func callbacksMayCallTheAPI() throws {
+        let fixture = Fixture()
+        try fixture.category(.mediaPlayback)
+        try fixture.activate()
+        let seen = Shared<(done: Bool, route: PropertyValue?, error: ResultCode?)>((false, nil, nil))
+        fixture.recorder.onDeliver { session, notes in
+            guard notes.contains(where: { if case .property(.audioRouteChange, _) = $0 { true } else { false } }),
+                  seen.withLock({ s in defer { s.done = true }; return !s.done }) else { return }
+            do throws(ResultCode) {
+                let route = try session.value(of: .audioRouteDescription)
+                try session.setValue(.uint32(Category.playAndRecord.rawValue), of: .audioCategory)
+                try session.setActive(false, flags: 0)
+                seen.withLock { $0.route = route }
+            } catch {
+                seen.withLock { $0.error = error }
+            }
+        }
+        fixture.device.connect([.headphones])
+        #expect(seen.withLock { $0.error } == nil)
+        #expect(seen.withLock { $0.route } == .route(route(out: [.headphones])))
+        #expect(fixture.session.phase == .inactive)
+        #expect(try fixture.uint32(.audioCategory) == FourCharCode.make("plar"))
+        #expect(fixture.recorder.takeRouteChanges().map(\.reason) == [.newDeviceAvailable, .categoryChange])
     }
 }

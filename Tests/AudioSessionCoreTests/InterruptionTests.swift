@@ -1,83 +1,107 @@
 @testable import AudioSessionCore
 import Testing
+import VirtualAudioDevice
 
-/// SPEC.md section 6: interruptions and the server dying.
-@Suite("SPEC 6: interruptions")
+/// SPEC.md section 6: interruptions and ServerDied.
+@Suite("SPEC 6: interruptions and server death")
 struct InterruptionTests {
-    @Test("SPEC 6: Begin is delivered after the session has been made inactive")
-    func beginAfterInactive() throws {
+    @Test("SPEC 6: interruption states are Begin 1 and End 0; types 'irsm' and '!rsm'")
+    func constants() {
+        #expect(InterruptionPhase.begin.state == 1)
+        #expect(InterruptionPhase.end(.shouldResume).state == 0)
+        #expect(InterruptionPhase.end(.shouldNotResume).state == 0)
+        #expect(InterruptionType.shouldResume.rawValue == FourCharCode.make("irsm"))
+        #expect(InterruptionType.shouldNotResume.rawValue == FourCharCode.make("!rsm"))
+    }
+
+    @Test("SPEC 6: Begin is delivered after the session has been made inactive",
+          arguments: [Category.soloAmbientSound, .mediaPlayback, .recordAudio, .playAndRecord])
+    func beginAfterInactive(_ category: Category) throws {
         let fixture = Fixture()
-        try fixture.session.setActive(true, flags: 0)
+        try fixture.category(category)
+        try fixture.activate()
+        _ = fixture.recorder.take()
+        let inside = Shared<[String]>([])
+        fixture.recorder.onDeliver { [device = fixture.device] session, notes in
+            guard notes.contains(.interruption(.begin)) else { return }
+            let reactivation = Result { () throws(ResultCode) in try session.setActive(true, flags: 0) }
+            inside.withLock {
+                $0 = ["\(session.phase)", "stream open: \(device.openStream != nil)", "reactivate: \(reactivation)"]
+            }
+        }
         try fixture.device.beginInterruption()
+        #expect(inside.value == ["interrupted", "stream open: false",
+                                 "reactivate: \(Result<Void, ResultCode>.failure(.unspecified))"])
         #expect(fixture.recorder.take() == [.interruption(.begin)])
         #expect(fixture.session.phase == .interrupted)
+        #expect(fixture.session.phase != .active)
         #expect(fixture.device.openStream == nil, "the hardware was released")
     }
 
-    @Test("SPEC 3: activation fails while an interruption is in progress")
-    func activationRefused() throws {
-        let fixture = Fixture()
-        try fixture.device.beginInterruption()
-        #expect(expectCode(.unspecified) { try fixture.session.setActive(true, flags: 0) })
-        #expect(fixture.session.phase == .inactive)
-        try fixture.device.endInterruption(shouldResume: false)
-        try fixture.session.setActive(true, flags: 0)
-    }
-
-    @Test("SPEC 6: End carries ShouldResume or ShouldNotResume", arguments: [true, false])
+    @Test("SPEC 6: End carries ShouldResume or ShouldNotResume; the session is inactive and may reactivate",
+          arguments: [true, false])
     func endCarriesType(_ resume: Bool) throws {
         let fixture = Fixture()
-        try fixture.session.setActive(true, flags: 0)
+        try fixture.activate()
+        _ = fixture.recorder.take()
         try fixture.device.beginInterruption()
         try fixture.device.endInterruption(shouldResume: resume)
         #expect(fixture.recorder.take() == [.interruption(.begin),
                                             .interruption(.end(resume ? .shouldResume : .shouldNotResume))])
         #expect(fixture.session.phase == .inactive)
+        try fixture.activate()
+        #expect(fixture.session.phase == .active)
     }
 
-    @Test("SPEC 6: an inactive session is not interrupted and hears no End")
-    func inactiveNotInterrupted() throws {
+    @Test("SPEC 4/6: during the End callback 'type' reads ShouldResume / ShouldNotResume, and only then",
+          arguments: [(true, "irsm" as StaticString), (false, "!rsm")])
+    func typeReadableInEndCallback(_ resume: Bool, _ code: StaticString) throws {
         let fixture = Fixture()
-        try fixture.device.beginInterruption()
-        try fixture.device.endInterruption(shouldResume: true)
-        #expect(fixture.recorder.take().isEmpty)
-    }
-
-    @Test("SPEC 4: InterruptionType is readable only inside the End callback")
-    func interruptionTypeScope() throws {
-        let fixture = Fixture()
-        #expect(expectCode(.unsupportedProperty) { _ = try fixture.session.value(of: .interruptionType) })
-        let inside = fixture.session.withEndInterruptionType(.shouldNotResume) {
-            try? fixture.uint32(.interruptionType)
+        try fixture.activate()
+        let read = Shared<[String]>([])
+        fixture.recorder.onDeliver { session, notes in
+            for note in notes {
+                switch note {
+                case .interruption(.begin):
+                    let value = Result { () throws(ResultCode) in try session.value(of: .interruptionType) }
+                    read.withLock { $0.append("begin: \(value)") }
+                case .interruption(.end(let type)):
+                    let value = session.withEndInterruptionType(type) {
+                        Result { () throws(ResultCode) in try session.value(of: .interruptionType) }
+                    }
+                    read.withLock { $0.append("end: \(value)") }
+                default: break
+                }
+            }
         }
-        #expect(inside == InterruptionType.shouldNotResume.rawValue)
-        #expect(InterruptionType.shouldResume.rawValue == FourCharCode.make("irsm"))
-        #expect(InterruptionType.shouldNotResume.rawValue == FourCharCode.make("!rsm"))
-        #expect(expectCode(.unsupportedProperty) { _ = try fixture.session.value(of: .interruptionType) })
+        try fixture.device.beginInterruption()
+        try fixture.device.endInterruption(shouldResume: resume)
+        let ok = Result<PropertyValue, ResultCode>.success(.uint32(FourCharCode.make(code)))
+        let refused = Result<PropertyValue, ResultCode>.failure(.unsupportedProperty)
+        #expect(read.value == ["begin: \(refused)", "end: \(ok)"])
+        #expect(throws: ResultCode.unsupportedProperty) { _ = try fixture.session.value(of: .interruptionType) }
     }
 
-    @Test("SPEC 6: interruption states are Begin 1 and End 0")
-    func states() {
-        #expect(InterruptionPhase.begin.state == 1)
-        #expect(InterruptionPhase.end(.shouldResume).state == 0)
-    }
-
-    @Test("SPEC 6: ServerDied deactivates the session and notifies its listeners with 1")
-    func serverDied() throws {
+    @Test("SPEC 6: ServerDied: listeners are called with 1 and the session is inactive",
+          arguments: [Category.soloAmbientSound, .playAndRecord])
+    func serverDied(_ category: Category) throws {
         let fixture = Fixture()
-        try fixture.session.setActive(true, flags: 0)
+        try fixture.category(category)
+        try fixture.activate()
+        _ = fixture.recorder.take()
         fixture.device.serverDied()
         #expect(fixture.recorder.take() == [.property(.serverDied, .uint32(1))])
         #expect(fixture.session.phase == .inactive)
-        try fixture.session.setActive(true, flags: 0)
+        #expect(fixture.device.openStream == nil)
+        try fixture.activate()
+        #expect(fixture.session.phase == .active)
     }
 
-    @Test("SPEC 6: route change reasons have the reference's values")
-    func reasons() {
-        let values: [(RouteChangeReason, UInt32)] = [
-            (.unknown, 0), (.newDeviceAvailable, 1), (.oldDeviceUnavailable, 2), (.categoryChange, 3), (.override, 4),
-            (.wakeFromSleep, 6), (.noSuitableRouteForCategory, 7), (.routeConfigurationChange, 8),
-        ]
-        for (reason, value) in values { #expect(reason.rawValue == value) }
+    @Test("SPEC 6: ServerDied reaches the listeners of an inactive session too")
+    func serverDiedInactive() throws {
+        let fixture = Fixture()
+        fixture.device.serverDied()
+        #expect(fixture.recorder.take() == [.property(.serverDied, .uint32(1))])
+        #expect(fixture.session.phase == .inactive)
     }
 }

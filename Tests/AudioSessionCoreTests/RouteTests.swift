@@ -1,94 +1,133 @@
 @testable import AudioSessionCore
 import Testing
+import VirtualAudioDevice
 
-/// SPEC.md section 6: route changes, route descriptions and legacy route names.
+/// SPEC.md section 6: route change payloads, reasons, route descriptions and legacy names.
 @Suite("SPEC 6: routes")
 struct RouteTests {
-    @Test("SPEC 6: plugging and unplugging headphones gives NewDeviceAvailable then OldDeviceUnavailable with both routes")
-    func plugAndUnplug() throws {
-        let fixture = Fixture()
-        try fixture.category(.mediaPlayback)
-        try fixture.session.setActive(true, flags: 0)
-        fixture.device.connect([.headphones])
-        fixture.device.disconnect([.headphones])
-        let changes = fixture.recorder.takeRouteChanges()
-        #expect(changes.map(\.reason) == [.newDeviceAvailable, .oldDeviceUnavailable])
-        #expect(changes[0].previous == RouteDescription(inputs: [], outputs: [.builtInSpeaker]))
-        #expect(changes[0].current == RouteDescription(inputs: [], outputs: [.headphones]))
-        #expect(changes[1].previous.legacyName == "Headphone")
-        #expect(changes[1].current.outputs == [.builtInSpeaker])
+    @Test("SPEC 6: route change reasons: Unknown 0, NewDeviceAvailable 1, OldDeviceUnavailable 2, CategoryChange 3, Override 4, WakeFromSleep 6, NoSuitableRouteForCategory 7, RouteConfigurationChange 8",
+          arguments: [
+              (RouteChangeReason.unknown, UInt32(0)), (.newDeviceAvailable, 1), (.oldDeviceUnavailable, 2),
+              (.categoryChange, 3), (.override, 4), (.wakeFromSleep, 6), (.noSuitableRouteForCategory, 7),
+              (.routeConfigurationChange, 8),
+          ])
+    func reasonValue(_ reason: RouteChangeReason, _ value: UInt32) {
+        #expect(reason.rawValue == value)
     }
 
-    @Test("SPEC 6: a headset in PlayAndRecord routes both directions through it")
-    func headset() throws {
+    @Test("SPEC 6: plugging headphones: reason NewDeviceAvailable, previous and current route descriptions")
+    func plugHeadphones() throws {
+        let fixture = Fixture()
+        try fixture.category(.mediaPlayback)
+        try fixture.activate()
+        _ = fixture.recorder.take()
+        fixture.device.connect([.headphones])
+        #expect(fixture.recorder.take() == [
+            routeChange(.newDeviceAvailable, from: route(out: [.builtInSpeaker]), to: route(out: [.headphones])),
+            .property(.outputDestinations, .ports([.headphones, .builtInSpeaker])),
+        ])
+        #expect(fixture.route == route(out: [.headphones]))
+    }
+
+    @Test("SPEC 6: unplugging headphones: reason OldDeviceUnavailable, old route 'Headphone', previous and current descriptions")
+    func unplugHeadphones() throws {
+        let fixture = Fixture()
+        try fixture.category(.mediaPlayback)
+        fixture.device.connect([.headphones])
+        try fixture.activate()
+        _ = fixture.recorder.take()
+        fixture.device.disconnect([.headphones])
+        let notes = fixture.recorder.take()
+        #expect(notes == [
+            routeChange(.oldDeviceUnavailable, from: route(out: [.headphones]), to: route(out: [.builtInSpeaker])),
+            .property(.outputDestinations, .ports([.builtInSpeaker])),
+        ])
+        guard case .property(.audioRouteChange, .routeChange(let change))? = notes.first else { return }
+        #expect(change.previous.legacyName == "Headphone", "kAudioSession_AudioRouteChangeKey_OldRoute")
+        #expect(change.current.legacyName == "Speaker")
+    }
+
+    @Test("SPEC 6: plugging a headset in PlayAndRecord moves both directions to it (NewDeviceAvailable)")
+    func plugHeadset() throws {
+        let fixture = Fixture()
+        try fixture.category(.playAndRecord)
+        try fixture.activate()
+        _ = fixture.recorder.take()
+        fixture.device.connect([.headphones, .headsetMic])
+        #expect(fixture.recorder.take() == [
+            routeChange(.newDeviceAvailable, from: route(in: [.builtInMic], out: [.builtInSpeaker]),
+                        to: route(in: [.headsetMic], out: [.headphones])),
+            .property(.inputSources, .ports([.headsetMic, .builtInMic])),
+            .property(.outputDestinations, .ports([.headphones, .builtInSpeaker])),
+        ])
+        #expect(fixture.device.inputInUse == .headsetMic)
+        #expect(fixture.legacyRoute == "HeadsetInOut")
+    }
+
+    @Test("SPEC 6: unplugging a headset in PlayAndRecord: OldDeviceUnavailable, old route 'HeadsetInOut'")
+    func unplugHeadset() throws {
         let fixture = Fixture()
         try fixture.category(.playAndRecord)
         fixture.device.connect([.headphones, .headsetMic])
-        #expect(fixture.route == RouteDescription(inputs: [.headsetMic], outputs: [.headphones]))
-        #expect(fixture.legacyRoute == "HeadsetInOut")
-        #expect(fixture.recorder.takeRouteChanges().map(\.reason) == [.newDeviceAvailable])
+        try fixture.activate()
+        _ = fixture.recorder.take()
+        fixture.device.disconnect([.headphones, .headsetMic])
+        let notes = fixture.recorder.take()
+        #expect(notes == [
+            routeChange(.oldDeviceUnavailable, from: route(in: [.headsetMic], out: [.headphones]),
+                        to: route(in: [.builtInMic], out: [.builtInSpeaker])),
+            .property(.inputSources, .ports([.builtInMic])),
+            .property(.outputDestinations, .ports([.builtInSpeaker])),
+        ])
+        guard case .property(.audioRouteChange, .routeChange(let change))? = notes.first else { return }
+        #expect(change.previous.legacyName == "HeadsetInOut")
+        #expect(change.current.legacyName == "SpeakerAndMicrophone")
+        #expect(fixture.device.inputInUse == .builtInMic)
     }
 
-    @Test("SPEC 6: a device that does not change the route produces no route change")
+    @Test("SPEC 6: NoSuitableRouteForCategory when the only input goes away in RecordAudio")
+    func noSuitableRoute() throws {
+        let fixture = Fixture()
+        try fixture.category(.recordAudio)
+        try fixture.activate()
+        _ = fixture.recorder.take()
+        fixture.device.disconnect([.builtInMic])
+        #expect(fixture.recorder.take() == [
+            routeChange(.noSuitableRouteForCategory, from: route(in: [.builtInMic]), to: route()),
+            .property(.currentHardwareInputNumberChannels, .uint32(0)),
+            .property(.audioInputAvailable, .uint32(0)),
+            .property(.inputSources, .ports([])),
+            .property(.inputGainAvailable, .uint32(0)),
+        ])
+    }
+
+    @Test("SPEC 6: a port change that leaves the route as it is produces no route change")
     func irrelevantPort() throws {
         let fixture = Fixture()
         try fixture.category(.mediaPlayback)
         fixture.device.connect([.headphones])
+        try fixture.activate()
         _ = fixture.recorder.take()
         fixture.device.connect([.lineIn])   // an input, and MediaPlayback has none
-        #expect(fixture.recorder.takeRouteChanges().isEmpty)
-    }
-
-    @Test("SPEC 6: losing every suitable device is NoSuitableRouteForCategory")
-    func noSuitableRoute() throws {
-        let fixture = Fixture()
-        try fixture.category(.recordAudio)
-        try fixture.session.setActive(true, flags: 0)
-        fixture.device.disconnect([.builtInMic])
-        let changes = fixture.recorder.takeRouteChanges()
-        #expect(changes.map(\.reason) == [.noSuitableRouteForCategory])
-        #expect(changes.first?.current.inputs == [])
-    }
-
-    @Test("SPEC 4: input availability changes are reported")
-    func inputAvailability() throws {
-        let fixture = Fixture()
-        fixture.device.disconnect([.builtInMic])
-        #expect(try fixture.uint32(.audioInputAvailable) == 0)
-        #expect(fixture.recorder.take().contains(.property(.audioInputAvailable, .uint32(0))))
-        fixture.device.connect([.headsetMic])
-        #expect(try fixture.uint32(.audioInputAvailable) == 1)
-        #expect(fixture.recorder.take().contains(.property(.audioInputAvailable, .uint32(1))))
-    }
-
-    @Test("SPEC 4: volume changes reach listeners with the new value")
-    func volume() throws {
-        let fixture = Fixture()
-        try fixture.device.setOutputVolume(0.3)
-        #expect(try fixture.float32(.currentHardwareOutputVolume) == 0.3)
-        #expect(fixture.recorder.take() == [.property(.currentHardwareOutputVolume, .float32(0.3))])
-        try fixture.device.setOutputVolume(0.3)
-        #expect(fixture.recorder.take().isEmpty, "an unchanged value is not reported")
+        #expect(fixture.recorder.take() == [.property(.inputSources, .ports([.lineIn, .builtInMic]))])
     }
 
     struct LegacyCase: Sendable, CustomTestStringConvertible {
         let category: Category
         let plugged: Set<Port>
         let name: String
-        var testDescription: String { "\(category) \(plugged.count) ports: \(name)" }
+        var testDescription: String { "\(category) + \(plugged.map { "\($0)" }.sorted()): \"\(name)\"" }
     }
 
     static let legacyCases: [LegacyCase] = [
+        LegacyCase(category: .soloAmbientSound, plugged: [], name: "Speaker"),
         LegacyCase(category: .mediaPlayback, plugged: [], name: "Speaker"),
         LegacyCase(category: .mediaPlayback, plugged: [.headphones], name: "Headphone"),
+        LegacyCase(category: .mediaPlayback, plugged: [.headphones, .headsetMic], name: "Headphone"),
         LegacyCase(category: .mediaPlayback, plugged: [.lineOut], name: "LineOut"),
-        LegacyCase(category: .mediaPlayback, plugged: [.hdmi], name: "HDMIOutput"),
         LegacyCase(category: .playAndRecord, plugged: [], name: "SpeakerAndMicrophone"),
         LegacyCase(category: .playAndRecord, plugged: [.headphones], name: "HeadphonesAndMicrophone"),
         LegacyCase(category: .playAndRecord, plugged: [.headphones, .headsetMic], name: "HeadsetInOut"),
-        LegacyCase(category: .recordAudio, plugged: [], name: "MicrophoneBuiltIn"),
-        LegacyCase(category: .recordAudio, plugged: [.headsetMic], name: "MicrophoneWired"),
-        LegacyCase(category: .audioProcessing, plugged: [], name: ""),
     ]
 
     @Test("SPEC 6: the deprecated 'rout' string uses the legacy names", arguments: legacyCases)
@@ -97,27 +136,16 @@ struct RouteTests {
         try fixture.category(row.category)
         fixture.device.connect(row.plugged)
         #expect(fixture.legacyRoute == row.name)
+        try fixture.activate()
+        #expect(fixture.legacyRoute == row.name)
     }
 
-    @Test("SPEC 9: there is no receiver: PlayAndRecord plays through the built-in speaker")
+    @Test("SPEC 6/9: route descriptions: no receiver on a desktop, PlayAndRecord uses the built-in speaker and mic")
     func noReceiver() throws {
         let fixture = Fixture()
         try fixture.category(.playAndRecord)
-        #expect(fixture.route?.outputs == [.builtInSpeaker])
-    }
-
-    @Test("SPEC 4: InputSources lists the connected inputs; InputSource selects one")
-    func inputSources() throws {
-        let fixture = Fixture()
-        try fixture.category(.recordAudio)
-        fixture.device.connect([.lineIn])
-        #expect(try fixture.session.value(of: .inputSources) == .ports([.lineIn, .builtInMic]))
-        #expect(try fixture.session.value(of: .inputSource) == .portID(Port.lineIn.sourceID))
-        _ = fixture.recorder.take()
-        #expect(fixture.device.inputInUse == .lineIn, "the backend captures from the route's input")
-        try fixture.session.setValue(.portID(Port.builtInMic.sourceID), of: .inputSource)
-        #expect(fixture.route?.inputs == [.builtInMic])
-        #expect(fixture.device.inputInUse == .builtInMic)
-        #expect(fixture.recorder.takeRouteChanges().map(\.reason) == [.routeConfigurationChange])
+        try fixture.activate()
+        #expect(fixture.route == route(in: [.builtInMic], out: [.builtInSpeaker]))
+        #expect(fixture.legacyRoute != "ReceiverAndMicrophone")
     }
 }

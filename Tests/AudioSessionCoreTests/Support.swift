@@ -1,27 +1,50 @@
 @testable import AudioSessionCore
-import Locking
+import Synchronization
+import Testing
 import VirtualAudioDevice
 
-/// Collects the notifications a session hands to its delivery layer, in order.
-final class NotificationRecorder: @unchecked Sendable {
-    private let received = Locked<[AudioSessionCore.Notification]>([])
+/// The core's notification (not Foundation's).
+typealias Note = AudioSessionCore.Notification
 
-    func append(_ notifications: [AudioSessionCore.Notification]) {
-        received.withLock { $0 += notifications }
+/// Collects, in order, every batch of notifications a session hands to its delivery
+/// layer. An optional probe runs on each batch as it arrives, outside the recorder's
+/// lock and outside the session's lock (exactly where a real callback would run), so a
+/// test can look at the session from "inside" a callback.
+final class Recorder: Sendable {
+    typealias Probe = @Sendable (Session, [Note]) -> Void
+
+    private struct State {
+        var notes: [Note] = []
+        weak var session: Session?
+        var probe: Probe?
+    }
+    private let state = Mutex(State())
+
+    func attach(_ session: Session) { state.withLock { $0.session = session } }
+
+    /// Runs `probe` on every later batch (replacing any earlier probe).
+    func onDeliver(_ probe: @escaping Probe) { state.withLock { $0.probe = probe } }
+
+    func append(_ notes: [Note]) {
+        let (probe, session) = state.withLock { s -> (Probe?, Session?) in
+            s.notes += notes
+            return (s.probe, s.session)
+        }
+        if let probe, let session { probe(session, notes) }
     }
 
-    /// Everything received since the last call.
-    func take() -> [AudioSessionCore.Notification] {
-        received.withLock { all in
-            defer { all.removeAll() }
-            return all
+    /// Everything received since the last call, in order.
+    func take() -> [Note] {
+        state.withLock { s in
+            defer { s.notes.removeAll() }
+            return s.notes
         }
     }
 
-    /// The route changes among `take()`.
+    /// The route changes among `take()`, in order.
     func takeRouteChanges() -> [RouteChange] {
-        take().compactMap {
-            if case .property(.audioRouteChange, .routeChange(let change)) = $0 { return change }
+        take().compactMap { note in
+            if case .property(.audioRouteChange, .routeChange(let change)) = note { return change }
             return nil
         }
     }
@@ -30,17 +53,25 @@ final class NotificationRecorder: @unchecked Sendable {
 /// A session on a fresh virtual device, with a recorder for what it delivers.
 struct Fixture {
     let device = VirtualAudioDevice()
-    let recorder = NotificationRecorder()
+    let recorder = Recorder()
     let session: Session
 
     init() {
         let recorder = self.recorder
-        session = Session(backend: device) { recorder.append($0) }
+        session = Session(backend: device, deliver: { notes in recorder.append(notes) })
+        recorder.attach(session)
     }
 
     func set(_ id: PropertyID, _ value: UInt32) throws(ResultCode) {
         try session.setValue(.uint32(value), of: id)
     }
+
+    func category(_ category: Category) throws(ResultCode) {
+        try set(.audioCategory, category.rawValue)
+    }
+
+    func activate() throws(ResultCode) { try session.setActive(true, flags: 0) }
+    func deactivate() throws(ResultCode) { try session.setActive(false, flags: 0) }
 
     func uint32(_ id: PropertyID) throws -> UInt32? { try session.value(of: id).uint32 }
 
@@ -54,8 +85,9 @@ struct Fixture {
         return nil
     }
 
-    func category(_ category: Category) throws(ResultCode) {
-        try set(.audioCategory, category.rawValue)
+    var route: RouteDescription? {
+        if case .route(let route)? = try? session.value(of: .audioRouteDescription) { return route }
+        return nil
     }
 
     var legacyRoute: String? {
@@ -63,20 +95,50 @@ struct Fixture {
         return nil
     }
 
-    var route: RouteDescription? {
-        if case .route(let route)? = try? session.value(of: .audioRouteDescription) { return route }
-        return nil
+    /// Every readable property's value (InterruptionType aside: it is readable only in
+    /// an End callback), in table order: equal snapshots mean no visible state changed.
+    func snapshot() throws -> [String] {
+        try PropertyTable.all
+            .filter { $0.access.contains(.get) && $0.id != .interruptionType }
+            .map { "\($0.id)=\(try session.value(of: $0.id))" }
     }
 }
 
-/// Expects `body` to throw exactly `code`.
-func expectCode(_ code: ResultCode, _ body: () throws -> Void) -> Bool {
-    do {
-        try body()
-        return false
-    } catch {
-        return (error as? ResultCode) == code
+/// `'spkr'`: kAudioSessionOverrideAudioRoute_Speaker.
+let speakerOverride = FourCharCode.make("spkr")
+
+/// A route change notification, for exact comparisons.
+func routeChange(_ reason: RouteChangeReason, from previous: RouteDescription,
+                 to current: RouteDescription) -> Note {
+    .property(.audioRouteChange, .routeChange(RouteChange(reason: reason, previous: previous, current: current)))
+}
+
+/// A route description, briefly.
+func route(in inputs: [Port] = [], out outputs: [Port] = []) -> RouteDescription {
+    RouteDescription(inputs: inputs, outputs: outputs)
+}
+
+/// All eight category constants, the deprecated aliases last.
+let allCategories: [Category] = [
+    .ambientSound, .soloAmbientSound, .mediaPlayback, .recordAudio, .playAndRecord, .audioProcessing,
+    .userInterfaceSoundEffects, .liveAudio,
+]
+
+let allModes: [Mode] = [.default, .voiceChat, .videoRecording, .measurement, .gameChat]
+
+/// The category a deprecated alias behaves as (the category itself otherwise).
+func target(of category: Category) -> Category {
+    switch category {
+    case .userInterfaceSoundEffects: return .ambientSound
+    case .liveAudio: return .mediaPlayback
+    default: return category
     }
 }
 
-let speaker = FourCharCode.make("spkr")
+/// A mutable value shared with callbacks (a Mutex in a class, so closures can capture it).
+final class Shared<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
+    var value: Value { withLock { $0 } }
+}
