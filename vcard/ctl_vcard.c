@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <unistd.h>
+#include "vcard_config.h"
 #include "vcard_state.h"
 
 typedef struct {
@@ -288,25 +289,10 @@ static const snd_ctl_ext_callback_t callbacks = {
 SND_CTL_PLUGIN_DEFINE_FUNC(vcard)
 {
     (void)root;
-    const char *statePath = NULL;
-    int hideJacks = 0;
-    snd_config_iterator_t i, next;
-    snd_config_for_each(i, next, conf) {
-        snd_config_t *node = snd_config_iterator_entry(i);
-        const char *key;
-        if (snd_config_get_id(node, &key) < 0) continue;
-        if (!strcmp(key, "comment") || !strcmp(key, "type") || !strcmp(key, "hint")) continue;
-        if (!strcmp(key, "state") && snd_config_get_string(node, &statePath) >= 0) continue;
-        if (!strcmp(key, "jacks")) {
-            int jacks = snd_config_get_bool(node);
-            if (jacks < 0) { SNDERR("vcard: jacks must be a boolean"); return -EINVAL; }
-            hideJacks = !jacks;
-            continue;
-        }
-        SNDERR("vcard: unknown field %s", key);
-        return -EINVAL;
-    }
-    if (!statePath) { SNDERR("vcard: no state file"); return -EINVAL; }
+    VCardConfig config;
+    int err = vcardReadConfig(conf, 1, &config);
+    if (err < 0) return err;
+    const char *statePath = config.statePath;
 
     VCard *card = calloc(1, sizeof *card);
     if (!card) return -ENOMEM;
@@ -320,7 +306,7 @@ SND_CTL_PLUGIN_DEFINE_FUNC(vcard)
         free(card);
         return -ENODEV;
     }
-    card->hideJacks = hideJacks;
+    card->hideJacks = !config.jacks;
     card->ext.version = SND_CTL_EXT_VERSION;
     card->ext.card_idx = 0;
     strcpy(card->ext.id, "VCard");
@@ -332,7 +318,7 @@ SND_CTL_PLUGIN_DEFINE_FUNC(vcard)
     card->ext.callback = &callbacks;
     card->ext.private_data = card;
     card->ext.tlv.c = tlv;
-    int err = snd_ctl_ext_create(&card->ext, name, mode);
+    err = snd_ctl_ext_create(&card->ext, name, mode);
     if (err < 0) {
         close(card->watchFD);
         close(card->stateFD);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
+#include "vcard_config.h"
 #include "vcard_state.h"
 
 typedef struct {
@@ -92,17 +93,9 @@ static int constrain(snd_pcm_ioplug_t *io, const VCardState *state)
 SND_PCM_PLUGIN_DEFINE_FUNC(vcard)
 {
     (void)root;
-    const char *statePath = NULL;
-    snd_config_iterator_t i, next;
-    snd_config_for_each(i, next, conf) {
-        snd_config_t *node = snd_config_iterator_entry(i);
-        const char *key;
-        if (snd_config_get_id(node, &key) < 0) continue;
-        if (!strcmp(key, "comment") || !strcmp(key, "type") || !strcmp(key, "hint")) continue;
-        if (!strcmp(key, "state") && snd_config_get_string(node, &statePath) >= 0) continue;
-        SNDERR("vcard: unknown field %s", key);
-        return -EINVAL;
-    }
+    VCardConfig config;
+    if (vcardReadConfig(conf, 0, &config) < 0) return -EINVAL;
+    const char *statePath = config.statePath;
     VCardState state;
     if (!statePath || readState(statePath, &state) < 0) { SNDERR("vcard: no usable state file"); return -ENODEV; }
     if (state.removed || (stream == SND_PCM_STREAM_CAPTURE && !state.hasCapture)) return -ENODEV;
