@@ -62,11 +62,12 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
     /// The configured jack devices, or every hardware card that is not the session's own
     /// control device.
     static func jackSourceNames(_ names: ALSADeviceNames) -> [String] {
-        if let configured = names.jackControls { return configured.filter { $0 != names.control } }
-        var card: Int32 = -1
-        var cards: [String] = []
-        while snd_card_next(&card) >= 0, card >= 0 { cards.append("hw:\(card)") }
-        return cards.filter { $0 != names.control }
+        var candidates = names.jackControls ?? []
+        if names.jackControls == nil {
+            var card: Int32 = -1
+            while snd_card_next(&card) >= 0, card >= 0 { candidates.append("hw:\(card)") }
+        }
+        return candidates.filter { $0 != names.control }
     }
 
     deinit {

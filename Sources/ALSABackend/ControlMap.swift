@@ -85,7 +85,9 @@ struct ControlMap {
         let byName = Dictionary(elements.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let usb = control.driver == "USB-Audio"
         let hasCapture = byName["Capture Volume"] != nil || byName["Capture Switch"] != nil
-        let jacks = Self.jackStates(of: [control] + jackSources)
+        // The primary's elements are already listed: each listing is a round of
+        // device calls, so it is done once per scan.
+        let jacks = Self.jackStates(of: [(control, elements)] + jackSources.map { ($0, $0.elements) })
         func plugged(_ name: String) -> Bool { jacks[name] ?? false }
 
         var ports: Set<Port> = [usb ? .usbAudioOutput : .builtInSpeaker]
@@ -127,11 +129,11 @@ struct ControlMap {
             otherAudioPlaying: false)
     }
 
-    /// Every jack control of `controls` by name: plugged if any card reports a plug.
-    static func jackStates(of controls: [ALSAControl]) -> [String: Bool] {
+    /// Every jack control of the listed devices by name: plugged if any card reports a plug.
+    static func jackStates(of devices: [(ALSAControl, [ALSAControl.Element])]) -> [String: Bool] {
         var states: [String: Bool] = [:]
-        for control in controls {
-            for element in control.elements where element.name.hasSuffix(" Jack") {
+        for (control, elements) in devices {
+            for element in elements where element.name.hasSuffix(" Jack") {
                 states[element.name] = (states[element.name] ?? false) || (control.boolean(element) ?? false)
             }
         }

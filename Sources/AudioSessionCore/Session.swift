@@ -90,9 +90,6 @@ public final class Session: Sendable {
         try state.withLock { s throws(ResultCode) in try Session.read(descriptor.id, from: s) }
     }
 
-    /// The raw bits of a scalar (UInt32, Float32 or Float64) property's value: the fast
-    /// path of AudioSessionGetProperty, which copies them out without building a
-    /// `PropertyValue`.
     /// The published bits of a scalar property (see `PropertyDescriptor.publishedSlot`).
     @inline(__always)
     public func publishedBits(slot: Int) -> UInt64 { published.load(slot) }

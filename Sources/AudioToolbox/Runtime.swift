@@ -24,7 +24,6 @@ extension ListenerRegistry {
 final class Runtime: @unchecked Sendable {
     /// The virtual device when it is the session's hardware; nil on an ALSA card.
     let virtualDevice: VirtualAudioDevice?
-    let backend: HardwareBackend
     let session: Session
     let listeners = ListenerRegistry()
     let callbacks: CallbackQueue
@@ -35,7 +34,6 @@ final class Runtime: @unchecked Sendable {
          clientData: UnsafeMutableRawPointer?) {
         let (backend, virtualDevice) = Runtime.chooseBackend()
         let callbacks = CallbackQueue(runLoop: runLoop, mode: mode)
-        self.backend = backend
         self.virtualDevice = virtualDevice
         self.callbacks = callbacks
         self.interruptionListener = interruptionListener
