@@ -28,6 +28,11 @@ static void routeChangeListener(void *clientData, AudioSessionPropertyID id, UIn
     }
 }
 
+static void runLoopUntilIdle(void)
+{
+    while (CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, true) == kCFRunLoopRunHandledSource) {}
+}
+
 int main(void)
 {
     AudioSessionInitialize(NULL, NULL, NULL, NULL);
@@ -36,12 +41,15 @@ int main(void)
     AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category);
     AudioSessionSetActive(true);
 
+    /* A real program runs its loop between these events. (Route changes that pile up
+       undelivered merge into one, from the first previous route to the last current.) */
     AudioSessionVirtualDeviceConnectPort(kAudioSessionVirtualPort_Headphones);
+    runLoopUntilIdle();
     category = kAudioSessionCategory_AmbientSound;
     AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category);
+    runLoopUntilIdle();
     AudioSessionVirtualDeviceDisconnectPort(kAudioSessionVirtualPort_Headphones);
-
-    while (CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, true) == kCFRunLoopRunHandledSource) {}
+    runLoopUntilIdle();
     printf("playing: %d\n", playing);
     return 0;
 }

@@ -23,8 +23,11 @@ int main(void)
     printf("volume: %.2f\n", volume);
 
     AudioSessionAddPropertyListener(kAudioSessionProperty_CurrentHardwareOutputVolume, volumeChanged, &changes);
-    /* The user presses volume down twice (on Linux: the mixer's playback volume moves). */
+    /* The user presses volume down twice (on Linux: the mixer's playback volume moves),
+       and the program's run loop runs in between. Changes made while the loop does not
+       run coalesce: the listener then hears only the newest volume. */
     AudioSessionVirtualDeviceSetOutputVolume(0.5f);
+    while (CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, true) == kCFRunLoopRunHandledSource) {}
     AudioSessionVirtualDeviceSetOutputVolume(0.25f);
     while (CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, true) == kCFRunLoopRunHandledSource) {}
     printf("changes seen: %d\n", changes);

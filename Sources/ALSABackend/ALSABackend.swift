@@ -7,8 +7,8 @@ import Locking
 ///
 /// Facts come from the card's controls and are refreshed by one event thread that polls
 /// the control device; it reports `HardwareEvent`s to the session and never calls user
-/// code (the session queues callbacks for the program's run loop). Streams are opened on
-/// activation and closed on deactivation or interruption.
+/// code (the session queues callbacks for the program's run loop). Activation only
+/// negotiates: no PCM stays open (see `PCMNegotiation`).
 public final class ALSABackend: HardwareBackend, @unchecked Sendable {
     public let names: ALSADeviceNames
     /// The control handles, used by the event thread and by gain changes: alsa-lib
@@ -26,12 +26,9 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
 
     private struct State {
         var map: ControlMap
-        var output: ALSAStream?
-        var input: ALSAStream?
-        /// What the open streams were opened for.
-        var openRequest: StreamRequest?
-        var lastSampleRate = ALSAStream.defaultSampleRate
+        var lastSampleRate = PCMNegotiation.defaultSampleRate
         var handler: (@Sendable (HardwareEvent) -> Void)?
+        var eventThread: pthread_t?
     }
     private let state: Locked<State>
     private let wakeRead: Int32
@@ -56,7 +53,6 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
         wakeWrite = ends[1]
         cardWatch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         if cardWatch >= 0 { _ = inotify_add_watch(cardWatch, "/dev/snd", UInt32(IN_CREATE | IN_DELETE)) }
-        startEventThread()
     }
 
     /// The configured jack devices, or every hardware card that is not the session's own
@@ -71,57 +67,35 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
     }
 
     deinit {
-        var byte: UInt8 = 0
-        _ = write(wakeWrite, &byte, 1)
+        shutDown()
+        close(wakeRead)
+        close(wakeWrite)
+        if cardWatch >= 0 { close(cardWatch) }
     }
 
     // MARK: HardwareBackend
 
     public func facts() -> HardwareFacts { state.withLock { $0.map.facts } }
 
-    /// Opens what `request` needs. The current streams are released first (a hardware
-    /// device may take one opener only); if the new ones cannot be opened, the previous
-    /// ones are opened again, so a failed renegotiation leaves the session as it was.
-    public func open(_ request: StreamRequest) throws(ResultCode) -> StreamFormat {
-        try state.withLock { s throws(ResultCode) in
-            let previous = s.openRequest
-            s.output = nil
-            s.input = nil
-            s.openRequest = nil
-            do throws(ResultCode) {
-                let format = try openStreams(request, in: &s)
-                s.openRequest = request
-                return format
-            } catch {
-                if let previous, (try? openStreams(previous, in: &s)) != nil { s.openRequest = previous }
-                throw error
-            }
-        }
-    }
-
-    private func openStreams(_ request: StreamRequest, in s: inout State) throws(ResultCode) -> StreamFormat {
-        var output: ALSAStream?
-        var input: ALSAStream?
+    /// Negotiates what `request` needs and keeps nothing open. Takes no lock while it
+    /// talks to the device: the PCM is opened non-blocking and closed at once.
+    public func activate(_ request: StreamRequest) throws(ResultCode) -> StreamFormat {
+        var output: PCMNegotiation?
+        var input: PCMNegotiation?
         if request.output {
-            output = ALSAStream(name: names.pcm, stream: SND_PCM_STREAM_PLAYBACK,
-                                preferredRate: request.preferredSampleRate,
-                                preferredDuration: request.preferredIOBufferDuration)
-            guard output != nil else { throw .noHardware }
+            output = try PCMNegotiation(name: names.pcm, stream: SND_PCM_STREAM_PLAYBACK,
+                                        preferredRate: request.preferredSampleRate,
+                                        preferredDuration: request.preferredIOBufferDuration)
         }
         if request.input {
-            input = ALSAStream(name: names.pcm, stream: SND_PCM_STREAM_CAPTURE,
-                               preferredRate: output?.sampleRate ?? request.preferredSampleRate,
-                               preferredDuration: request.preferredIOBufferDuration)
-            guard input != nil else { throw .noHardware }
+            input = try PCMNegotiation(name: names.pcm, stream: SND_PCM_STREAM_CAPTURE,
+                                       preferredRate: output?.sampleRate ?? request.preferredSampleRate,
+                                       preferredDuration: request.preferredIOBufferDuration)
         }
-        s.output = output
-        s.input = input
-        guard let main = output ?? input else { return idleFormat(request, rate: s.lastSampleRate) }
-        s.lastSampleRate = main.sampleRate
-        let period = Float(Double(main.periodFrames) / main.sampleRate)
-        return StreamFormat(sampleRate: main.sampleRate, ioBufferDuration: period,
-                            inputLatency: input.map { Float(Double($0.periodFrames) / $0.sampleRate) } ?? 0,
-                            outputLatency: output.map { Float(Double($0.bufferFrames) / $0.sampleRate) } ?? 0)
+        guard let main = output ?? input else { return idleFormat(request) }
+        state.withLock { $0.lastSampleRate = main.sampleRate }
+        return StreamFormat(sampleRate: main.sampleRate, ioBufferDuration: main.periodDuration,
+                            inputLatency: input?.periodDuration ?? 0, outputLatency: output?.bufferDuration ?? 0)
     }
 
     public func idleFormat(_ request: StreamRequest) -> StreamFormat {
@@ -129,18 +103,13 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
     }
 
     private func idleFormat(_ request: StreamRequest, rate: Double) -> StreamFormat {
-        let period = Float(Double(ALSAStream.defaultPeriodFrames) / rate)
+        let period = Float(Double(PCMNegotiation.defaultPeriodFrames) / rate)
         return StreamFormat(sampleRate: rate, ioBufferDuration: period, inputLatency: request.input ? period : 0,
                             outputLatency: request.output ? 2 * period : 0)
     }
 
-    public func close() {
-        state.withLock { s in
-            s.output = nil
-            s.input = nil
-            s.openRequest = nil
-        }
-    }
+    /// Nothing to release: activation keeps nothing open.
+    public func deactivate() {}
 
     public func setInputGain(_ gain: Float) {
         let current = state.withLock { $0.map }
@@ -160,21 +129,36 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
         controls.withLock { controls in _ = controls.primary?.write(element, enumerated: item) }
     }
 
-    public func setEventHandler(_ handler: @escaping @Sendable (HardwareEvent) -> Void) {
-        state.withLock { $0.handler = handler }
+    public func start(reportingTo handler: @escaping @Sendable (HardwareEvent) -> Void) {
+        state.withLock { s in
+            guard s.eventThread == nil else { return }
+            s.handler = handler
+            var thread = pthread_t()
+            let context = Unmanaged.passUnretained(self).toOpaque()
+            // The thread uses the backend unretained: `shutDown` (from `deinit` at the
+            // latest) joins it before the backend goes away.
+            guard pthread_create(&thread, nil, { context in
+                Unmanaged<ALSABackend>.fromOpaque(context!).takeUnretainedValue().runEventLoop()
+                return nil
+            }, context) == 0 else { return }
+            s.eventThread = thread
+        }
+    }
+
+    /// Wakes the event thread, waits for it to finish the event it may be reporting, and
+    /// reports nothing more.
+    public func shutDown() {
+        guard let thread = state.withLock({ s -> pthread_t? in
+            defer { s.eventThread = nil }
+            return s.eventThread
+        }) else { return }
+        var byte: UInt8 = 0
+        _ = write(wakeWrite, &byte, 1)
+        if pthread_equal(thread, pthread_self()) == 0 { pthread_join(thread, nil) }
+        state.withLock { $0.handler = nil }
     }
 
     // MARK: Events
-
-    private func startEventThread() {
-        var thread = pthread_t()
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        pthread_create(&thread, nil, { context in
-            Unmanaged<ALSABackend>.fromOpaque(context!).takeUnretainedValue().runEventLoop()
-            return nil
-        }, context)
-        pthread_detach(thread)
-    }
 
     /// How often a card that went away is looked for again, in milliseconds.
     static let reopenInterval: Int32 = 500
@@ -294,9 +278,11 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
         let added = new.connectedPorts.subtracting(old.connectedPorts)
         if !removed.isEmpty { events.append(.portsDisconnected(removed)) }
         if !added.isEmpty { events.append(.portsConnected(added)) }
-        if old.outputVolume != new.outputVolume { events.append(.outputVolumeChanged) }
-        if old.inputGain != new.inputGain { events.append(.inputGainChanged) }
-        if old.inputGainSettable != new.inputGainSettable { events.append(.inputGainSettableChanged) }
+        if old.outputVolume != new.outputVolume { events.append(.outputVolumeChanged(new.outputVolume)) }
+        if old.inputGain != new.inputGain { events.append(.inputGainChanged(new.inputGain)) }
+        if old.inputGainSettable != new.inputGainSettable {
+            events.append(.inputGainSettableChanged(new.inputGainSettable))
+        }
         return events
     }
 }

@@ -1,7 +1,9 @@
 /// What a category allows: the table of SPEC.md section 5, as data.
 ///
 /// Everything that asks "may this category ..." reads this table; no rule about a
-/// category is written anywhere else.
+/// category is written anywhere else. The table's "silenced by the silent switch" column
+/// joins when the library plays sounds of its own (System Sound Services): nothing
+/// before that reads it.
 public struct CategoryPolicy: Sendable {
     /// Mixes with other programs' sound without any override.
     public let mixesByDefault: Bool
@@ -13,38 +15,36 @@ public struct CategoryPolicy: Sendable {
     public let bluetoothInputSettable: Bool
     /// `OverrideAudioRoute` may route to the speaker.
     public let routeOverrideAllowed: Bool
-    /// Silenced by the silent switch and screen lock (for sounds the library plays).
-    public let silencedBySwitch: Bool
     public let usesInput: Bool
     public let usesOutput: Bool
     /// The modes this category accepts besides Default and Measurement.
     public let extraModes: Set<Mode>
 
     private static func row(mixes: Bool = false, mixSettable: Bool = false, speakerSettable: Bool = false,
-                            bluetoothSettable: Bool = false, routeOverride: Bool = false, silenced: Bool,
+                            bluetoothSettable: Bool = false, routeOverride: Bool = false,
                             input: Bool, output: Bool, modes: Set<Mode> = []) -> CategoryPolicy {
         CategoryPolicy(mixesByDefault: mixes, mixWithOthersSettable: mixSettable,
                        defaultToSpeakerSettable: speakerSettable, bluetoothInputSettable: bluetoothSettable,
-                       routeOverrideAllowed: routeOverride, silencedBySwitch: silenced,
+                       routeOverrideAllowed: routeOverride,
                        usesInput: input, usesOutput: output, extraModes: modes)
     }
 
-    static let ambient = row(mixes: true, silenced: true, input: false, output: true)
-    static let media = row(mixSettable: true, silenced: false, input: false, output: true)
+    static let ambient = row(mixes: true, input: false, output: true)
+    static let media = row(mixSettable: true, input: false, output: true)
 
     /// Keyed by the category's raw value; the deprecated aliases share their target's row.
     static let table: [UInt32: CategoryPolicy] = [
         FourCharCode.make("ambi"): ambient,
         FourCharCode.make("uifx"): ambient,
-        FourCharCode.make("solo"): row(silenced: true, input: false, output: true),
+        FourCharCode.make("solo"): row(input: false, output: true),
         FourCharCode.make("medi"): media,
         FourCharCode.make("live"): media,
-        FourCharCode.make("reca"): row(bluetoothSettable: true, silenced: false, input: true, output: false,
+        FourCharCode.make("reca"): row(bluetoothSettable: true, input: true, output: false,
                                        modes: [.videoRecording]),
         FourCharCode.make("plar"): row(mixSettable: true, speakerSettable: true, bluetoothSettable: true,
-                                       routeOverride: true, silenced: false, input: true, output: true,
+                                       routeOverride: true, input: true, output: true,
                                        modes: [.voiceChat, .videoRecording, .gameChat]),
-        FourCharCode.make("proc"): row(silenced: false, input: false, output: false),
+        FourCharCode.make("proc"): row(input: false, output: false),
     ]
 
     /// Whether the category accepts `mode`.

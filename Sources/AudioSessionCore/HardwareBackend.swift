@@ -45,39 +45,61 @@ public struct HardwareFacts: Equatable, Sendable {
     }
 }
 
-/// Something that happened outside the program: reported by a backend, decided on by
-/// the session. Until the cross-process arbiter exists, system events (interruptions,
-/// server death, other programs) also come from the backend.
+/// Something that happened outside the program, carrying the facts it reports: the
+/// session applies them to what it knows instead of asking the backend again, so events
+/// applied in the order the backend reports them leave the session agreeing with it.
+/// Until the cross-process arbiter exists, system events (interruptions, server death,
+/// other programs) also come from the backend.
 public enum HardwareEvent: Equatable, Sendable {
     case portsConnected(Set<Port>)
     case portsDisconnected(Set<Port>)
-    case outputVolumeChanged
-    case inputGainChanged
-    case inputGainSettableChanged
-    case otherAudioChanged
+    case outputVolumeChanged(Float)
+    case inputGainChanged(Float)
+    case inputGainSettableChanged(Bool)
+    case otherAudioChanged(playing: Bool)
     case interruptionBegan
     case interruptionEnded(shouldResume: Bool)
     case serverDied
 }
 
+extension HardwareFacts {
+    /// The facts after `event`.
+    public mutating func apply(_ event: HardwareEvent) {
+        switch event {
+        case .portsConnected(let ports): connectedPorts.formUnion(ports)
+        case .portsDisconnected(let ports): connectedPorts.subtract(ports)
+        case .outputVolumeChanged(let volume): outputVolume = volume
+        case .inputGainChanged(let gain): inputGain = gain
+        case .inputGainSettableChanged(let settable): inputGainSettable = settable
+        case .otherAudioChanged(let playing): otherAudioPlaying = playing
+        case .interruptionBegan, .interruptionEnded, .serverDied: break
+        }
+    }
+}
+
 /// A sound device as the session sees it. Implementations report facts and carry out
-/// decisions; they never call user code.
+/// decisions; they never call user code, and nothing they do under the session's lock
+/// waits on hardware.
 public protocol HardwareBackend: AnyObject, Sendable {
-    /// The current facts. Called with the session's lock held: must not call back.
+    /// The facts when the session starts; afterwards events carry every change.
     func facts() -> HardwareFacts
-    /// Open streams as requested and report what was granted. Throws `noHardware` when
-    /// a needed direction is missing.
-    func open(_ request: StreamRequest) throws(ResultCode) -> StreamFormat
-    /// What the device reports while no stream is open, for the same request.
+    /// Claim the hardware for `request` and report what it grants. Throws `noHardware`
+    /// when a needed direction is missing, `unspecified` when the device is busy. Called
+    /// with the session's lock held: must not block.
+    func activate(_ request: StreamRequest) throws(ResultCode) -> StreamFormat
+    /// What the device reports while the session is not active, for the same request.
     func idleFormat(_ request: StreamRequest) -> StreamFormat
-    /// Release every open stream.
-    func close()
+    /// Release whatever `activate` claimed.
+    func deactivate()
     /// Set the input gain (already clamped to 0...1). Must not report the change as an
     /// event: the session asked for it and already knows.
     func setInputGain(_ gain: Float)
     /// Route the device's capture to `port`, the input the session's route now uses
     /// (nil: none). Called with the session's lock held, only when the input changes.
     func useInput(_ port: Port?)
-    /// Where the backend sends `HardwareEvent`s. Set once by the session, before use.
-    func setEventHandler(_ handler: @escaping @Sendable (HardwareEvent) -> Void)
+    /// Start reporting events to `handler`, in the order they happen, one at a time.
+    /// Called once, after the session is fully built.
+    func start(reportingTo handler: @escaping @Sendable (HardwareEvent) -> Void)
+    /// Stop reporting events; returns once no event is being reported any more.
+    func shutDown()
 }

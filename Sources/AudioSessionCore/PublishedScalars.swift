@@ -20,7 +20,7 @@ final class PublishedScalars: @unchecked Sendable {
     /// Publishes every scalar of `state`. Called with the session's lock held.
     func publish(_ state: SessionState) {
         for (slot, id) in PropertyTable.published.enumerated() {
-            let bits = (try? Session.readScalar(id, from: state))??.bits ?? 0
+            let bits = (try? state.scalar(of: id))??.bits ?? 0
             slots[slot].store(bits, ordering: .releasing)
         }
     }

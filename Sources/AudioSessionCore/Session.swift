@@ -3,20 +3,20 @@ import Locking
 /// One program's audio session: the state machine and every rule of SPEC.md 3–6.
 ///
 /// All mutations run inside `transact`, which holds the lock, rolls the state back if
-/// the call fails, reports listened values that changed, and hands the resulting
-/// notifications to `deliver` only after the lock is released — so user callbacks can
-/// never run with the lock held.
+/// the call fails, and queues the listener calls the change produced while it still
+/// holds the lock — so calls queue in the order of the changes they report — then wakes
+/// the delivery layer after releasing it. User callbacks never run with the lock held.
 public final class Session: Sendable {
     private let backend: HardwareBackend
     private let state: Locked<SessionState>
-    private let deliver: @Sendable ([Notification]) -> Void
+    private let sink: ListenerCallSink
     private let published = PublishedScalars()
 
-    /// Creates a session on `backend`. `deliver` receives notifications in order; it
-    /// must queue them, not call user code on the caller's stack.
-    public init(backend: HardwareBackend, deliver: @escaping @Sendable ([Notification]) -> Void) {
+    /// Creates a session on `backend` whose listener calls go to `sink`. Hardware events
+    /// are not handled until `start()`.
+    public init(backend: HardwareBackend, sink: ListenerCallSink) {
         self.backend = backend
-        self.deliver = deliver
+        self.sink = sink
         let facts = backend.facts()
         var initial = SessionState(format: StreamFormat(sampleRate: 0, ioBufferDuration: 0, inputLatency: 0,
                                                         outputLatency: 0),
@@ -25,11 +25,18 @@ public final class Session: Sendable {
         initial.route = initial.computeRoute()
         state = Locked(initial)
         published.publish(initial)
-        // Unowned, not weak: a weak reference would give every session a side table and
-        // put each retain on the slow path. The backend belongs to the session and is
-        // only driven while the session exists.
-        backend.setEventHandler { [unowned self] event in self.handle(event) }
     }
+
+    /// Starts handling the backend's events. Separate from `init` so that whoever owns
+    /// the session has finished wiring it before the first event can arrive.
+    public func start() {
+        // Unowned, not weak: a weak reference would give every session a side table and
+        // put each retain on the slow path. `deinit` stops the backend before the session
+        // goes away, so no event can reach a released session.
+        backend.start { [unowned self] event in self.handle(event) }
+    }
+
+    deinit { backend.shutDown() }
 
     public var phase: SessionPhase { state.withLock { $0.phase } }
 
@@ -53,7 +60,7 @@ public final class Session: Sendable {
         guard s.phase != .active else { return }
         guard !s.systemInterruptionInProgress else { throw .unspecified }
         if s.policy.usesInput && !s.inputAvailable { throw .noHardware }
-        s.format = try backend.open(s.streamRequest)
+        s.format = try backend.activate(s.streamRequest)
         s.phase = .active
         // A session that does not mix silences the other program, as on a phone.
         if !s.mixesWithOthers && s.facts.otherAudioPlaying { s.interruptedOtherAudio = true }
@@ -62,7 +69,7 @@ public final class Session: Sendable {
     private func deactivate(_ s: inout SessionState, notifyOthers: Bool) {
         if s.phase == .interrupted { s.phase = .inactive }
         if s.phase == .active {
-            backend.close()
+            backend.deactivate()
             s.phase = .inactive
             s.format = backend.idleFormat(s.streamRequest)
         }
@@ -87,57 +94,12 @@ public final class Session: Sendable {
     /// The value of a property whose descriptor the caller already looked up and
     /// checked for `.get` access (the C entry point needs the descriptor for the size).
     public func value(of descriptor: PropertyDescriptor) throws(ResultCode) -> PropertyValue {
-        try state.withLock { s throws(ResultCode) in try Session.read(descriptor.id, from: s) }
+        try state.withLock { s throws(ResultCode) in try s.value(of: descriptor.id) }
     }
 
     /// The published bits of a scalar property (see `PropertyDescriptor.publishedSlot`).
     @inline(__always)
     public func publishedBits(slot: Int) -> UInt64 { published.load(slot) }
-
-    /// Reads a property from a state value: a pure function, shared by `value(of:)`
-    /// and change detection.
-    static func read(_ id: PropertyID, from s: SessionState) throws(ResultCode) -> PropertyValue {
-        if let scalar = try readScalar(id, from: s) { return scalar.propertyValue }
-        switch id {
-        case .inputSources: return .ports(RoutePolicy.selectable(inputs: true, connected: s.facts.connectedPorts))
-        case .outputDestinations:
-            return .ports(RoutePolicy.selectable(inputs: false, connected: s.facts.connectedPorts))
-        case .inputSource: return .portID(s.route.inputs.first?.sourceID ?? 0)
-        case .outputDestination: return .portID(s.route.outputs.first?.sourceID ?? 0)
-        case .audioRouteDescription: return .route(s.route)
-        case .audioRoute: return .legacyRouteName(s.route.legacyName)
-        default: throw .unsupportedProperty
-        }
-    }
-
-    /// The value of a scalar property, nil for a CF-valued or unknown one.
-    static func readScalar(_ id: PropertyID, from s: SessionState) throws(ResultCode) -> ScalarValue? {
-        switch id {
-        case .preferredHardwareSampleRate: return .float64(s.preferredSampleRate)
-        case .preferredHardwareIOBufferDuration: return .float32(s.preferredIOBufferDuration)
-        case .audioCategory: return .uint32(s.category.rawValue)
-        case .currentHardwareSampleRate: return .float64(s.format.sampleRate)
-        case .currentHardwareInputNumberChannels: return .uint32(s.route.inputs.first?.channelCount ?? 0)
-        case .currentHardwareOutputNumberChannels: return .uint32(s.route.outputs.first?.channelCount ?? 0)
-        case .currentHardwareOutputVolume: return .float32(s.facts.outputVolume)
-        case .currentHardwareInputLatency: return .float32(s.format.inputLatency)
-        case .currentHardwareOutputLatency: return .float32(s.format.outputLatency)
-        case .currentHardwareIOBufferDuration: return .float32(s.format.ioBufferDuration)
-        case .otherAudioIsPlaying: return .uint32(s.otherAudioIsPlaying ? 1 : 0)
-        case .audioInputAvailable: return .uint32(s.inputAvailable ? 1 : 0)
-        case .otherMixableAudioShouldDuck: return .uint32(s.duckOthers ? 1 : 0)
-        case .overrideCategoryMixWithOthers: return .uint32(s.mixWithOthers ? 1 : 0)
-        case .overrideCategoryDefaultToSpeaker: return .uint32(s.defaultToSpeaker ? 1 : 0)
-        case .overrideCategoryEnableBluetoothInput: return .uint32(s.enableBluetoothInput ? 1 : 0)
-        case .interruptionType:
-            guard let type = s.endInterruptionType else { throw .unsupportedProperty }
-            return .uint32(type.rawValue)
-        case .mode: return .uint32(s.mode.rawValue)
-        case .inputGainAvailable: return .uint32(s.facts.inputGainSettable && s.inputAvailable ? 1 : 0)
-        case .inputGainScalar: return .float32(s.facts.inputGain)
-        default: return nil
-        }
-    }
 
     public func setValue(_ value: PropertyValue, of id: PropertyID) throws(ResultCode) {
         _ = try PropertyTable.descriptor(id, allowing: .set)
@@ -193,7 +155,7 @@ public final class Session: Sendable {
 
     private func renegotiateIfActive(_ s: inout SessionState) throws(ResultCode) {
         guard s.phase == .active else { return }
-        s.format = try backend.open(s.streamRequest)
+        s.format = try backend.activate(s.streamRequest)
     }
 
     private func change(_ s: inout SessionState, to category: Category) throws(ResultCode) {
@@ -209,7 +171,7 @@ public final class Session: Sendable {
         if !category.policy.allows(s.mode) { s.mode = .default }
         if s.phase == .active {
             if s.policy.usesInput && !s.inputAvailable { throw .noHardware }
-            s.format = try backend.open(s.streamRequest)
+            s.format = try backend.activate(s.streamRequest)
         }
         s.route = s.computeRoute()
         if s.phase == .active {
@@ -253,17 +215,17 @@ public final class Session: Sendable {
 
     // MARK: Hardware and system events
 
-    /// Applies an event reported by the backend.
+    /// Applies an event reported by the backend, with the facts it carries.
     public func handle(_ event: HardwareEvent) {
         try? transact { s throws(ResultCode) in
-            s.facts = backend.facts()
+            s.facts.apply(event)
             switch event {
             case .portsConnected:
                 portsChanged(&s, reason: .newDeviceAvailable)
             case .portsDisconnected:
                 portsChanged(&s, reason: .oldDeviceUnavailable)
-            case .otherAudioChanged:
-                if !s.facts.otherAudioPlaying { s.interruptedOtherAudio = false }
+            case .otherAudioChanged(let playing):
+                if !playing { s.interruptedOtherAudio = false }
             case .outputVolumeChanged, .inputGainChanged, .inputGainSettableChanged:
                 break  // reported by change detection in `transact`
             case .interruptionBegan:
@@ -290,7 +252,7 @@ public final class Session: Sendable {
         s.systemInterruptionInProgress = true
         guard s.phase == .active else { return }
         // The session is made inactive before it hears about the interruption.
-        backend.close()
+        backend.deactivate()
         s.phase = .interrupted
         s.format = backend.idleFormat(s.streamRequest)
         s.routeChoice.overrideToSpeaker = false
@@ -306,49 +268,39 @@ public final class Session: Sendable {
     }
 
     /// Runs `body` (the interruption listener's End call) with InterruptionType readable.
+    /// A nested dispatch inside the callback may deliver another End: each restores what
+    /// its caller could read.
     public func withEndInterruptionType<T>(_ type: InterruptionType, _ body: () -> T) -> T {
         // InterruptionType is not published: it is read under the lock, from the state.
-        state.withLock { $0.endInterruptionType = type }
-        defer { state.withLock { $0.endInterruptionType = nil } }
+        let outer = state.withLock { s -> InterruptionType? in
+            defer { s.endInterruptionType = type }
+            return s.endInterruptionType
+        }
+        defer { state.withLock { $0.endInterruptionType = outer } }
         return body()
     }
 
     // MARK: Transactions
 
-    /// Runs a mutation under the lock: all or nothing, then delivers its notifications.
+    /// Runs a mutation under the lock: all or nothing. The listener calls it produces are
+    /// queued before the lock is released, and their deliverer woken after.
     private func transact(_ body: (inout SessionState) throws(ResultCode) -> Void) throws(ResultCode) {
-        let (failure, outbox): (ResultCode?, [Notification]) = state.withLock { s in
+        let (failure, queued): (ResultCode?, Bool) = state.withLock { s in
             let saved = s
             do throws(ResultCode) {
                 try body(&s)
             } catch {
                 s = saved
-                return (error, [])
+                return (error, false)
             }
             published.publish(s)
             if s.route.inputs.first != saved.route.inputs.first { backend.useInput(s.route.inputs.first) }
-            s.outbox += Session.observedChanges(from: saved, to: s)
-            defer { s.outbox = [] }
-            return (nil, s.outbox)
+            let calls = s.outbox + s.listenerCalls(since: saved)
+            s.outbox = []
+            if !calls.isEmpty { sink.enqueue(calls) }
+            return (nil, !calls.isEmpty)
         }
-        if !outbox.isEmpty { deliver(outbox) }
+        if queued { sink.wake() }
         if let failure { throw failure }
-    }
-
-    /// Listened properties whose value differs between two states, with the new value.
-    /// Runs on every call, so scalars are compared without building values and the port
-    /// lists are only built when the connected ports changed.
-    private static func observedChanges(from before: SessionState, to after: SessionState) -> [Notification] {
-        var changes: [Notification] = []
-        let portsChanged = before.facts.connectedPorts != after.facts.connectedPorts
-        for id in SessionState.observedProperties {
-            if let new = try? readScalar(id, from: after) {
-                if let old = try? readScalar(id, from: before), old == new { continue }
-                changes.append(.property(id, new.propertyValue))
-            } else if portsChanged, let new = try? read(id, from: after), (try? read(id, from: before)) != new {
-                changes.append(.property(id, new))
-            }
-        }
-        return changes
     }
 }

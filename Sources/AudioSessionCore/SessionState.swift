@@ -19,7 +19,7 @@ struct SessionState {
     var preferredSampleRate: Double = 0
     var preferredIOBufferDuration: Float = 0
     var format: StreamFormat
-    /// The device's facts as last reported; refreshed on every hardware event.
+    /// The device's facts: read when the session starts, then updated by every event.
     var facts: HardwareFacts
     /// The route as last computed from `facts`, the category and the route choice.
     var route: RouteDescription
@@ -29,8 +29,8 @@ struct SessionState {
     var interruptedOtherAudio = false
     /// Set only while the interruption listener runs for an End.
     var endInterruptionType: InterruptionType?
-    /// Notifications produced by the current call, sent after the lock is released.
-    var outbox: [Notification] = []
+    /// Listener calls produced by the current change, queued when it succeeds.
+    var outbox: [ListenerCall] = []
 
     var policy: CategoryPolicy { category.policy }
     var mixesWithOthers: Bool { policy.mixesByDefault || mixWithOthers }
@@ -54,4 +54,68 @@ struct SessionState {
         .currentHardwareOutputVolume, .audioInputAvailable, .inputSources, .outputDestinations,
         .inputGainAvailable, .inputGainScalar,
     ]
+}
+
+// MARK: Reading properties (pure functions of the state)
+
+extension SessionState {
+    /// The value of a readable property.
+    func value(of id: PropertyID) throws(ResultCode) -> PropertyValue {
+        if let scalar = try scalar(of: id) { return scalar.propertyValue }
+        switch id {
+        case .inputSources: return .ports(RoutePolicy.selectable(inputs: true, connected: facts.connectedPorts))
+        case .outputDestinations: return .ports(RoutePolicy.selectable(inputs: false, connected: facts.connectedPorts))
+        case .inputSource: return .portID(route.inputs.first?.sourceID ?? 0)
+        case .outputDestination: return .portID(route.outputs.first?.sourceID ?? 0)
+        case .audioRouteDescription: return .route(route)
+        case .audioRoute: return .legacyRouteName(route.legacyName)
+        default: throw .unsupportedProperty
+        }
+    }
+
+    /// The value of a scalar property, nil for a CF-valued or unknown one.
+    func scalar(of id: PropertyID) throws(ResultCode) -> ScalarValue? {
+        switch id {
+        case .preferredHardwareSampleRate: return .float64(preferredSampleRate)
+        case .preferredHardwareIOBufferDuration: return .float32(preferredIOBufferDuration)
+        case .audioCategory: return .uint32(category.rawValue)
+        case .currentHardwareSampleRate: return .float64(format.sampleRate)
+        case .currentHardwareInputNumberChannels: return .uint32(route.inputs.first?.channelCount ?? 0)
+        case .currentHardwareOutputNumberChannels: return .uint32(route.outputs.first?.channelCount ?? 0)
+        case .currentHardwareOutputVolume: return .float32(facts.outputVolume)
+        case .currentHardwareInputLatency: return .float32(format.inputLatency)
+        case .currentHardwareOutputLatency: return .float32(format.outputLatency)
+        case .currentHardwareIOBufferDuration: return .float32(format.ioBufferDuration)
+        case .otherAudioIsPlaying: return .uint32(otherAudioIsPlaying ? 1 : 0)
+        case .audioInputAvailable: return .uint32(inputAvailable ? 1 : 0)
+        case .otherMixableAudioShouldDuck: return .uint32(duckOthers ? 1 : 0)
+        case .overrideCategoryMixWithOthers: return .uint32(mixWithOthers ? 1 : 0)
+        case .overrideCategoryDefaultToSpeaker: return .uint32(defaultToSpeaker ? 1 : 0)
+        case .overrideCategoryEnableBluetoothInput: return .uint32(enableBluetoothInput ? 1 : 0)
+        case .interruptionType:
+            guard let type = endInterruptionType else { throw .unsupportedProperty }
+            return .uint32(type.rawValue)
+        case .mode: return .uint32(mode.rawValue)
+        case .inputGainAvailable: return .uint32(facts.inputGainSettable && inputAvailable ? 1 : 0)
+        case .inputGainScalar: return .float32(facts.inputGain)
+        default: return nil
+        }
+    }
+
+    /// Calls of the listeners whose property differs from `before`, with the new value.
+    /// Runs on every change, so scalars are compared without building values and the
+    /// port lists are only built when the connected ports changed.
+    func listenerCalls(since before: SessionState) -> [ListenerCall] {
+        var calls: [ListenerCall] = []
+        let portsChanged = before.facts.connectedPorts != facts.connectedPorts
+        for id in SessionState.observedProperties {
+            if let new = try? scalar(of: id) {
+                if let old = try? before.scalar(of: id), old == new { continue }
+                calls.append(.property(id, new.propertyValue))
+            } else if portsChanged, let new = try? value(of: id), (try? before.value(of: id)) != new {
+                calls.append(.property(id, new))
+            }
+        }
+        return calls
+    }
 }

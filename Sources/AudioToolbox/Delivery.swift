@@ -1,23 +1,34 @@
 import AudioSessionCore
 import CAudioToolbox
 
-/// Turns the session's notifications into calls of the program's callbacks, queued for
-/// its run loop. Runs with no library lock held.
-extension Runtime {
-    func post(_ notifications: [AudioSessionCore.Notification]) {
-        callbacks.post(notifications.map { notification in { [self] in self.deliver(notification) } })
+/// Makes the program's callbacks: each `ListenerCall` the session queued becomes a call
+/// of the interruption listener or of the property listeners registered at that moment.
+/// Runs on the program's run loop (or the thread draining the descriptor), with no
+/// library lock held.
+final class ListenerDispatcher: @unchecked Sendable {
+    let listeners: ListenerRegistry
+    let interruptionListener: AudioSessionInterruptionListener?
+    let interruptionClientData: UnsafeMutableRawPointer?
+    /// Set once by the runtime before the session starts, so before any call is queued.
+    var session: Session!
+
+    init(listeners: ListenerRegistry, interruptionListener: AudioSessionInterruptionListener?,
+         interruptionClientData: UnsafeMutableRawPointer?) {
+        self.listeners = listeners
+        self.interruptionListener = interruptionListener
+        self.interruptionClientData = interruptionClientData
     }
 
-    private func deliver(_ notification: AudioSessionCore.Notification) {
-        switch notification {
+    func call(_ call: ListenerCall) {
+        switch call {
         case .interruption(let phase):
-            deliverInterruption(phase)
+            callInterruptionListener(phase)
         case .property(let id, let value):
-            deliverProperty(id, value)
+            callPropertyListeners(id, value)
         }
     }
 
-    private func deliverInterruption(_ phase: InterruptionPhase) {
+    private func callInterruptionListener(_ phase: InterruptionPhase) {
         guard let listener = interruptionListener else { return }
         Log.debug("interruption listener, state \(phase.state)")
         switch phase {
@@ -28,7 +39,7 @@ extension Runtime {
         }
     }
 
-    private func deliverProperty(_ id: PropertyID, _ value: PropertyValue) {
+    private func callPropertyListeners(_ id: PropertyID, _ value: PropertyValue) {
         let entries = listeners.snapshot(id)
         guard !entries.isEmpty else { return }
         Log.debug("\(entries.count) listener(s) of \(id)")

@@ -27,17 +27,9 @@ private func virtualDevice(_ runtime: Runtime) throws(ResultCode) -> VirtualAudi
 }
 
 /// The device ports a virtual-port constant stands for.
-private func ports(_ raw: UInt32) throws(ResultCode) -> Set<Port> {
-    switch raw {
-    case FourCharCode.make("hdph"): return [.headphones]
-    case FourCharCode.make("hdst"): return [.headphones, .headsetMic]
-    case FourCharCode.make("bmic"): return [.builtInMic]
-    case FourCharCode.make("lout"): return [.lineOut]
-    case FourCharCode.make("lini"): return [.lineIn]
-    case FourCharCode.make("usba"): return [.usbAudioOutput, .usbAudioInput]
-    case FourCharCode.make("hdmi"): return [.hdmi]
-    default: throw .unsupportedProperty
-    }
+private func ports(_ code: UInt32) throws(ResultCode) -> Set<Port> {
+    guard let ports = VirtualAudioDevice.ports(forVirtualPort: code) else { throw .unsupportedProperty }
+    return ports
 }
 
 @_cdecl("AudioSessionVirtualDeviceConnectPort")

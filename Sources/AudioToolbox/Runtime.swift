@@ -3,8 +3,8 @@ import AudioSessionCore
 import CAudioToolbox
 import CoreFoundation
 import Glibc
-import RunLoopDispatch
 import Locking
+import RunLoopDispatch
 import Synchronization
 import VirtualAudioDevice
 
@@ -20,39 +20,50 @@ extension ListenerRegistry {
 }
 
 /// The process's one session and everything wired to it, created by
-/// AudioSessionInitialize and kept until the process exits.
+/// AudioSessionInitialize and kept until the process exits (or forks: the child starts
+/// without one).
 final class Runtime: @unchecked Sendable {
     /// The virtual device when it is the session's hardware; nil on an ALSA card.
     let virtualDevice: VirtualAudioDevice?
     let session: Session
-    let listeners = ListenerRegistry()
-    let callbacks: CallbackQueue
-    let interruptionListener: AudioSessionInterruptionListener?
-    let interruptionClientData: UnsafeMutableRawPointer?
+    let listeners: ListenerRegistry
+    let callbacks: CallbackQueue<ListenerCall>
 
+    /// Builds the session and its delivery, then starts hardware events — last, so that
+    /// no event can arrive before everything it reaches exists.
     init(runLoop: CFRunLoop, mode: CFString, interruptionListener: AudioSessionInterruptionListener?,
-         clientData: UnsafeMutableRawPointer?) {
-        let (backend, virtualDevice) = Runtime.chooseBackend()
-        let callbacks = CallbackQueue(runLoop: runLoop, mode: mode)
+         clientData: UnsafeMutableRawPointer?) throws(ResultCode) {
+        let (backend, virtualDevice) = try Runtime.chooseBackend()
+        let listeners = ListenerRegistry()
+        let dispatcher = ListenerDispatcher(listeners: listeners, interruptionListener: interruptionListener,
+                                            interruptionClientData: clientData)
+        guard let callbacks = CallbackQueue<ListenerCall>(runLoop: runLoop, mode: mode, deliver: dispatcher.call)
+        else {
+            Log.error("no file descriptor for the callback queue")
+            throw .initializationError
+        }
         self.virtualDevice = virtualDevice
+        self.listeners = listeners
         self.callbacks = callbacks
-        self.interruptionListener = interruptionListener
-        self.interruptionClientData = clientData
-        // The session reports notifications through this box, filled once `self` exists.
-        let sink = NotificationSink()
-        session = Session(backend: backend) { sink.forward($0) }
-        sink.runtime = self
+        session = Session(backend: backend, sink: callbacks)
+        dispatcher.session = session
+        session.start()
     }
 
-    /// `AUDIOTOOLBOX_BACKEND=virtual` or `=alsa` chooses; by default the ALSA card named
-    /// by the configuration (see `ALSADeviceNames`) when it opens, else the virtual device.
-    static func chooseBackend() -> (HardwareBackend, VirtualAudioDevice?) {
+    /// `AUDIOTOOLBOX_BACKEND=virtual` or `=alsa` insists on one (an ALSA card that does
+    /// not open is then an initialisation error); by default the ALSA card named by the
+    /// configuration (see `ALSADeviceNames`) when it opens, else the virtual device.
+    static func chooseBackend() throws(ResultCode) -> (HardwareBackend, VirtualAudioDevice?) {
         let choice = getenv("AUDIOTOOLBOX_BACKEND").map { String(cString: $0) } ?? ""
         if choice != "virtual" {
             let names = ALSADeviceNames.resolve()
             if let alsa = ALSABackend(names: names) {
                 Log.debug("using ALSA pcm '\(names.pcm)' ctl '\(names.control)'")
                 return (alsa, nil)
+            }
+            guard choice != "alsa" else {
+                Log.error("AUDIOTOOLBOX_BACKEND=alsa but no ALSA card at ctl '\(names.control)'")
+                throw .initializationError
             }
             Log.notice("no ALSA card at ctl '\(names.control)': using the virtual device")
         }
@@ -74,23 +85,42 @@ final class Runtime: @unchecked Sendable {
         return instance._withUnsafeGuaranteedRef(body)
     }
 
-    /// Creates the runtime once; false if it already existed.
-    static func create(_ make: () -> Runtime) -> Bool {
+    /// Creates the runtime once: `alreadyInitialized` if it exists, the error `make`
+    /// throws if it fails (a later call may try again).
+    static func create(_ make: () throws(ResultCode) -> Runtime) -> ResultCode {
         initializing.withLock { _ in
-            guard !initialized.load(ordering: .relaxed) else { return false }
-            instance = Unmanaged.passRetained(make())
+            guard !initialized.load(ordering: .relaxed) else { return .alreadyInitialized }
+            do throws(ResultCode) {
+                instance = Unmanaged.passRetained(try make())
+            } catch {
+                return error
+            }
             initialized.store(true, ordering: .releasing)
-            return true
+            installForkHandler
+            return .noError
         }
     }
+
+    // MARK: fork
+
+    /// Registered with the first session, once: the child of a fork starts with no
+    /// session. The parent's runtime stays in the child's memory, unused: its threads do
+    /// not exist there and its locks may be held by them, so nothing of it is touched
+    /// but its callback descriptor, closed so the child cannot make the parent's
+    /// readable.
+    private static let installForkHandler: Void = {
+        pthread_atfork(nil, nil) {
+            Runtime.initializing.reinitializeAfterFork()
+            if let inherited = Runtime.instance {
+                inherited._withUnsafeGuaranteedRef { $0.callbacks.detachAfterFork() }
+            }
+            Runtime.instance = nil
+            Runtime.initialized.store(false, ordering: .releasing)
+        }
+    }()
 }
 
-/// Breaks the init-order cycle between the session (which needs a sink) and the runtime.
-/// The reference is strong on purpose: the runtime lives until the process exits, and a
-/// weak reference would push every retain of the runtime onto the slow, side-table path.
-private final class NotificationSink: @unchecked Sendable {
-    var runtime: Runtime?
-    func forward(_ notifications: [AudioSessionCore.Notification]) {
-        runtime?.post(notifications)
-    }
-}
+/// The queue is where the session's listener calls go: enqueued under the session's
+/// lock, woken after it.
+extension CallbackQueue: ListenerCallSink where Item == ListenerCall {}
+extension ListenerCall: Coalescing {}

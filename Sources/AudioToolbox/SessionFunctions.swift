@@ -10,13 +10,13 @@ import CoreFoundation
 public func audioSessionInitialize(_ runLoop: CFRunLoop?, _ mode: CFString?,
                                    _ listener: AudioSessionInterruptionListener?,
                                    _ clientData: UnsafeMutableRawPointer?) -> Int32 {
-    let created = Runtime.create {
-        Runtime(runLoop: runLoop ?? CFRunLoopGetMain(), mode: mode ?? kCFRunLoopDefaultMode,
-                interruptionListener: listener, clientData: clientData)
+    let status = Runtime.create { () throws(ResultCode) in
+        try Runtime(runLoop: runLoop ?? CFRunLoopGetMain(), mode: mode ?? kCFRunLoopDefaultMode,
+                    interruptionListener: listener, clientData: clientData)
     }
-    guard created else {
-        Log.error("AudioSessionInitialize: \(ResultCode.alreadyInitialized)")
-        return ResultCode.alreadyInitialized.rawValue
+    guard status == .noError else {
+        Log.error("AudioSessionInitialize: \(status)")
+        return status.rawValue
     }
     Log.debug("AudioSessionInitialize: session created")
     return ResultCode.noError.rawValue

@@ -5,6 +5,10 @@ import Glibc
 /// Used instead of the standard library's `Mutex` because that one waits on futexes
 /// directly, which ThreadSanitizer cannot see: with a pthread mutex `make tsan` checks
 /// the library's real locking instead of reporting every guarded access as a race.
+///
+/// Debug builds use an error-checking mutex, so a thread that locks twice or unlocks a
+/// lock it does not hold stops at once instead of deadlocking or corrupting state;
+/// every build checks what pthread returns.
 public final class Locked<Value>: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     // Behind a pointer rather than a stored `var`: the mutex already guarantees
@@ -14,13 +18,19 @@ public final class Locked<Value>: @unchecked Sendable {
     public init(_ initial: Value) {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_mutexattr_t()
+        Self.check(pthread_mutexattr_init(&attributes), "pthread_mutexattr_init")
+        #if DEBUG
+        Self.check(pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK)), "pthread_mutexattr_settype")
+        #endif
+        Self.check(pthread_mutex_init(mutex, &attributes), "pthread_mutex_init")
+        pthread_mutexattr_destroy(&attributes)
         value = .allocate(capacity: 1)
         value.initialize(to: initial)
     }
 
     deinit {
-        pthread_mutex_destroy(mutex)
+        Self.check(pthread_mutex_destroy(mutex), "pthread_mutex_destroy")
         mutex.deallocate()
         value.deinitialize(count: 1)
         value.deallocate()
@@ -31,8 +41,25 @@ public final class Locked<Value>: @unchecked Sendable {
     public func withLock<Result, Failure: Error>(
         _ body: (inout Value) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        Self.check(pthread_mutex_lock(mutex), "pthread_mutex_lock")
+        defer { Self.check(pthread_mutex_unlock(mutex), "pthread_mutex_unlock") }
         return try body(&value.pointee)
+    }
+
+    /// A failed lock operation is a bug in the library (a lock taken twice, released by
+    /// the wrong thread, destroyed while held): stop with a message rather than run on
+    /// with state no lock protects.
+    @inlinable
+    static func check(_ result: Int32, _ operation: StaticString) {
+        guard result != 0 else { return }
+        fatalError("AudioToolbox: \(operation) failed with error \(result)")
+    }
+
+    /// Makes the lock usable in the child of `fork`, where the thread that held it does
+    /// not exist: re-initialises it. Call only from a fork handler, when the caller knows
+    /// no thread of the child uses it.
+    public func reinitializeAfterFork() {
+        mutex.initialize(to: pthread_mutex_t())
+        Self.check(pthread_mutex_init(mutex, nil), "pthread_mutex_init")
     }
 }

@@ -1,88 +1,113 @@
 import CoreFoundation
 import Glibc
 import Locking
-import Synchronization
 
-/// Queues callbacks and runs them on the client's CFRunLoop, or on whichever thread
-/// drains the queue through the pollable descriptor.
+/// An item a `CallbackQueue` can coalesce with a later one while both wait.
+public protocol Coalescing: Sendable {
+    /// Items with equal keys coalesce while waiting for delivery.
+    var coalescingKey: Int { get }
+    /// This waiting item combined with `newer`, a later one with the same key.
+    func merged(with newer: Self) -> Self
+}
+
+/// The program's callbacks waiting for delivery, in order, delivered one at a time on
+/// the client's CFRunLoop or on whichever thread drains the pollable descriptor.
 ///
-/// Posting never runs user code: it appends, signals the run-loop source, wakes the run
-/// loop and makes the eventfd readable. Draining takes the whole batch out under the
-/// lock and runs it with no lock held, so callbacks may post, drain or call the API.
-///
-/// The descriptor is the read end of a non-blocking pipe holding at most one byte: a
-/// byte is written only when the queue goes from idle to signalled.
-public final class CallbackQueue: @unchecked Sendable {
-    public typealias Work = () -> Void
+/// - Order: items are delivered in the order they were enqueued. Delivery takes one
+///   item at a time, so a callback that drains again (nested dispatch) continues the
+///   same queue with the next item; a drain on another thread while one is delivering
+///   returns at once, and the delivering thread delivers the rest.
+/// - Bound: an item whose key is already waiting merges into it and moves to the end
+///   (it reports the newest change), so the queue holds at most one item per key, and
+///   its storage is released whenever it empties.
+public final class CallbackQueue<Item: Coalescing>: @unchecked Sendable {
+    private struct State {
+        var items: [Item] = []
+        /// The thread delivering, and how deeply its drains are nested.
+        var deliverer: pthread_t?
+        var depth = 0
+    }
+    private let state = Locked(State())
+    private let deliver: (Item) -> Void
+    private var wakeup: RunLoopWakeup!
 
-    private let pending = Locked<[Work]>([])
-    private let readFD: Int32
-    private let writeFD: Int32
-    private let signalled = Atomic<Bool>(false)
-    // CF objects are thread-safe for the calls made here (signal, wake up).
-    private let runLoop: CFRunLoop
-    private var source: CFRunLoopSource!
+    /// A queue delivering through `deliver` on `runLoop` in `mode`; nil when no
+    /// descriptor can be had for the pollable wake-up.
+    public init?(runLoop: CFRunLoop, mode: CFString, deliver: @escaping (Item) -> Void) {
+        self.deliver = deliver
+        // The run loop holds the wakeup, which holds this queue unretained: the queue
+        // owns the wakeup and outlives it.
+        guard let wakeup = RunLoopWakeup(runLoop: runLoop, mode: mode, onSignal: { [unowned(unsafe) self] in
+            _ = self.drain()
+        }) else { return nil }
+        self.wakeup = wakeup
+    }
 
-    /// Attaches a queue to `runLoop` in `mode`.
-    public init(runLoop: CFRunLoop, mode: CFString) {
-        self.runLoop = runLoop
-        var ends: [Int32] = [-1, -1]
-        if pipe(&ends) == 0 {
-            for end in ends {
-                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+    /// The descriptor that polls readable while items wait.
+    public var fileDescriptor: Int32 { wakeup.fileDescriptor }
+
+    /// Appends `items` in order, merging each into a waiting item with the same key.
+    /// Takes only this queue's lock and calls nothing else, so it may run under the
+    /// caller's locks; call `wake` afterwards.
+    public func enqueue(_ items: [Item]) {
+        state.withLock { s in
+            for item in items {
+                if let index = s.items.firstIndex(where: { $0.coalescingKey == item.coalescingKey }) {
+                    let waiting = s.items.remove(at: index)
+                    s.items.append(waiting.merged(with: item))
+                } else {
+                    s.items.append(item)
+                }
             }
         }
-        readFD = ends[0]
-        writeFD = ends[1]
-        var context = CFRunLoopSourceContext()
-        context.version = 0
-        context.info = Unmanaged.passUnretained(self).toOpaque()
-        context.perform = { info in
-            guard let info else { return }
-            _ = Unmanaged<CallbackQueue>.fromOpaque(info).takeUnretainedValue().drain()
-        }
-        source = CFRunLoopSourceCreate(nil, 0, &context)
-        CFRunLoopAddSource(runLoop, source, mode)
     }
 
-    deinit {
-        CFRunLoopSourceInvalidate(source)
-        close(readFD)
-        close(writeFD)
-    }
+    /// Wakes the run loop and makes the descriptor readable.
+    public func wake() { wakeup.signal() }
 
-    /// The descriptor that polls readable while work is pending.
-    public var fileDescriptor: Int32 { readFD }
+    /// How many items wait.
+    public var count: Int { state.withLock { $0.items.count } }
 
-    /// Queues `work` in order and wakes whoever will run it.
-    public func post(_ work: [Work]) {
-        guard !work.isEmpty else { return }
-        pending.withLock { $0.append(contentsOf: work) }
-        CFRunLoopSourceSignal(source)
-        CFRunLoopWakeUp(runLoop)
-        if !signalled.exchange(true, ordering: .acquiringAndReleasing) {
-            var byte: UInt8 = 1
-            _ = write(writeFD, &byte, 1)
-        }
-    }
-
-    /// Runs every queued item on the calling thread; returns how many ran.
+    /// Delivers every waiting item on the calling thread, one at a time; returns how many
+    /// it delivered (0 when another thread is delivering).
     @discardableResult
     public func drain() -> Int {
-        if signalled.exchange(false, ordering: .acquiringAndReleasing) {
-            var byte: UInt8 = 0
-            _ = read(readFD, &byte, 1)
+        guard !wakeup.isDetached else { return 0 }
+        wakeup.acknowledge()
+        let me = pthread_self()
+        let mayDeliver = state.withLock { s -> Bool in
+            if let deliverer = s.deliverer, pthread_equal(deliverer, me) == 0 { return false }
+            s.deliverer = me
+            s.depth += 1
+            return true
         }
-        var ran = 0
-        while true {
-            let batch = pending.withLock { queue -> [Work] in
-                defer { queue.removeAll(keepingCapacity: true) }
-                return queue
+        guard mayDeliver else { return 0 }
+        var delivered = 0
+        while let item = next() {
+            deliver(item)
+            delivered += 1
+        }
+        return delivered
+    }
+
+    /// The next item, or nil when none waits: then this drain's level ends, and the
+    /// outermost one gives up delivering, in the same step, so an item enqueued after
+    /// it is never left behind unwoken.
+    private func next() -> Item? {
+        state.withLock { s -> Item? in
+            if !s.items.isEmpty { return s.items.removeFirst() }
+            s.depth -= 1
+            if s.depth == 0 {
+                s.deliverer = nil
+                s.items = []  // give the storage back
             }
-            if batch.isEmpty { return ran }
-            for work in batch { work() }
-            ran += batch.count
+            return nil
         }
+    }
+
+    /// In the child of `fork`: the queue belongs to the parent's session and must never
+    /// deliver or signal again. Async-signal-safe.
+    public func detachAfterFork() {
+        wakeup.detachAfterFork()
     }
 }

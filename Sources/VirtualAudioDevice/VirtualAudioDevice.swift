@@ -5,8 +5,10 @@ import Locking
 /// the phone's hardware and the rest of the system in tests and demos.
 ///
 /// It always has a built-in speaker and starts with a built-in microphone. Every
-/// control method changes the model under its own lock, releases it, and only then
-/// reports the event, so the session may call back into `facts()` while handling it.
+/// control method changes the model and reports the event as one step under
+/// `reporting`, a lock of its own: two threads' changes reach the session in the order
+/// they were made, so the session never disagrees with the device. The model's lock is
+/// released before reporting, because the session calls back into the device.
 public final class VirtualAudioDevice: HardwareBackend {
     /// The longest and shortest IO buffer the device grants, in seconds.
     public static let ioBufferDurationRange: ClosedRange<Float> = 0.005...0.093
@@ -26,6 +28,9 @@ public final class VirtualAudioDevice: HardwareBackend {
         var eventHandler: (@Sendable (HardwareEvent) -> Void)?
     }
     private let model = Locked(Model())
+    /// Held from a control's change until the session has applied its event. Lock order:
+    /// `reporting`, then the session's lock, then `model`.
+    private let reporting = Locked<Void>(())
 
     public init() {}
 
@@ -39,7 +44,7 @@ public final class VirtualAudioDevice: HardwareBackend {
         }
     }
 
-    public func open(_ request: StreamRequest) throws(ResultCode) -> StreamFormat {
+    public func activate(_ request: StreamRequest) throws(ResultCode) -> StreamFormat {
         try model.withLock { m throws(ResultCode) in
             if request.input && !m.connected.contains(where: { $0.isInput }) { throw .noHardware }
             m.openStream = request
@@ -53,7 +58,7 @@ public final class VirtualAudioDevice: HardwareBackend {
                                             preferredSampleRate: 0, preferredIOBufferDuration: 0), rates: rates)
     }
 
-    public func close() { model.withLock { $0.openStream = nil } }
+    public func deactivate() { model.withLock { $0.openStream = nil } }
 
     public func setInputGain(_ gain: Float) { model.withLock { $0.inputGain = gain } }
 
@@ -63,8 +68,13 @@ public final class VirtualAudioDevice: HardwareBackend {
     /// The input the session last routed capture to.
     public var inputInUse: Port? { model.withLock { $0.inputInUse } }
 
-    public func setEventHandler(_ handler: @escaping @Sendable (HardwareEvent) -> Void) {
+    public func start(reportingTo handler: @escaping @Sendable (HardwareEvent) -> Void) {
         model.withLock { $0.eventHandler = handler }
+    }
+
+    /// Waits for a report in progress, then reports nothing more.
+    public func shutDown() {
+        reporting.withLock { _ in model.withLock { $0.eventHandler = nil } }
     }
 
     /// The stream currently open, if any (what the last activation asked for).
@@ -99,35 +109,51 @@ public final class VirtualAudioDevice: HardwareBackend {
 
     // MARK: Controls (the Linux-addition calls)
 
+    /// The ports a `kAudioSessionVirtualPort_*` constant of AudioSessionLinux.h stands for.
+    public static func ports(forVirtualPort code: UInt32) -> Set<Port>? {
+        switch code {
+        case FourCharCode.make("hdph"): return [.headphones]
+        case FourCharCode.make("hdst"): return [.headphones, .headsetMic]
+        case FourCharCode.make("bmic"): return [.builtInMic]
+        case FourCharCode.make("lout"): return [.lineOut]
+        case FourCharCode.make("lini"): return [.lineIn]
+        case FourCharCode.make("usba"): return [.usbAudioOutput, .usbAudioInput]
+        case FourCharCode.make("hdmi"): return [.hdmi]
+        default: return nil
+        }
+    }
+
     /// Connects ports; reports them if any was not connected yet.
     public func connect(_ ports: Set<Port>) {
-        let added = model.withLock { m -> Set<Port> in
+        change { m in
             let added = ports.subtracting(m.connected)
             m.connected.formUnion(added)
-            return added
+            return added.isEmpty ? nil : .portsConnected(added)
         }
-        if !added.isEmpty { report(.portsConnected(added)) }
     }
 
     /// Disconnects ports (the built-in speaker stays); reports those that were connected.
     public func disconnect(_ ports: Set<Port>) {
-        let removed = model.withLock { m -> Set<Port> in
+        change { m in
             let removed = ports.subtracting([.builtInSpeaker]).intersection(m.connected)
             m.connected.subtract(removed)
-            return removed
+            return removed.isEmpty ? nil : .portsDisconnected(removed)
         }
-        if !removed.isEmpty { report(.portsDisconnected(removed)) }
     }
 
     public func setOutputVolume(_ volume: Float) throws(ResultCode) {
         guard (0...1).contains(volume) else { throw .unsupportedProperty }
-        model.withLock { $0.outputVolume = volume }
-        report(.outputVolumeChanged)
+        change { m in
+            m.outputVolume = volume
+            return .outputVolumeChanged(volume)
+        }
     }
 
     public func setInputGainSettable(_ settable: Bool) {
-        model.withLock { $0.inputGainSettable = settable }
-        report(.inputGainSettableChanged)
+        change { m in
+            m.inputGainSettable = settable
+            return .inputGainSettableChanged(settable)
+        }
     }
 
     public func setSampleRates(_ rates: [Double]) throws(ResultCode) {
@@ -138,33 +164,41 @@ public final class VirtualAudioDevice: HardwareBackend {
     }
 
     public func setOtherAudioPlaying(_ playing: Bool) {
-        model.withLock { $0.otherAudioPlaying = playing }
-        report(.otherAudioChanged)
+        change { m in
+            m.otherAudioPlaying = playing
+            return .otherAudioChanged(playing: playing)
+        }
     }
 
     public func beginInterruption() throws(ResultCode) {
-        try model.withLock { m throws(ResultCode) in
+        try change { m throws(ResultCode) in
             guard !m.interruptionInProgress else { throw .unspecified }
             m.interruptionInProgress = true
+            return .interruptionBegan
         }
-        report(.interruptionBegan)
     }
 
     public func endInterruption(shouldResume: Bool) throws(ResultCode) {
-        try model.withLock { m throws(ResultCode) in
+        try change { m throws(ResultCode) in
             guard m.interruptionInProgress else { throw .unspecified }
             m.interruptionInProgress = false
+            return .interruptionEnded(shouldResume: shouldResume)
         }
-        report(.interruptionEnded(shouldResume: shouldResume))
     }
 
     public func serverDied() {
-        model.withLock { $0.openStream = nil }
-        report(.serverDied)
+        change { m in
+            m.openStream = nil
+            return .serverDied
+        }
     }
 
-    private func report(_ event: HardwareEvent) {
-        let handler = model.withLock { $0.eventHandler }
-        handler?(event)
+    /// Changes the model and reports the resulting event (if any) before another
+    /// control's change can happen.
+    private func change<Failure: Error>(_ body: (inout Model) throws(Failure) -> HardwareEvent?) throws(Failure) {
+        try reporting.withLock { _ throws(Failure) in
+            let (event, handler) = try model.withLock { m throws(Failure) in (try body(&m), m.eventHandler) }
+            if let event { handler?(event) }
+        }
     }
 }

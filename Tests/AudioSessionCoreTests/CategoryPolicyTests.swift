@@ -58,7 +58,6 @@ struct CategoryPolicyTests {
                    .otherAudioIsPlaying] {
             out.append("\(id)=\(try fixture.uint32(id) ?? 99)")
         }
-        out.append("silenced: \(category.policy.silencedBySwitch)")
         return out
     }
 
@@ -102,15 +101,6 @@ struct CategoryPolicyTests {
         try fixture.activate()
         #expect(fixture.device.openStream?.input == input)
         #expect(fixture.device.openStream?.output == output)
-    }
-
-    @Test("SPEC 5 table: silenced by the silent switch / screen lock (Ambient, SoloAmbient yes; the rest no)",
-          arguments: [
-              (Category.ambientSound, true), (.userInterfaceSoundEffects, true), (.soloAmbientSound, true),
-              (.mediaPlayback, false), (.liveAudio, false), (.recordAudio, false), (.playAndRecord, false),
-          ])
-    func silencedBySwitch(_ category: Category, _ silenced: Bool) {
-        #expect(category.policy.silencedBySwitch == silenced)
     }
 
     // MARK: Overrides

@@ -3,18 +3,20 @@ import Synchronization
 import Testing
 import VirtualAudioDevice
 
-/// The core's notification (not Foundation's).
-typealias Note = AudioSessionCore.Notification
+/// A listener call, briefly.
+typealias Note = ListenerCall
 
-/// Collects, in order, every batch of notifications a session hands to its delivery
-/// layer. An optional probe runs on each batch as it arrives, outside the recorder's
-/// lock and outside the session's lock (exactly where a real callback would run), so a
-/// test can look at the session from "inside" a callback.
-final class Recorder: Sendable {
+/// Collects, in order, every listener call a session queues. An optional probe runs on
+/// each batch when the session wakes its deliverer, outside the recorder's lock and
+/// outside the session's lock (exactly where a real callback would run), so a test can
+/// look at the session from "inside" a callback.
+final class Recorder: ListenerCallSink {
     typealias Probe = @Sendable (Session, [Note]) -> Void
 
     private struct State {
         var notes: [Note] = []
+        /// Queued since the last wake: the batch the probe sees next.
+        var unprobed: [Note] = []
         weak var session: Session?
         var probe: Probe?
     }
@@ -25,12 +27,19 @@ final class Recorder: Sendable {
     /// Runs `probe` on every later batch (replacing any earlier probe).
     func onDeliver(_ probe: @escaping Probe) { state.withLock { $0.probe = probe } }
 
-    func append(_ notes: [Note]) {
-        let (probe, session) = state.withLock { s -> (Probe?, Session?) in
-            s.notes += notes
-            return (s.probe, s.session)
+    func enqueue(_ calls: [Note]) {
+        state.withLock { s in
+            s.notes += calls
+            s.unprobed += calls
         }
-        if let probe, let session { probe(session, notes) }
+    }
+
+    func wake() {
+        let (probe, session, batch) = state.withLock { s -> (Probe?, Session?, [Note]) in
+            defer { s.unprobed.removeAll() }
+            return (s.probe, s.session, s.unprobed)
+        }
+        if let probe, let session, !batch.isEmpty { probe(session, batch) }
     }
 
     /// Everything received since the last call, in order.
@@ -57,9 +66,9 @@ struct Fixture {
     let session: Session
 
     init() {
-        let recorder = self.recorder
-        session = Session(backend: device, deliver: { notes in recorder.append(notes) })
+        session = Session(backend: device, sink: recorder)
         recorder.attach(session)
+        session.start()
     }
 
     func set(_ id: PropertyID, _ value: UInt32) throws(ResultCode) {

@@ -201,6 +201,7 @@ int main(void)
     /* SPEC 6: route change payload on plugging and unplugging headphones. */
     CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_AudioRouteChange, listenerA, NULL), noErr);
     CHECK_STATUS(AudioSessionVirtualDeviceConnectPort(kAudioSessionVirtualPort_Headphones), noErr);
+    runPendingCallbacks();
     CHECK_STATUS(AudioSessionVirtualDeviceDisconnectPort(kAudioSessionVirtualPort_Headphones), noErr);
     runPendingCallbacks();
     CHECK(callCount == 2, "two route changes (got %d)", callCount);
@@ -211,6 +212,18 @@ int main(void)
     CHECK(calls[1].reason == kAudioSessionRouteChangeReason_OldDeviceUnavailable, "unplug: OldDeviceUnavailable (got %d)", (int)calls[1].reason);
     CHECK(strcmp(calls[1].oldRoute, "Headphone") == 0, "unplug: old route Headphone (got %s)", calls[1].oldRoute);
     CHECK(calls[1].currentOutput && CFEqual(calls[1].currentOutput, kAudioSessionOutputRoute_BuiltInSpeaker), "unplug: back to the speaker");
+    resetCalls();
+
+    /* Undelivered route changes merge: plugging and unplugging before the run loop runs
+     * is one call, from the first change's previous route to the last one's current
+     * route, with the last one's reason. */
+    CHECK_STATUS(AudioSessionVirtualDeviceConnectPort(kAudioSessionVirtualPort_Headphones), noErr);
+    CHECK_STATUS(AudioSessionVirtualDeviceDisconnectPort(kAudioSessionVirtualPort_Headphones), noErr);
+    runPendingCallbacks();
+    CHECK(callCount == 1, "merged: one route change (got %d)", callCount);
+    CHECK(calls[0].reason == kAudioSessionRouteChangeReason_OldDeviceUnavailable, "merged: the last reason (got %d)", (int)calls[0].reason);
+    CHECK(strcmp(calls[0].oldRoute, "Speaker") == 0, "merged: old route of the first change (got %s)", calls[0].oldRoute);
+    CHECK(calls[0].currentOutput && CFEqual(calls[0].currentOutput, kAudioSessionOutputRoute_BuiltInSpeaker), "merged: current route of the last change");
     resetCalls();
 
     /* A category change while active is a route change with reason CategoryChange. */

@@ -1,10 +1,37 @@
-/// Something a program must be told about, produced by the session and delivered
-/// later, on the program's run loop, by the dispatch layer.
-public enum Notification: Equatable, Sendable {
+/// A call of one of the program's callbacks that a state change produced: a property
+/// listener with the property's new value, or the interruption listener. The session
+/// queues them in the order of its changes; the dispatch layer makes the calls later, on
+/// the program's run loop.
+public enum ListenerCall: Equatable, Sendable {
     /// A listened property changed; the value is the one at the time of the change.
     case property(PropertyID, PropertyValue)
     /// The interruption listener's call: Begin, or End with its resumption hint.
     case interruption(InterruptionPhase)
+}
+
+// MARK: Coalescing while undelivered
+
+extension ListenerCall {
+    /// Calls with equal keys coalesce while they wait for delivery, which bounds the
+    /// queue of a program that does not run its run loop: one waiting call per property,
+    /// one Begin and one End.
+    public var coalescingKey: Int {
+        switch self {
+        case .property(let id, _): return Int(id.rawValue)
+        case .interruption(.begin): return -1
+        case .interruption(.end): return -2
+        }
+    }
+
+    /// This waiting call combined with `newer`, a later call with the same key. The
+    /// newest value wins; route changes merge so that the chain a listener sees still
+    /// holds: the earliest Previous, the newest Current and reason.
+    public func merged(with newer: ListenerCall) -> ListenerCall {
+        guard case .property(let id, .routeChange(let earlier)) = self,
+              case .property(_, .routeChange(let later)) = newer else { return newer }
+        return .property(id, .routeChange(RouteChange(reason: later.reason, previous: earlier.previous,
+                                                      current: later.current)))
+    }
 }
 
 public enum InterruptionPhase: Equatable, Sendable {
