@@ -37,9 +37,13 @@ all: build
 deps:
 	@scripts/install-deps.sh
 
+# -z nodelete: dlclose never unmaps the library. Its event thread, the run-loop source
+# it adds to the program's run loop and the callbacks already queued all point into its
+# code, and the Swift runtime it loads cannot be unloaded either (docs/API.md, "Unloading").
 build:
 	$(SWIFT) build -c release --product AudioToolbox \
 	    -Xlinker -soname=libAudioToolbox.so.$(SOVERSION) -Xlinker -rpath=$(SWIFT_RUNTIME_DIR) \
+	    -Xlinker -z -Xlinker nodelete \
 	    -Xlinker --version-script=$(CURDIR)/pkgconfig/libAudioToolbox.map
 
 # The virtual ALSA card: two ALSA plugins and the `vcard` driver command.

@@ -63,7 +63,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AudioToolboxTests",
-            dependencies: ["AudioToolbox", "CAudioToolbox"],
+            dependencies: ["AudioToolbox", "AudioSessionCore", "CAudioToolbox"],
             swiftSettings: publicHeaders
         ),
     ],

@@ -9,12 +9,41 @@ public enum Port: CaseIterable, Sendable {
     case bluetoothA2DP, bluetoothHFPOutput, airPlay
     case builtInMic, headsetMic, lineIn, usbAudioInput, bluetoothHFPInput
 
-    public var isInput: Bool {
+    /// Everything the API says about one port.
+    public struct Description: Sendable {
+        public let isInput: Bool
+        /// The text of the port-type constant a route description names it with
+        /// (`kAudioSessionOutputRoute_*` / `kAudioSessionInputRoute_*`).
+        public let portType: String
+        /// The human-readable description in InputSources / OutputDestinations.
+        public let label: String
+        /// The deprecated `AudioRoute` name of a route of this port alone.
+        public let legacyName: String
+    }
+
+    /// The port table: every fact about each port, in one place.
+    public var description: Description {
         switch self {
-        case .builtInMic, .headsetMic, .lineIn, .usbAudioInput, .bluetoothHFPInput: return true
-        default: return false
+        case .builtInSpeaker: return .output("Speaker", label: "Speaker", legacy: "Speaker")
+        case .builtInReceiver: return .output("Receiver", label: "Receiver", legacy: "Receiver")
+        case .headphones: return .output("Headphones", label: "Headphones", legacy: "Headphone")
+        case .lineOut: return .output("LineOut", label: "Line Out", legacy: "LineOut")
+        case .usbAudioOutput: return .output("USBOutput", label: "USB Audio", legacy: "USBAudio")
+        case .hdmi: return .output("HDMIOutput", label: "HDMI", legacy: "HDMIOutput")
+        case .bluetoothA2DP: return .output("BluetoothA2DPOutput", label: "Bluetooth A2DP", legacy: "HeadphonesBT")
+        case .bluetoothHFPOutput:
+            return .output("BluetoothHFPOutput", label: "Bluetooth Hands-Free", legacy: "HeadphonesBT")
+        case .airPlay: return .output("AirPlay", label: "AirPlay", legacy: "AirTunes")
+        case .builtInMic: return .input("MicrophoneBuiltIn", label: "Built-In Microphone", legacy: "MicrophoneBuiltIn")
+        case .headsetMic: return .input("MicrophoneWired", label: "Headset Microphone", legacy: "MicrophoneWired")
+        case .lineIn: return .input("LineIn", label: "Line In", legacy: "LineIn")
+        case .usbAudioInput: return .input("USBInput", label: "USB Audio", legacy: "USBAudio")
+        case .bluetoothHFPInput:
+            return .input("MicrophoneBluetooth", label: "Bluetooth Hands-Free", legacy: "HeadsetBT")
         }
     }
+
+    public var isInput: Bool { description.isInput }
 
     /// Channels the port carries when it is part of the route.
     public var channelCount: UInt32 { isInput ? 1 : 2 }
@@ -27,24 +56,14 @@ public enum Port: CaseIterable, Sendable {
         guard sourceID >= 1, Int(sourceID) <= Port.allCases.count else { return nil }
         self = Port.allCases[Int(sourceID) - 1]
     }
+}
 
-    /// The human-readable description in InputSources / OutputDestinations.
-    public var label: String {
-        switch self {
-        case .builtInSpeaker: return "Speaker"
-        case .builtInReceiver: return "Receiver"
-        case .headphones: return "Headphones"
-        case .lineOut: return "Line Out"
-        case .usbAudioOutput: return "USB Audio"
-        case .hdmi: return "HDMI"
-        case .bluetoothA2DP: return "Bluetooth A2DP"
-        case .bluetoothHFPOutput: return "Bluetooth Hands-Free"
-        case .airPlay: return "AirPlay"
-        case .builtInMic: return "Built-In Microphone"
-        case .headsetMic: return "Headset Microphone"
-        case .lineIn: return "Line In"
-        case .usbAudioInput: return "USB Audio"
-        case .bluetoothHFPInput: return "Bluetooth Hands-Free"
-        }
+extension Port.Description {
+    static func output(_ portType: String, label: String, legacy: String) -> Self {
+        Self(isInput: false, portType: portType, label: label, legacyName: legacy)
+    }
+
+    static func input(_ portType: String, label: String, legacy: String) -> Self {
+        Self(isInput: true, portType: portType, label: label, legacyName: legacy)
     }
 }

@@ -11,35 +11,14 @@ public struct RouteDescription: Equatable, Sendable {
     public var legacyName: String {
         switch (inputs.first, outputs.first) {
         case (nil, nil): return ""
-        case (let input?, nil): return Self.legacyInputOnlyName(input)
-        case (nil, let output?): return Self.legacyOutputOnlyName(output)
+        case (let input?, nil): return input.description.legacyName
+        case (nil, let output?): return output.description.legacyName
         case (let input?, let output?): return Self.legacyDuplexName(input: input, output: output)
         }
     }
 
-    private static func legacyInputOnlyName(_ input: Port) -> String {
-        switch input {
-        case .builtInMic: return "MicrophoneBuiltIn"
-        case .headsetMic: return "MicrophoneWired"
-        case .bluetoothHFPInput: return "HeadsetBT"
-        case .lineIn: return "LineIn"
-        default: return "USBAudio"
-        }
-    }
-
-    private static func legacyOutputOnlyName(_ output: Port) -> String {
-        switch output {
-        case .builtInSpeaker: return "Speaker"
-        case .builtInReceiver: return "Receiver"
-        case .headphones: return "Headphone"
-        case .lineOut: return "LineOut"
-        case .hdmi: return "HDMIOutput"
-        case .bluetoothA2DP, .bluetoothHFPOutput: return "HeadphonesBT"
-        case .airPlay: return "AirTunes"
-        default: return "USBAudio"
-        }
-    }
-
+    /// The names of a route with both an input and an output: the combinations a phone
+    /// had names for, else the output's name.
     private static func legacyDuplexName(input: Port, output: Port) -> String {
         switch (input, output) {
         case (.headsetMic, .headphones): return "HeadsetInOut"
@@ -47,7 +26,7 @@ public struct RouteDescription: Equatable, Sendable {
         case (_, .builtInSpeaker): return "SpeakerAndMicrophone"
         case (_, .builtInReceiver): return "ReceiverAndMicrophone"
         case (.bluetoothHFPInput, _): return "HeadsetBT"
-        default: return legacyOutputOnlyName(output)
+        default: return output.description.legacyName
         }
     }
 }

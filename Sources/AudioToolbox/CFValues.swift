@@ -32,24 +32,30 @@ enum CFValues {
         }
     }
 
-    /// The port-type constant a route description names a port with.
-    static func portType(_ port: Port) -> CFString {
-        switch port {
-        case .builtInSpeaker: return kAudioSessionOutputRoute_BuiltInSpeaker
-        case .builtInReceiver: return kAudioSessionOutputRoute_BuiltInReceiver
-        case .headphones: return kAudioSessionOutputRoute_Headphones
-        case .lineOut: return kAudioSessionOutputRoute_LineOut
-        case .usbAudioOutput: return kAudioSessionOutputRoute_USBAudio
-        case .hdmi: return kAudioSessionOutputRoute_HDMI
-        case .bluetoothA2DP: return kAudioSessionOutputRoute_BluetoothA2DP
-        case .bluetoothHFPOutput: return kAudioSessionOutputRoute_BluetoothHFP
-        case .airPlay: return kAudioSessionOutputRoute_AirPlay
-        case .builtInMic: return kAudioSessionInputRoute_BuiltInMic
-        case .headsetMic: return kAudioSessionInputRoute_HeadsetMic
-        case .lineIn: return kAudioSessionInputRoute_LineIn
-        case .usbAudioInput: return kAudioSessionInputRoute_USBAudio
-        case .bluetoothHFPInput: return kAudioSessionInputRoute_BluetoothHFP
-        }
+    /// The exported port-type constant a route description names a port with: the same
+    /// object a program compares against, found by its text (`Port.Description.portType`).
+    static func portType(_ port: Port) -> CFString { portTypeConstant(port)! }
+
+    /// Nil only if the port table names a type no constant has (a test checks each port).
+    static func portTypeConstant(_ port: Port) -> CFString? { portTypeConstants[port.description.portType] }
+
+    /// Every `kAudioSessionInputRoute_*` / `kAudioSessionOutputRoute_*` constant by its text.
+    private static let portTypeConstants: [String: CFString] = {
+        let constants: [CFString] = [
+            kAudioSessionInputRoute_LineIn, kAudioSessionInputRoute_BuiltInMic, kAudioSessionInputRoute_HeadsetMic,
+            kAudioSessionInputRoute_BluetoothHFP, kAudioSessionInputRoute_USBAudio,
+            kAudioSessionOutputRoute_LineOut, kAudioSessionOutputRoute_Headphones,
+            kAudioSessionOutputRoute_BluetoothHFP, kAudioSessionOutputRoute_BluetoothA2DP,
+            kAudioSessionOutputRoute_BuiltInReceiver, kAudioSessionOutputRoute_BuiltInSpeaker,
+            kAudioSessionOutputRoute_USBAudio, kAudioSessionOutputRoute_HDMI, kAudioSessionOutputRoute_AirPlay,
+        ]
+        return Dictionary(uniqueKeysWithValues: constants.map { (text(of: $0), $0) })
+    }()
+
+    static func text(of string: CFString) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard CFStringGetCString(string, &buffer, buffer.count, CFStringBuiltInEncodings.UTF8.rawValue) else { return "" }
+        return String(cString: buffer)
     }
 
     static func routeDescription(_ route: RouteDescription) -> CFDictionary {
@@ -77,7 +83,7 @@ enum CFValues {
             let (idKey, descriptionKey) = port.isInput
                 ? (kAudioSession_InputSourceKey_ID, kAudioSession_InputSourceKey_Description)
                 : (kAudioSession_OutputDestinationKey_ID, kAudioSession_OutputDestinationKey_Description)
-            return dictionary([(idKey!, number(Int32(port.sourceID))), (descriptionKey!, string(port.label))])
+            return dictionary([(idKey!, number(Int32(port.sourceID))), (descriptionKey!, string(port.description.label))])
         })
     }
 }
