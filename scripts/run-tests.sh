@@ -6,10 +6,12 @@
 #  2. The public headers compile warning-free with gcc and clang, as C99 and C++11.
 #  3. C tests (Tests/c/test_*.c), each printing "name: N passed, N failed".
 #  4. Every example in examples-c, its output compared with examples-c/expected.
-#  5. The ABI test through libffi (Tests/c/abi_ffi.c) against the installed .so.
+#  5. The ABI test through libffi (Tests/c/abi_ffi.c) against the installed .so, and
+#     dlopen/dlclose of it (Tests/c/test_dlclose.c, also not linked with the library).
 #  6. The concurrency stress under ThreadSanitizer (make tsan), and the export check.
-#  7. The ALSA backend through the virtual ALSA card (Tests/alsa), driven by `vcard`,
-#     and the fallback to the virtual device when there is no card.
+#  7. The ALSA backend through the virtual ALSA card (Tests/alsa), driven by `vcard`
+#     (busy devices, fork and dlclose included), the fallback to the virtual device
+#     when there is no card, and AUDIOTOOLBOX_BACKEND=alsa without a card.
 # Suites 1-6 run on the in-process virtual device (AUDIOTOOLBOX_BACKEND=virtual), so they
 # behave the same on machines with and without a sound card.
 # Ends with one line "check: N passed, N failed" counting the suites.
@@ -21,6 +23,11 @@ mkdir -p "$out"
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 flags=$(pkg-config --cflags --libs AudioToolbox) || { echo "pkg-config cannot find AudioToolbox in $prefix"; exit 1; }
 cflags=$(pkg-config --cflags AudioToolbox)
+# CoreFoundation alone (it lives in the toolchain's libFoundation), for the tests that
+# dlopen the library instead of linking it.
+swiftlibdir=$(pkg-config --variable=swiftlibdir AudioToolbox)
+cf_libs="-L$swiftlibdir/linux -Wl,-rpath,$swiftlibdir/linux -lFoundation"
+library=$prefix/lib/libAudioToolbox.so.0
 passed=0
 failed=0
 export AUDIOTOOLBOX_BACKEND=virtual
@@ -58,6 +65,7 @@ done
 echo "== C tests"
 for source in "$here"/Tests/c/test_*.c; do
     name=$(basename "$source" .c)
+    [ "$name" = test_dlclose ] && continue   # dlopens the library: see the ABI section
     if ! cc -std=gnu11 -Wall -Wextra -Werror -o "$out/$name" "$source" $flags -lpthread -lm 2>"$out/$name.err"; then
         fail "$name (does not compile)"; cat "$out/$name.err"; continue
     fi
@@ -90,6 +98,12 @@ if cc -std=gnu11 -Wall -Wextra -Werror -o "$out/abi_ffi" "$here/Tests/c/abi_ffi.
 else
     fail "abi_ffi (does not compile)"; cat "$out/abi_ffi.err"
 fi
+if cc -std=gnu11 -Wall -Wextra -Werror -o "$out/test_dlclose" "$here/Tests/c/test_dlclose.c" $cflags $cf_libs -ldl -lpthread \
+        2>"$out/test_dlclose.err"; then
+    if "$out/test_dlclose" "$library"; then pass "test_dlclose"; else fail "test_dlclose"; fi
+else
+    fail "test_dlclose (does not compile)"; cat "$out/test_dlclose.err"
+fi
 
 echo "== Concurrency stress under ThreadSanitizer (make tsan)"
 if (cd "$here" && make --no-print-directory tsan > "$out/tsan.log" 2>&1) && ! grep -q "WARNING: ThreadSanitizer" "$out/tsan.log"; then
@@ -102,9 +116,13 @@ echo "== Exported symbols"
 if "$here/scripts/check-exports.sh" "$prefix/lib/libAudioToolbox.so.0"; then pass "exports"; else fail "exports"; fi
 
 echo "== ALSA backend through the virtual ALSA card"
+# alsa_suite [--link "FLAGS"] NAME [VAR=VALUE...]: compile Tests/alsa/NAME.c (linked with
+# the library, or with FLAGS instead) and run it with the variables set.
 alsa_suite() {
+    local link="$flags -lm"
+    if [ "$1" = --link ]; then link=$2; shift 2; fi
     local name=$1; shift
-    if ! cc -std=gnu11 -Wall -Wextra -Werror -o "$out/$name" "$here/Tests/alsa/$name.c" $flags -lm 2>"$out/$name.err"; then
+    if ! cc -std=gnu11 -Wall -Wextra -Werror -o "$out/$name" "$here/Tests/alsa/$name.c" $link 2>"$out/$name.err"; then
         fail "$name (does not compile)"; cat "$out/$name.err"; return
     fi
     if (unset AUDIOTOOLBOX_BACKEND; export PATH="$prefix/bin:$PATH" "$@"; "$out/$name"); then pass "$name"; else fail "$name"; fi
@@ -115,8 +133,16 @@ eval "$("$prefix/bin/vcard" setup "$out/vcard")"
 alsa_suite test_alsa_vcard VCARD_DIR="$VCARD_DIR" ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH" AUDIOTOOLBOX_ALSA_JACK_CTLS=
 alsa_suite test_alsa_jack_sources VCARD_DIR="$VCARD_DIR" ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH" \
     AUDIOTOOLBOX_ALSA_CTL=vcardmixer AUDIOTOOLBOX_ALSA_JACK_CTLS=vcard
+# Busy devices, what activation holds, fork and dlclose, on a card of its own: it opens
+# PCMs itself and dlopens the library (not linked with it, so dlclose could unload it).
+rm -rf "$out/vcard-abuse"
+eval "$("$prefix/bin/vcard" setup "$out/vcard-abuse")"
+alsa_suite --link "$cflags $cf_libs -lasound -ldl -lpthread -lm" test_alsa_abuse VCARD_DIR="$VCARD_DIR" \
+    ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH" AUDIOTOOLBOX_ALSA_JACK_CTLS= AUDIOTOOLBOX_TEST_LIBRARY="$library"
 unset VCARD_DIR ALSA_CONFIG_PATH
 alsa_suite test_alsa_fallback AUDIOTOOLBOX_ALSA_CTL=no_such_card
+# AUDIOTOOLBOX_BACKEND=alsa and no card: initialisation fails, and can be retried.
+alsa_suite test_alsa_forced AUDIOTOOLBOX_BACKEND=alsa AUDIOTOOLBOX_ALSA_CTL=no_such_card
 
 echo "check: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

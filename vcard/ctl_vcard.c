@@ -53,9 +53,7 @@ typedef struct {
 
 static int readState(VCard *card, VCardState *out)
 {
-    if (pread(card->stateFD, out, sizeof *out, 0) != (ssize_t)sizeof *out || out->magic != VCARD_STATE_MAGIC)
-        return -EIO;
-    return 0;
+    return vcardReadState(card->stateFD, out) < 0 ? -EIO : 0;
 }
 
 static int writeState(VCard *card, const VCardState *state)

@@ -6,6 +6,12 @@
  * a program's negotiation land on one of those. A card whose state says it has no
  * capture refuses to open for capture.
  *
+ * With `vcard exclusive on` each direction takes one opener at a time, as a kernel
+ * hw:N device does: an open holds an flock on "<state>.playback.lock" or
+ * "<state>.capture.lock" until it is closed. A second open made with SND_PCM_NONBLOCK
+ * fails with -EBUSY; a blocking one waits until the holder closes. The lock belongs to
+ * the open file description, so two opens inside one process conflict as well.
+ *
  * Configured as:  pcm.vcard { type vcard state "/path/to/state" }
  *                 pcm_type.vcard { lib "/path/to/libasound_module_pcm_vcard.so" }
  */
@@ -16,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/file.h>
 #include <unistd.h>
 #include "vcard_config.h"
 #include "vcard_state.h"
@@ -23,6 +30,7 @@
 typedef struct {
     snd_pcm_ioplug_t io;
     int readyFD;                 /* always readable: the device never blocks */
+    int lockFD;                  /* the exclusive lock held while open, or -1 */
     snd_pcm_uframes_t position;  /* frames transferred, modulo the buffer */
 } VPcm;
 
@@ -50,6 +58,7 @@ static int closePcm(snd_pcm_ioplug_t *io)
 {
     VPcm *pcm = io->private_data;
     close(pcm->readyFD);
+    if (pcm->lockFD >= 0) close(pcm->lockFD); /* releases the flock */
     free(pcm);
     return 0;
 }
@@ -66,9 +75,29 @@ static int readState(const char *path, VCardState *state)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -ENODEV;
-    ssize_t got = pread(fd, state, sizeof *state, 0);
+    int ok = vcardReadState(fd, state) == 0;
     close(fd);
-    return got == (ssize_t)sizeof *state && state->magic == VCARD_STATE_MAGIC ? 0 : -EIO;
+    return ok ? 0 : -EIO;
+}
+
+/* Takes the direction's exclusive lock: at once or -EBUSY when `mode` has
+ * SND_PCM_NONBLOCK, else waiting for the holder to close. Returns the lock's descriptor. */
+static int lockDirection(const char *statePath, snd_pcm_stream_t stream, int mode)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s.%s.lock", statePath,
+                 stream == SND_PCM_STREAM_PLAYBACK ? "playback" : "capture") >= (int)sizeof path)
+        return -ENAMETOOLONG;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return -errno;
+    int operation = LOCK_EX | (mode & SND_PCM_NONBLOCK ? LOCK_NB : 0);
+    while (flock(fd, operation) < 0) {
+        if (errno == EINTR) continue;
+        int err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+        close(fd);
+        return err;
+    }
+    return fd;
 }
 
 static int constrain(snd_pcm_ioplug_t *io, const VCardState *state)
@@ -100,9 +129,15 @@ SND_PCM_PLUGIN_DEFINE_FUNC(vcard)
     if (!statePath || readState(statePath, &state) < 0) { SNDERR("vcard: no usable state file"); return -ENODEV; }
     if (state.removed || (stream == SND_PCM_STREAM_CAPTURE && !state.hasCapture)) return -ENODEV;
     if (state.rateCount == 0 || state.rateCount > VCARD_MAX_RATES) return -EINVAL;
+    int lockFD = -1;
+    if (state.exclusive && (lockFD = lockDirection(statePath, stream, mode)) < 0) return lockFD;
 
     VPcm *pcm = calloc(1, sizeof *pcm);
-    if (!pcm) return -ENOMEM;
+    if (!pcm) {
+        if (lockFD >= 0) close(lockFD);
+        return -ENOMEM;
+    }
+    pcm->lockFD = lockFD;
     pcm->readyFD = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC);
     pcm->io.version = SND_PCM_IOPLUG_VERSION;
     pcm->io.name = "AudioToolbox virtual card";
@@ -114,6 +149,7 @@ SND_PCM_PLUGIN_DEFINE_FUNC(vcard)
     int err = snd_pcm_ioplug_create(&pcm->io, name, stream, mode);
     if (err < 0) {
         close(pcm->readyFD);
+        if (pcm->lockFD >= 0) close(pcm->lockFD);
         free(pcm);
         return err;
     }

@@ -11,6 +11,8 @@
  *   vcard rates R1,R2,...      sample rates the PCM accepts (1 to 8)
  *   vcard periods MIN,MAX      period sizes the PCM accepts, in frames
  *   vcard remove | insert      unplug the whole card (a USB card pulled out) or put it back
+ *   vcard exclusive on|off     one opener per PCM direction at a time, as a hw:N device:
+ *                              a second non-blocking open gets EBUSY, a blocking one waits
  *   vcard show                 print the state
  *
  * The card is found through $VCARD_DIR (set by the output of `vcard setup`).
@@ -33,7 +35,8 @@
 static int usage(void)
 {
     fputs("usage: vcard setup [DIR] | plug PORT | unplug PORT | volume V | capture-volume V |\n"
-          "             capture on|off | rates R1,R2,... | periods MIN,MAX | remove | insert | show\n"
+          "             capture on|off | rates R1,R2,... | periods MIN,MAX | remove | insert |\n"
+          "             exclusive on|off | show\n"
           "PORT: headphones headset mic lineout linein hdmi\n", stderr);
     return 2;
 }
@@ -58,8 +61,9 @@ static int loadState(VCardState *state)
     char path[4096];
     statePath(path, sizeof path, cardDirectory());
     int fd = open(path, O_RDONLY);
-    if (fd < 0 || pread(fd, state, sizeof *state, 0) != (ssize_t)sizeof *state || state->magic != VCARD_STATE_MAGIC) {
+    if (fd < 0 || vcardReadState(fd, state) < 0) {
         fprintf(stderr, "vcard: cannot read %s\n", path);
+        if (fd >= 0) close(fd);
         return -1;
     }
     close(fd);
@@ -171,9 +175,10 @@ int main(int argc, char **argv)
                (int)state.playbackVolume, (int)state.captureVolume, (unsigned)state.hasCapture);
         for (uint32_t i = 0; i < state.rateCount; i++) printf("%s%u", i ? "," : " ", (unsigned)state.rates[i]);
         static const char *const sources[] = VCARD_CAPTURE_SOURCES;
-        printf(" periods %u,%u source \"%s\"%s\n", (unsigned)state.periodMinFrames, (unsigned)state.periodMaxFrames,
+        printf(" periods %u,%u source \"%s\" exclusive %s%s\n", (unsigned)state.periodMinFrames,
+               (unsigned)state.periodMaxFrames,
                state.captureSource < VCARD_CAPTURE_SOURCE_COUNT ? sources[state.captureSource] : "?",
-               state.removed ? " removed" : "");
+               state.exclusive ? "on" : "off", state.removed ? " removed" : "");
         return 0;
     }
     if (argc != 3) return usage();
@@ -189,6 +194,9 @@ int main(int argc, char **argv)
     } else if (!strcmp(command, "capture")) {
         if (strcmp(argument, "on") && strcmp(argument, "off")) return usage();
         state.hasCapture = !strcmp(argument, "on");
+    } else if (!strcmp(command, "exclusive")) {
+        if (strcmp(argument, "on") && strcmp(argument, "off")) return usage();
+        state.exclusive = !strcmp(argument, "on");
     } else if (!strcmp(command, "rates")) {
         if (parseList(argument, state.rates, VCARD_MAX_RATES, &state.rateCount) < 0) return usage();
     } else if (!strcmp(command, "periods")) {

@@ -5,7 +5,10 @@
  */
 #ifndef VCARD_STATE_H
 #define VCARD_STATE_H
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #define VCARD_STATE_MAGIC 0x76636172u /* 'vcar' */
 #define VCARD_MAX_RATES 8
@@ -31,7 +34,21 @@ typedef struct {
     uint32_t periodMinFrames, periodMaxFrames;
     uint32_t removed;          /* 1: the card is unplugged (its devices no longer open) */
     uint32_t captureSource;    /* index into VCARD_CAPTURE_SOURCES */
+    /* Added after 0.1.0; a state file written before has no such field and reads as 0. */
+    uint32_t exclusive;        /* 1: each PCM direction takes one opener at a time, like hw:N */
 } VCardState;
+
+/* The size of a state file written before `exclusive` existed: still accepted. */
+#define VCARD_STATE_MIN_SIZE ((long)offsetof(VCardState, exclusive))
+
+/* Reads the state from `fd`; fields the file is too short to hold read as 0.
+ * Returns 0, or -1 when the file is not a vcard state. */
+static inline int vcardReadState(int fd, VCardState *state)
+{
+    *state = (VCardState){0};
+    ssize_t got = pread(fd, state, sizeof *state, 0);
+    return got >= VCARD_STATE_MIN_SIZE && state->magic == VCARD_STATE_MAGIC ? 0 : -1;
+}
 
 /* Items of the "Capture Source" control, as HDA codecs name them. */
 #define VCARD_CAPTURE_SOURCES {"Internal Mic", "Line", "Headset Mic"}
@@ -55,5 +72,6 @@ static inline void vcardDefaultState(VCardState *s)
     s->rates[1] = 48000;
     s->periodMinFrames = 64;
     s->periodMaxFrames = 8192;
+    s->exclusive = 0;
 }
 #endif

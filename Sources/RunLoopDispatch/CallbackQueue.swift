@@ -62,8 +62,14 @@ public final class CallbackQueue<Item: Coalescing>: @unchecked Sendable {
         }
     }
 
-    /// Wakes the run loop and makes the descriptor readable.
-    public func wake() { wakeup.signal() }
+    /// Wakes the run loop and makes the descriptor readable while items wait.
+    public func wake() {
+        let waiting = state.withLock { s -> Bool in
+            if !s.items.isEmpty { wakeup.markReadable() }
+            return !s.items.isEmpty
+        }
+        if waiting { wakeup.signalRunLoop() }
+    }
 
     /// How many items wait.
     public var count: Int { state.withLock { $0.items.count } }
@@ -73,7 +79,6 @@ public final class CallbackQueue<Item: Coalescing>: @unchecked Sendable {
     @discardableResult
     public func drain() -> Int {
         guard !wakeup.isDetached else { return 0 }
-        wakeup.acknowledge()
         let me = pthread_self()
         let mayDeliver = state.withLock { s -> Bool in
             if let deliverer = s.deliverer, pthread_equal(deliverer, me) == 0 { return false }
@@ -92,10 +97,12 @@ public final class CallbackQueue<Item: Coalescing>: @unchecked Sendable {
 
     /// The next item, or nil when none waits: then this drain's level ends, and the
     /// outermost one gives up delivering, in the same step, so an item enqueued after
-    /// it is never left behind unwoken.
+    /// it is never left behind unwoken. The descriptor turns unreadable in that step
+    /// too: it is readable exactly while items wait.
     private func next() -> Item? {
         state.withLock { s -> Item? in
             if !s.items.isEmpty { return s.items.removeFirst() }
+            wakeup.markUnreadable()
             s.depth -= 1
             if s.depth == 0 {
                 s.deliverer = nil

@@ -1,0 +1,127 @@
+/*
+ * A plugin host loads the library with dlopen and unloads it with dlclose while a
+ * callback is still queued on its run loop and the library's thread may still run.
+ * The library is linked -z nodelete: dlclose never unmaps it, so the queued callback
+ * runs (its code is still there) instead of the program jumping into unmapped memory,
+ * and a second dlopen finds the same, still initialised library (AudioSessionInitialize
+ * then returns kAudioSessionAlreadyInitialized).
+ *
+ * Usage: test_dlclose /path/to/libAudioToolbox.so.0
+ * Not linked against the library (like abi_ffi); only CoreFoundation is linked, for
+ * the run loop. The cycles run in a child process so that a crash is reported as a
+ * failure with its signal.
+ */
+#define _GNU_SOURCE
+#include <AudioToolbox/AudioToolbox.h>
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "check.h"
+
+enum { CYCLES = 20 };
+
+static const char *libraryPath;
+
+static void hung(int signal)
+{
+    (void)signal;
+    static const char message[] = "FAIL: hung (dlclose)\n";
+    (void)!write(2, message, sizeof message - 1);
+    _exit(1);
+}
+
+static int volumeCalls;
+static Float32 lastVolume;
+
+/* This procedure lives in the program, not in the library. */
+static void volumeListener(void *clientData, AudioSessionPropertyID id, UInt32 size, const void *data)
+{
+    (void)clientData; (void)id; (void)size;
+    memcpy(&lastVolume, data, sizeof lastVolume);
+    volumeCalls++;
+}
+
+static void *need(void *library, const char *name)
+{
+    void *address = library ? dlsym(library, name) : NULL;
+    CHECK(address != NULL, "dlsym %s: %s", name, address ? "" : dlerror());
+    return address;
+}
+
+/* Still mapped after dlclose? RTLD_NOLOAD finds a library only while it is loaded. */
+static int stillLoaded(void)
+{
+    void *again = dlopen(libraryPath, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (!again) return 0;
+    dlclose(again);
+    return 1;
+}
+
+static void cycles(void)
+{
+    alarm(120);
+    for (int cycle = 0; cycle < CYCLES; cycle++) {
+        void *library = dlopen(libraryPath, RTLD_NOW | RTLD_LOCAL);
+        CHECK(library != NULL, "cycle %d: dlopen: %s", cycle, library ? "" : dlerror());
+        if (!library) break;
+        __typeof__(&AudioSessionInitialize) initialize = need(library, "AudioSessionInitialize");
+        __typeof__(&AudioSessionAddPropertyListener) addListener = need(library, "AudioSessionAddPropertyListener");
+        __typeof__(&AudioSessionVirtualDeviceSetOutputVolume) setVolume =
+            need(library, "AudioSessionVirtualDeviceSetOutputVolume");
+        if (!initialize || !addListener || !setVolume) break;
+
+        OSStatus status = initialize(NULL, NULL, NULL, NULL);
+        char got[16];
+        if (cycle == 0)
+            CHECK(status == noErr, "cycle 0: AudioSessionInitialize returned %s", fourcc(status, got));
+        else
+            CHECK(status == kAudioSessionAlreadyInitialized,
+                  "cycle %d: the library was initialised before, but AudioSessionInitialize returned %s", cycle,
+                  fourcc(status, got));
+        /* Same procedure and client data each time: one listener, replaced. */
+        CHECK_STATUS(addListener(kAudioSessionProperty_CurrentHardwareOutputVolume, volumeListener, NULL), noErr);
+        Float32 volume = 0.1f + 0.02f * (Float32)cycle;
+        CHECK_STATUS(setVolume(volume), noErr);
+        CHECK(volumeCalls == cycle, "cycle %d: the callback is still queued (%d calls)", cycle, volumeCalls);
+
+        CHECK(dlclose(library) == 0, "cycle %d: dlclose", cycle);
+        CHECK(stillLoaded(), "cycle %d: the library stays loaded after dlclose (-z nodelete)", cycle);
+        /* The queued callback's source is on this run loop: running it must not crash,
+           and delivers the callback. */
+        CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.02, false);
+        for (int i = 0; i < 200 && volumeCalls <= cycle; i++) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+        CHECK(volumeCalls == cycle + 1 && lastVolume == volume, "cycle %d: the queued callback ran after dlclose (%d calls)",
+              cycle, volumeCalls);
+    }
+    alarm(0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s /path/to/libAudioToolbox.so.0\n", argv[0]);
+        return 2;
+    }
+    libraryPath = argv[1];
+    signal(SIGALRM, hung);
+
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        cycles();
+        fflush(NULL);
+        _exit(finish("dlclose: cycles") == 0 ? 0 : 3);
+    }
+    CHECK(child > 0, "fork");
+    int status = 0;
+    CHECK(waitpid(child, &status, 0) == child, "waitpid");
+    if (WIFSIGNALED(status))
+        CHECK(0, "the dlopen/dlclose cycles crashed: signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the cycles failed (exit status %d)", WEXITSTATUS(status));
+    return finish("dlclose");
+}
