@@ -2,6 +2,7 @@
  * where and why, and finish() prints the closing "name: N passed, N failed" line. */
 #ifndef AT_TEST_CHECK_H
 #define AT_TEST_CHECK_H
+#include <poll.h>
 #include <stdio.h>
 
 static int checksPassed, checksFailed;
@@ -50,4 +51,20 @@ static inline void runPendingCallbacks(void)
     while (CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, true) == kCFRunLoopRunHandledSource) {}
 }
 
+/* Whether the descriptor polls readable right now. */
+static inline int fdReadable(int fd)
+{
+    struct pollfd p = {fd, POLLIN, 0};
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+/* The session's current route description (the caller releases it), NULL on failure. */
+static inline CFDictionaryRef currentRoute(void)
+{
+    CFDictionaryRef route = NULL;
+    UInt32 size = sizeof route;
+    OSStatus status = AudioSessionGetProperty(kAudioSessionProperty_AudioRouteDescription, &size, &route);
+    CHECK(status == noErr && route != NULL, "Get AudioRouteDescription (status %d)", (int)status);
+    return route;
+}
 #endif

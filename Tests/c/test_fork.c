@@ -29,12 +29,6 @@ static void hung(int signal)
     _exit(1);
 }
 
-static int fdReadable(int fd)
-{
-    struct pollfd p = {fd, POLLIN, 0};
-    return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
-}
-
 static Float32 parentValues[16], childValues[16];
 static int parentCalls, childCalls;
 

@@ -142,12 +142,6 @@ static OSStatus setU32(AudioSessionPropertyID id, UInt32 value)
     return AudioSessionSetProperty(id, sizeof value, &value);
 }
 
-static int fdReadable(int fd)
-{
-    struct pollfd p = {fd, POLLIN, 0};
-    return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
-}
-
 int main(void)
 {
     mainThread = pthread_self();

@@ -45,21 +45,6 @@ static void drainEverything(void)
     AudioSessionDispatchPendingCallbacks(NULL);
 }
 
-static int fdReadable(int fd)
-{
-    struct pollfd p = {fd, POLLIN, 0};
-    return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
-}
-
-static CFDictionaryRef currentRoute(void)
-{
-    CFDictionaryRef route = NULL;
-    UInt32 size = sizeof route;
-    OSStatus status = AudioSessionGetProperty(kAudioSessionProperty_AudioRouteDescription, &size, &route);
-    CHECK(status == noErr && route != NULL, "Get AudioRouteDescription (status %d)", (int)status);
-    return route;
-}
-
 static Float32 currentVolume(void)
 {
     Float32 volume = -1;

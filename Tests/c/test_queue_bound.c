@@ -37,20 +37,6 @@ static long heapInUse(void)
     return (long)(info.uordblks + info.hblkhd);
 }
 
-static int fdReadable(int fd)
-{
-    struct pollfd p = {fd, POLLIN, 0};
-    return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
-}
-
-static CFDictionaryRef currentRoute(void)
-{
-    CFDictionaryRef route = NULL;
-    UInt32 size = sizeof route;
-    CHECK_STATUS(AudioSessionGetProperty(kAudioSessionProperty_AudioRouteDescription, &size, &route), noErr);
-    return route;
-}
-
 /* ---- what the callbacks saw ------------------------------------------------------ */
 
 static int callbacks, routeCalls, volumeCalls, interruptionCalls;
