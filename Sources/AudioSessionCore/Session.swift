@@ -67,7 +67,9 @@ public final class Session: Sendable {
     }
 
     private func deactivate(_ s: inout SessionState, notifyOthers: Bool) {
-        if s.phase == .interrupted { s.phase = .inactive }
+        // An interrupted session stays interrupted: it is inactive already, and the End
+        // still reaches it. Ported programs commonly stop (and deactivate) in their
+        // Begin handler and restart only on End.
         if s.phase == .active {
             backend.deactivate()
             s.phase = .inactive

@@ -136,7 +136,8 @@ struct ActivationTests {
         try fixture.device.beginInterruption()
         #expect(fixture.session.phase == .interrupted)
         try fixture.session.setActive(false, flags: Session.notifyOthersOnDeactivation)
-        #expect(fixture.session.phase == .inactive)
+        // Inactive as far as the program can tell, and still owed its End.
+        #expect(fixture.session.phase == .interrupted)
         #expect(try fixture.uint32(.otherAudioIsPlaying) == 1)
     }
 

@@ -82,6 +82,27 @@ struct InterruptionTests {
         #expect(throws: ResultCode.unsupportedProperty) { _ = try fixture.session.value(of: .interruptionType) }
     }
 
+    @Test("SPEC 6: a session that deactivates itself in its Begin handler still receives End, with 'type' readable")
+    func endAfterDeactivationInBegin() throws {
+        let fixture = Fixture()
+        try fixture.category(.playAndRecord)
+        try fixture.activate()
+        _ = fixture.recorder.take()
+        let deactivation = Shared<Result<Void, ResultCode>?>(nil)
+        fixture.recorder.onDeliver { session, notes in
+            guard notes.contains(.interruption(.begin)) else { return }
+            // The VoIP driver's pattern: stop the stream, which deactivates the session.
+            deactivation.withLock { $0 = Result { () throws(ResultCode) in try session.setActive(false, flags: 0) } }
+        }
+        try fixture.device.beginInterruption()
+        #expect(deactivation.value.map { (try? $0.get()) != nil } == true, "deactivating inside Begin succeeds")
+        try fixture.device.endInterruption(shouldResume: true)
+        #expect(fixture.recorder.take() == [.interruption(.begin), .interruption(.end(.shouldResume))])
+        #expect(fixture.session.phase == .inactive)
+        try fixture.activate()
+        #expect(fixture.session.phase == .active)
+    }
+
     @Test("SPEC 6: ServerDied: listeners are called with 1 and the session is inactive",
           arguments: [Category.soloAmbientSound, .playAndRecord])
     func serverDied(_ category: Category) throws {
