@@ -52,7 +52,8 @@ enum {
 enum {
     /* UInt32 0/1, default 1: the sound obeys the user's sound-effects setting. */
     kAudioServicesPropertyIsUISound                   = AT_FOURCC('i','s','u','i'),
-    /* UInt32 0/1, default 0: finish playing even if the program exits. */
+    /* UInt32 0/1, default 0: when 1, a sound that is playing when its program ends
+     * (or crashes) is played to its end rather than cut off. */
     kAudioServicesPropertyCompletePlaybackIfAppDies   = AT_FOURCC('i','f','d','i')
 };
 

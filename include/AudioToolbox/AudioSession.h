@@ -159,8 +159,9 @@ enum {
 #define kAudioSession_AudioRouteChangeKey_OldRoute "OutputDeviceDidChange_OldRoute"
 /* The Reason key as a ready-made CFString (same text as the macro above). */
 extern const CFStringRef kAudioSession_RouteChangeKey_Reason;
-/* Route-description dictionaries (same shape as kAudioSessionProperty_AudioRouteDescription)
- * of the route before and after the change. */
+/* Keys of the route-change dictionary whose values describe the route before and after
+ * the change; each value is laid out as a Get of kAudioSessionProperty_AudioRouteDescription
+ * returns it (input and output port arrays). */
 extern const CFStringRef kAudioSession_AudioRouteChangeKey_PreviousRouteDescription;
 extern const CFStringRef kAudioSession_AudioRouteChangeKey_CurrentRouteDescription;
 
