@@ -35,8 +35,8 @@ public final class CallbackQueue<Item: Coalescing>: @unchecked Sendable {
     /// descriptor can be had for the pollable wake-up.
     public init?(runLoop: CFRunLoop, mode: CFString, deliver: @escaping (Item) -> Void) {
         self.deliver = deliver
-        // The run loop holds the wakeup, which holds this queue unretained: the queue
-        // owns the wakeup and outlives it.
+        // The wakeup calls back into this queue unretained: the queue owns the wakeup,
+        // so it always outlives it.
         guard let wakeup = RunLoopWakeup(runLoop: runLoop, mode: mode, onSignal: { [unowned(unsafe) self] in
             _ = self.drain()
         }) else { return nil }
@@ -70,9 +70,6 @@ public final class CallbackQueue<Item: Coalescing>: @unchecked Sendable {
         }
         if waiting { wakeup.signalRunLoop() }
     }
-
-    /// How many items wait.
-    public var count: Int { state.withLock { $0.items.count } }
 
     /// Delivers every waiting item on the calling thread, one at a time; returns how many
     /// it delivered (0 when another thread is delivering).
