@@ -7,6 +7,9 @@
 #   make bench     benchmarks (ratios to baselines measured in the same run)
 
 VERSION     := 0.1.0
+# The same version as AudioSessionLinux.h's AUDIOTOOLBOX_LINUX_VERSION_NUMBER spells it.
+VERSION_NUMBER := $(shell echo $(VERSION) | awk -F. '{print $$1 * 10000 + $$2 * 100 + $$3}')
+HEADER_VERSION_NUMBER := $(shell sed -n 's/^\#define AUDIOTOOLBOX_LINUX_VERSION_NUMBER //p' include/AudioToolbox/AudioSessionLinux.h)
 SOVERSION   := 0
 PREFIX      ?= /usr/local
 DESTDIR     ?=
@@ -41,6 +44,8 @@ deps:
 # it adds to the program's run loop and the callbacks already queued all point into its
 # code, and the Swift runtime it loads cannot be unloaded either (docs/API.md, "Unloading").
 build:
+	@[ "$(VERSION_NUMBER)" = "$(HEADER_VERSION_NUMBER)" ] || \
+	    { echo "AudioSessionLinux.h says version $(HEADER_VERSION_NUMBER), the Makefile $(VERSION) ($(VERSION_NUMBER))"; exit 1; }
 	$(SWIFT) build -c release --product AudioToolbox \
 	    -Xlinker -soname=libAudioToolbox.so.$(SOVERSION) -Xlinker -rpath=$(SWIFT_RUNTIME_DIR) \
 	    -Xlinker -z -Xlinker nodelete \

@@ -4,6 +4,17 @@ import VirtualAudioDevice
 
 // The functions of AudioSessionLinux.h.
 
+@_cdecl("AudioSessionGetLinuxVersion")
+public func audioSessionGetLinuxVersion(_ outVersion: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    // No session needed: a program may ask before (or instead of) initialising.
+    guard let outVersion else {
+        Log.error("AudioSessionGetLinuxVersion: \(ResultCode.unspecified)")
+        return ResultCode.unspecified.rawValue
+    }
+    outVersion.pointee = UInt32(AUDIOTOOLBOX_LINUX_VERSION_NUMBER)
+    return ResultCode.noError.rawValue
+}
+
 @_cdecl("AudioSessionGetCallbackFileDescriptor")
 public func audioSessionGetCallbackFileDescriptor(_ outFD: UnsafeMutablePointer<Int32>?) -> Int32 {
     entryPoint("AudioSessionGetCallbackFileDescriptor") { runtime throws(ResultCode) in

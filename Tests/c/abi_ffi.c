@@ -120,6 +120,11 @@ int main(int argc, char **argv)
     library = dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL);
     if (!library) { fprintf(stderr, "dlopen: %s\n", dlerror()); return 1; }
 
+    /* The version needs no session. */
+    UInt32 version = 0;
+    CHECK_STATUS(callPtr("AudioSessionGetLinuxVersion", &version), noErr);
+    CHECK(version == AUDIOTOOLBOX_LINUX_VERSION_NUMBER, "version through ffi: %u", (unsigned)version);
+
     /* Before initialisation every entry point answers NotInitialized. */
     CHECK_STATUS(callBool("AudioSessionSetActive", 1), kAudioSessionNotInitialized);
 

@@ -20,6 +20,16 @@
 extern "C" {
 #endif
 
+/* The version of this library the header belongs to: major * 10000 + minor * 100 +
+ * patch (0.1.0 is 100). Compare it with AudioSessionGetLinuxVersion to learn which
+ * library a program actually runs with. */
+#define AUDIOTOOLBOX_LINUX_VERSION_NUMBER 100
+
+/* *outVersion receives the running library's version, in the form of
+ * AUDIOTOOLBOX_LINUX_VERSION_NUMBER. Works before AudioSessionInitialize. NULL
+ * outVersion gives kAudioSessionUnspecifiedError. */
+extern OSStatus AudioSessionGetLinuxVersion(UInt32 *outVersion);
+
 /* ---------------------------------------------------------------------------------
  * 1. Callbacks without a CFRunLoop.
  *
@@ -33,8 +43,14 @@ extern "C" {
  * NULL outFD gives kAudioSessionUnspecifiedError. */
 extern OSStatus AudioSessionGetCallbackFileDescriptor(int *outFD);
 
-/* Run every pending callback on the calling thread, then clear the descriptor's
- * readiness. *outCount (may be NULL) receives how many callbacks ran. */
+/* Run the pending callbacks on the calling thread, one at a time and in the order of
+ * the changes they report; the descriptor is readable exactly while callbacks wait.
+ * *outCount (may be NULL) receives how many callbacks ran. Called from inside a
+ * callback, it continues the same queue with the callbacks after the current one.
+ * Called while another thread is running callbacks, it returns at once with a count
+ * of 0: that thread runs the rest. While callbacks wait, a newer change of the same
+ * property replaces the waiting one (route changes merge, keeping the earliest
+ * previous route), so a program that dispatches rarely sees the newest values. */
 extern OSStatus AudioSessionDispatchPendingCallbacks(UInt32 *outCount);
 
 /* ---------------------------------------------------------------------------------
