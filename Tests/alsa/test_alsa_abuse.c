@@ -84,16 +84,6 @@ static void *loadLibrary(void)
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
-static const char *currentPart = "?";
-
-static void hung(int signal)
-{
-    (void)signal;
-    char message[128];
-    int length = snprintf(message, sizeof message, "FAIL: hung (alsa abuse, %s)\n", currentPart);
-    (void)!write(2, message, (size_t)length);
-    _exit(1);
-}
 
 static void vcard(const char *arguments)
 {
@@ -274,7 +264,7 @@ static void forkOnCard(void)
     fflush(NULL);
     pid_t child = fork();
     if (child == 0) {
-        currentPart = "fork on the card, child";
+        watchdogName = "fork on the card, child";
         alarm(60);
         checksPassed = checksFailed = 0;
         volumeCalls = 0;
@@ -336,7 +326,7 @@ static void runPart(const char *name, void (*part)(void))
     fflush(NULL);
     pid_t child = fork();
     if (child == 0) {
-        currentPart = name;
+        watchdogName = name;
         checksPassed = checksFailed = 0;
         alarm(30);
         part();
@@ -358,7 +348,7 @@ int main(void)
     libraryPath = getenv("AUDIOTOOLBOX_TEST_LIBRARY");
     CHECK(libraryPath && *libraryPath, "AUDIOTOOLBOX_TEST_LIBRARY names the library");
     if (!libraryPath || !*libraryPath) return finish("alsa abuse");
-    signal(SIGALRM, hung);
+    installWatchdog("alsa abuse");
     runPart("busy device", busyDevice);
     runPart("active session holds nothing", holdsNothing);
     runPart("preferred rate on a busy device", preferredRateBusy);

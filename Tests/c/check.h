@@ -3,7 +3,10 @@
 #ifndef AT_TEST_CHECK_H
 #define AT_TEST_CHECK_H
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 static int checksPassed, checksFailed;
 
@@ -49,6 +52,27 @@ static inline int finish(const char *name)
 static inline void runPendingCallbacks(void)
 {
     while (CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, true) == kCFRunLoopRunHandledSource) {}
+}
+
+/* A watchdog that turns a hang into a failure (never a timing assertion: the limits
+ * are minutes). installWatchdog(name) once, then alarm(seconds) around the part that
+ * could hang; `watchdogName` may be changed to say which part hung. */
+static const char *watchdogName = "test";
+
+static inline void watchdogFired(int signal)
+{
+    (void)signal;
+    /* Only async-signal-safe calls here. */
+    (void)!write(2, "FAIL: hung (", 12);
+    (void)!write(2, watchdogName, strlen(watchdogName));
+    (void)!write(2, ")\n", 2);
+    _exit(1);
+}
+
+static inline void installWatchdog(const char *name)
+{
+    watchdogName = name;
+    signal(SIGALRM, watchdogFired);
 }
 
 /* Whether the descriptor polls readable right now. */

@@ -26,14 +26,6 @@ enum { CYCLES = 20 };
 
 static const char *libraryPath;
 
-static void hung(int signal)
-{
-    (void)signal;
-    static const char message[] = "FAIL: hung (dlclose)\n";
-    (void)!write(2, message, sizeof message - 1);
-    _exit(1);
-}
-
 static int volumeCalls;
 static Float32 lastVolume;
 
@@ -107,7 +99,7 @@ int main(int argc, char **argv)
         return 2;
     }
     libraryPath = argv[1];
-    signal(SIGALRM, hung);
+    installWatchdog("dlclose");
 
     fflush(NULL);
     pid_t child = fork();

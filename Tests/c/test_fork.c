@@ -21,14 +21,6 @@
 
 enum { FORKS = 20, QUIET_POLLS = 1000, WAIT_POLLS = 500 };
 
-static void hung(int signal)
-{
-    (void)signal;
-    static const char message[] = "FAIL: hung (fork)\n";
-    (void)!write(2, message, sizeof message - 1);
-    _exit(1);
-}
-
 static Float32 parentValues[16], childValues[16];
 static int parentCalls, childCalls;
 
@@ -132,7 +124,7 @@ static void expectChild(pid_t pid, const char *what)
 
 int main(void)
 {
-    signal(SIGALRM, hung);
+    installWatchdog("fork");
     alarm(120);
     CHECK_STATUS(AudioSessionInitialize(NULL, NULL, NULL, NULL), noErr);
     CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_CurrentHardwareOutputVolume, parentListener, NULL), noErr);

@@ -31,14 +31,6 @@ enum { SEGMENTS = 20, SEGMENT_STEPS = 1000, TRIALS = 40, RACE_CALLS = 4000 };
 
 static pthread_t mainThread;
 
-static void hung(int signal)
-{
-    (void)signal;
-    static const char message[] = "FAIL: hung (order)\n";
-    (void)!write(2, message, sizeof message - 1);
-    _exit(1);
-}
-
 static void drainEverything(void)
 {
     runPendingCallbacks();
@@ -434,7 +426,7 @@ static void nestedDispatch(void)
 
 int main(void)
 {
-    signal(SIGALRM, hung);
+    installWatchdog("order");
     mainThread = pthread_self();
     CHECK_STATUS(AudioSessionInitialize(CFRunLoopGetMain(), kCFRunLoopDefaultMode, interruptionListener, NULL), noErr);
     UInt32 category = kAudioSessionCategory_PlayAndRecord;

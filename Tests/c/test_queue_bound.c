@@ -23,14 +23,6 @@ enum { EVENTS = 1000000, MAX_CALLBACKS = 64 };
 #define MAX_GROWTH 1048576L
 #define MAX_LEFTOVER (256L * 1024L)
 
-static void hung(int signal)
-{
-    (void)signal;
-    static const char message[] = "FAIL: hung (queue bound)\n";
-    (void)!write(2, message, sizeof message - 1);
-    _exit(1);
-}
-
 static long heapInUse(void)
 {
     struct mallinfo2 info = mallinfo2();
@@ -121,7 +113,7 @@ static const AudioSessionPropertyID listened[] = {
 
 int main(void)
 {
-    signal(SIGALRM, hung);
+    installWatchdog("queue bound");
     alarm(300);
     CHECK_STATUS(AudioSessionInitialize(NULL, NULL, interruptionListener, NULL), noErr);
     UInt32 category = kAudioSessionCategory_PlayAndRecord;
