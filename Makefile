@@ -15,6 +15,7 @@ PREFIX      ?= /usr/local
 DESTDIR     ?=
 LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
+COMPAT_DIR  := $(INCLUDEDIR)/AudioToolbox/compat
 SWIFT       ?= swift
 CC          ?= cc
 
@@ -70,13 +71,25 @@ install: build vcard
 	ln -sf libAudioToolbox.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libAudioToolbox.so.$(SOVERSION)
 	ln -sf libAudioToolbox.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libAudioToolbox.so
 	install -m 644 include/AudioToolbox/*.h $(DESTDIR)$(INCLUDEDIR)/AudioToolbox/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@SWIFT_LIB_DIR@|$(SWIFT_LIB_DIR)|' \
-	    pkgconfig/AudioToolbox.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/AudioToolbox.pc
+	@# The porting headers: TargetConditionals.h, Availability.h and CoreFoundation
+	@# wrappers for each module (docs/PORTING.md, "Compiling as iPhone code").
+	install -d $(DESTDIR)$(COMPAT_DIR)/linux/CoreFoundation $(DESTDIR)$(COMPAT_DIR)/ios/CoreFoundation
+	install -m 644 include/AudioToolbox/compat/*.h $(DESTDIR)$(COMPAT_DIR)/
+	install -m 644 include/AudioToolbox/compat/linux/*.h $(DESTDIR)$(COMPAT_DIR)/linux/
+	install -m 644 include/AudioToolbox/compat/linux/CoreFoundation/*.h $(DESTDIR)$(COMPAT_DIR)/linux/CoreFoundation/
+	install -m 644 include/AudioToolbox/compat/ios/*.h $(DESTDIR)$(COMPAT_DIR)/ios/
+	scripts/gen-cf-wrappers.sh $(SWIFT_LIB_DIR)/CoreFoundation $(DESTDIR)$(COMPAT_DIR)/ios/CoreFoundation
+	install -m 644 include/AudioToolbox/compat/ios/CoreFoundation/*.h $(DESTDIR)$(COMPAT_DIR)/ios/CoreFoundation/
+	for module in AudioToolbox AudioToolbox-ios; do \
+	    sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@SWIFT_LIB_DIR@|$(SWIFT_LIB_DIR)|' \
+	        pkgconfig/$$module.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/$$module.pc || exit 1; \
+	done
 	install -d $(DESTDIR)$(PREFIX)/share/man/man3
 	install -m 644 docs/audiosession.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libAudioToolbox.so* $(DESTDIR)$(LIBDIR)/pkgconfig/AudioToolbox.pc
+	rm -f $(DESTDIR)$(LIBDIR)/libAudioToolbox.so* $(DESTDIR)$(LIBDIR)/pkgconfig/AudioToolbox.pc \
+	    $(DESTDIR)$(LIBDIR)/pkgconfig/AudioToolbox-ios.pc
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/AudioToolbox
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man3/audiosession.3 $(DESTDIR)$(PREFIX)/share/man/man1/vcard.1
 	rm -rf $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(BINDIR)/vcard

@@ -3,7 +3,8 @@
 # user builds against it: only `pkg-config --cflags --libs AudioToolbox`.
 #
 #  1. Swift tests of the core, the virtual device and the ABI layer (swift test).
-#  2. The public headers compile warning-free with gcc and clang, as C99 and C++11.
+#  2. The public headers compile warning-free with gcc and clang, as C99 and C++11; with
+#     both pkg-config modules (AudioToolbox, AudioToolbox-ios) in every header order.
 #  3. C tests (Tests/c/test_*.c), each printing "name: N passed, N failed".
 #  4. Every example in examples-c, its output compared with examples-c/expected.
 #  5. The ABI test through libffi (Tests/c/abi_ffi.c) against the installed .so, and
@@ -61,6 +62,35 @@ for compiler in g++ clang++; do
             pass "headers: $compiler -std=$std"; else fail "headers: $compiler -std=$std"; cat "$out/h.err"; fi
     done
 done
+
+echo "== Header order and platform macros (Tests/headers/header_order.c)"
+# Each pkg-config module, with gcc, clang, g++ and clang++, in every header order; then
+# the ways a program's own code declares noErr. One PASS line per module and compiler.
+for module in AudioToolbox AudioToolbox-ios; do
+    [ $module = AudioToolbox-ios ] && iphone=1 || iphone=0
+    module_flags=$(pkg-config --cflags --libs $module)
+    for compiler in gcc clang "g++ -x c++" "clang++ -x c++"; do
+        bad=""
+        for variant in "1 0" "2 0" "3 0" "4 0" "3 1" "1 2" "3 3"; do
+            set -- $variant
+            binary=$out/header_order
+            if ! $compiler -Wall -Wextra -Werror -DHEADER_ORDER=$1 -DNOERR_STYLE=$2 -DEXPECT_IPHONE=$iphone \
+                    -o "$binary" "$here/Tests/headers/header_order.c" $module_flags 2>"$out/header_order.err"; then
+                bad="$bad order $1/noErr $2 (does not compile)"; head -20 "$out/header_order.err"
+            elif ! "$binary"; then
+                bad="$bad order $1/noErr $2 (run)"
+            fi
+        done
+        [ -z "$bad" ] && pass "header order: $module, ${compiler%% *}" || fail "header order: $module, ${compiler%% *}:$bad"
+    done
+done
+# The plain module says so when a program asks for iPhone code from it.
+printf '#include <AudioToolbox/AudioToolbox.h>\nint main(void) { return 0; }\n' > "$out/iphone_on_plain.c"
+if gcc -DTARGET_OS_IPHONE=1 -c "$out/iphone_on_plain.c" -o "$out/h.o" $cflags 2>&1 | grep -q "AudioToolbox-ios"; then
+    pass "plain module warns about -DTARGET_OS_IPHONE=1"
+else
+    fail "plain module warns about -DTARGET_OS_IPHONE=1"
+fi
 
 echo "== C tests"
 for source in "$here"/Tests/c/test_*.c; do

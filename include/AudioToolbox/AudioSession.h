@@ -38,8 +38,14 @@
 #define AT_FOURCC(a, b, c, d) \
     ((UInt32)(((UInt32)(a) << 24) | ((UInt32)(b) << 16) | ((UInt32)(c) << 8) | (UInt32)(d)))
 
-#ifndef noErr
-#define noErr 0
+/* noErr, declared the way MacTypes.h declares it on Apple systems: an enumerator, not a
+ * macro, and not at all where MacTypes (or a stand-in defining __MACTYPES__) already
+ * did. The self-referring macro lets code test `#ifndef noErr` before declaring its own;
+ * code that declares `enum { noErr = 0 };` unconditionally after this header cannot be
+ * accommodated (C allows one declaration) and should guard it with one of those tests. */
+#if !defined(__MACTYPES__) && !defined(noErr)
+enum { noErr = 0 };
+#define noErr noErr
 #endif
 
 #ifdef __cplusplus
