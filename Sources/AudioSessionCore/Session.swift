@@ -59,7 +59,9 @@ public final class Session: Sendable {
     private func activate(_ s: inout SessionState) throws(ResultCode) {
         guard s.phase != .active else { return }
         guard !s.systemInterruptionInProgress else { throw .unspecified }
-        if s.policy.usesInput && !s.inputAvailable { throw .noHardware }
+        // Only a category that does nothing but record needs an input to activate:
+        // PlayAndRecord plays alone until an input appears (SPEC 9).
+        if s.policy.usesInput && !s.policy.usesOutput && !s.inputAvailable { throw .noHardware }
         s.format = try backend.activate(s.streamRequest)
         s.phase = .active
         // A session that does not mix silences the other program, as on a phone.
@@ -171,10 +173,8 @@ public final class Session: Sendable {
         s.duckOthers = false
         s.routeChoice.overrideToSpeaker = false
         if !category.policy.allows(s.mode) { s.mode = .default }
-        if s.phase == .active {
-            if s.policy.usesInput && !s.inputAvailable { throw .noHardware }
-            s.format = try backend.activate(s.streamRequest)
-        }
+        // A category is a policy: setting it never fails for want of an input (SPEC 9).
+        if s.phase == .active { s.format = try backend.activate(s.streamRequest) }
         s.route = s.computeRoute()
         if s.phase == .active {
             s.outbox.append(.property(.audioRouteChange, .routeChange(
@@ -220,12 +220,13 @@ public final class Session: Sendable {
     /// Applies an event reported by the backend, with the facts it carries.
     public func handle(_ event: HardwareEvent) {
         try? transact { s throws(ResultCode) in
+            let request = s.streamRequest
             s.facts.apply(event)
             switch event {
             case .portsConnected:
-                portsChanged(&s, reason: .newDeviceAvailable)
+                portsChanged(&s, reason: .newDeviceAvailable, request: request)
             case .portsDisconnected:
-                portsChanged(&s, reason: .oldDeviceUnavailable)
+                portsChanged(&s, reason: .oldDeviceUnavailable, request: request)
             case .otherAudioChanged(let playing):
                 if !playing { s.interruptedOtherAudio = false }
             case .outputVolumeChanged, .inputGainChanged, .inputGainSettableChanged:
@@ -241,13 +242,29 @@ public final class Session: Sendable {
         }
     }
 
-    private func portsChanged(_ s: inout SessionState, reason: RouteChangeReason) {
+    /// `request` is what the session asked of the device before the ports changed.
+    private func portsChanged(_ s: inout SessionState, reason: RouteChangeReason, request: StreamRequest) {
         // A route override lasts only until the next route change.
         s.routeChoice.overrideToSpeaker = false
         let route = s.computeRoute()
-        let outputLost = s.policy.usesOutput && route.outputs.isEmpty
-        let inputLost = s.policy.usesInput && route.inputs.isEmpty
+        // Losing the last port of a direction the category uses leaves it without a
+        // suitable route; a direction that had none already loses nothing.
+        let outputLost = s.policy.usesOutput && !s.route.outputs.isEmpty && route.outputs.isEmpty
+        let inputLost = s.policy.usesInput && !s.route.inputs.isEmpty && route.inputs.isEmpty
+        // An input appearing or vanishing changes what the session needs from the device
+        // (PlayAndRecord without an input runs for output alone).
+        if s.streamRequest != request { renegotiate(&s) }
         rerouteIfChanged(&s, reason: outputLost || inputLost ? .noSuitableRouteForCategory : reason)
+    }
+
+    /// The device's format for the current request, after the ports changed. An event
+    /// cannot fail: if the device refuses now, the format it granted before stands.
+    private func renegotiate(_ s: inout SessionState) {
+        if s.phase == .active {
+            if let format = try? backend.activate(s.streamRequest) { s.format = format }
+        } else {
+            s.format = backend.idleFormat(s.streamRequest)
+        }
     }
 
     private func beginInterruption(_ s: inout SessionState) {

@@ -37,8 +37,9 @@ struct SessionState {
     var inputAvailable: Bool { facts.connectedPorts.contains { $0.isInput } }
     var otherAudioIsPlaying: Bool { facts.otherAudioPlaying && !interruptedOtherAudio }
 
+    /// What the session asks of the device: the input only while there is one to use.
     var streamRequest: StreamRequest {
-        StreamRequest(input: policy.usesInput, output: policy.usesOutput,
+        StreamRequest(input: policy.usesInput && inputAvailable, output: policy.usesOutput,
                       preferredSampleRate: preferredSampleRate,
                       preferredIOBufferDuration: preferredIOBufferDuration)
     }

@@ -59,14 +59,40 @@ final class Recorder: ListenerCallSink {
     }
 }
 
+/// The virtual device behind a switch that makes it refuse activation as a busy ALSA
+/// device does ('what'), to reach the failure paths of changes that renegotiate.
+final class BusyableDevice: HardwareBackend {
+    let device: VirtualAudioDevice
+    private let busyFlag = Shared(false)
+    init(_ device: VirtualAudioDevice) { self.device = device }
+    var busy: Bool {
+        get { busyFlag.value }
+        set { busyFlag.withLock { $0 = newValue } }
+    }
+    func facts() -> HardwareFacts { device.facts() }
+    func activate(_ request: StreamRequest) throws(ResultCode) -> StreamFormat {
+        if busy { throw .unspecified }
+        return try device.activate(request)
+    }
+    func idleFormat(_ request: StreamRequest) -> StreamFormat { device.idleFormat(request) }
+    func deactivate() { device.deactivate() }
+    func setInputGain(_ gain: Float) { device.setInputGain(gain) }
+    func useInput(_ port: Port?) { device.useInput(port) }
+    func start(reportingTo handler: @escaping @Sendable (HardwareEvent) -> Void) { device.start(reportingTo: handler) }
+    func shutDown() { device.shutDown() }
+}
+
 /// A session on a fresh virtual device, with a recorder for what it delivers.
 struct Fixture {
     let device = VirtualAudioDevice()
     let recorder = Recorder()
     let session: Session
+    /// The switch between session and device.
+    let busyable: BusyableDevice
 
     init() {
-        session = Session(backend: device, sink: recorder)
+        busyable = BusyableDevice(device)
+        session = Session(backend: busyable, sink: recorder)
         recorder.attach(session)
         session.start()
     }

@@ -320,9 +320,11 @@ extern OSStatus AudioSessionInitialize(CFRunLoopRef inRunLoop, CFStringRef inRun
 /* Activate or deactivate. Same as AudioSessionSetActiveWithFlags(active, 0). */
 extern OSStatus AudioSessionSetActive(Boolean active);
 
-/* Activate or deactivate. Activation opens the hardware the category needs and can
- * fail (kAudioServicesNoHardwareError, or kAudioSessionUnspecifiedError while an
- * interruption is in progress); the session then stays inactive. Asking for the
+/* Activate or deactivate. Activation negotiates with the hardware the category needs
+ * and can fail (kAudioServicesNoHardwareError for RecordAudio without any input, or an
+ * unusable device; kAudioSessionUnspecifiedError while an interruption is in progress
+ * or the device is busy); the session then stays inactive. PlayAndRecord without an
+ * input activates for output alone; the input joins when one is connected. Asking for the
  * current state again succeeds. Unknown flag bits give kAudioSessionUnsupportedPropertyError. */
 extern OSStatus AudioSessionSetActiveWithFlags(Boolean active, UInt32 inFlags);
 
