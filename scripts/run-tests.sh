@@ -163,6 +163,20 @@ eval "$("$prefix/bin/vcard" setup "$out/vcard")"
 alsa_suite test_alsa_vcard VCARD_DIR="$VCARD_DIR" ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH" AUDIOTOOLBOX_ALSA_JACK_CTLS=
 alsa_suite test_alsa_jack_sources VCARD_DIR="$VCARD_DIR" ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH" \
     AUDIOTOOLBOX_ALSA_CTL=vcardmixer AUDIOTOOLBOX_ALSA_JACK_CTLS=vcard
+# docs/PORTING.md's example (session + ALSA playback, paused on Begin), as a reader
+# copies it: compiled with AudioToolbox-ios and run on the virtual card.
+awk '/<!-- example: pause_on_interruption.c/ {found = 1; next} found && /^```c/ {code = 1; next}
+     code && /^```/ {exit} code' "$here/docs/PORTING.md" > "$out/pause_on_interruption.c"
+if ! [ -s "$out/pause_on_interruption.c" ]; then
+    fail "PORTING.md example (not found)"
+elif ! cc -Wall -Wextra -Werror -o "$out/pause_on_interruption" "$out/pause_on_interruption.c" \
+        $(pkg-config --cflags --libs AudioToolbox-ios) -lasound -lm 2>"$out/pause.err"; then
+    fail "PORTING.md example (does not compile)"; cat "$out/pause.err"
+elif (unset AUDIOTOOLBOX_BACKEND; AUDIOTOOLBOX_ALSA_JACK_CTLS= "$out/pause_on_interruption"); then
+    pass "PORTING.md example on the virtual card"
+else
+    fail "PORTING.md example on the virtual card"
+fi
 # Busy devices, what activation holds, fork and dlclose, on a card of its own: it opens
 # PCMs itself and dlopens the library (not linked with it, so dlclose could unload it).
 rm -rf "$out/vcard-abuse"
