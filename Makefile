@@ -16,6 +16,7 @@ DESTDIR     ?=
 LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 COMPAT_DIR  := $(INCLUDEDIR)/AudioToolbox/compat
+DOC_DIR     ?= $(PREFIX)/share/doc/audiotoolbox
 SWIFT       ?= swift
 CC          ?= cc
 
@@ -86,11 +87,13 @@ install: build vcard
 	done
 	install -d $(DESTDIR)$(PREFIX)/share/man/man3
 	install -m 644 docs/audiosession.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+	install -d $(DESTDIR)$(DOC_DIR)
+	install -m 644 README.md docs/PORTING.md docs/API.md $(DESTDIR)$(DOC_DIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libAudioToolbox.so* $(DESTDIR)$(LIBDIR)/pkgconfig/AudioToolbox.pc \
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/AudioToolbox-ios.pc
-	rm -rf $(DESTDIR)$(INCLUDEDIR)/AudioToolbox
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/AudioToolbox $(DESTDIR)$(DOC_DIR)
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man3/audiosession.3 $(DESTDIR)$(PREFIX)/share/man/man1/vcard.1
 	rm -rf $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(BINDIR)/vcard
 

@@ -1,0 +1,202 @@
+/*
+ * The harness side of the pattern tests: the client modules next to this file are
+ * written as their porting users wrote them; the drive_*.c programs use this to cause
+ * the events (in-process virtual device or the virtual ALSA card), run the run loop and
+ * check what the clients saw. Compiles as C and as C++.
+ *
+ * Each program takes the mode as its argument: "virtual" (AUDIOTOOLBOX_BACKEND=virtual,
+ * events through AudioSessionVirtualDevice*) or "alsa" (the card from `vcard setup`,
+ * events through the `vcard` command, which must be on PATH).
+ */
+#ifndef PATTERNS_H
+#define PATTERNS_H
+#include <AudioToolbox/AudioToolbox.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../c/check.h"
+
+/* 1 on the virtual ALSA card, 0 on the in-process virtual device. */
+static int onALSA;
+/* Calls of the harness's own listeners (its client data differs from the clients'). */
+static int sentinelCalls, harnessRouteChanges;
+static SInt32 harnessLastReason = -1;
+
+static inline void harnessStart(int argc, char **argv, const char *name)
+{
+    if (argc != 2 || (strcmp(argv[1], "virtual") != 0 && strcmp(argv[1], "alsa") != 0)) {
+        fprintf(stderr, "usage: %s virtual|alsa\n", argv[0]);
+        exit(2);
+    }
+    onALSA = strcmp(argv[1], "alsa") == 0;
+    installWatchdog(name);
+    alarm(60); /* a hang becomes a failure; the programs take well under a second */
+}
+
+static inline void harnessListener(void *clientData, AudioSessionPropertyID id, UInt32 size, const void *data)
+{
+    (void)size;
+    if (clientData == &sentinelCalls) sentinelCalls++;
+    if (clientData == &harnessRouteChanges && id == kAudioSessionProperty_AudioRouteChange) {
+        harnessRouteChanges++;
+        CFNumberRef reason = (CFNumberRef)CFDictionaryGetValue((CFDictionaryRef)data,
+                                                               CFSTR(kAudioSession_AudioRouteChangeKey_Reason));
+        if (reason) CFNumberGetValue(reason, kCFNumberSInt32Type, &harnessLastReason);
+    }
+}
+
+/* After the client has initialised the session: checks the session is on the backend
+ * the mode asks for (an ALSA card refuses the virtual device's calls; without this a
+ * fallback to the virtual device would pass silently), and adds the harness's listeners. */
+static inline void harnessAttach(void)
+{
+    static const Float64 defaultRates[] = {44100, 48000}; /* the virtual device's own */
+    OSStatus status = AudioSessionVirtualDeviceSetSampleRates(defaultRates, 2);
+    CHECK_STATUS(status, onALSA ? (OSStatus)kAudioServicesNoHardwareError : (OSStatus)noErr);
+    CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_CurrentHardwareOutputVolume, harnessListener,
+                                                 &sentinelCalls), noErr);
+    CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_AudioRouteChange, harnessListener,
+                                                 &harnessRouteChanges), noErr);
+}
+
+static inline void vcard(const char *arguments)
+{
+    char command[128];
+    snprintf(command, sizeof command, "vcard %s", arguments);
+    CHECK(system(command) == 0, "%s", command);
+}
+
+/* Waits until every event caused so far has reached its listeners: moves the volume
+ * and runs the run loop until that change's callback arrives, callbacks being
+ * delivered in the order of the changes. This also lets a test see that a listener was
+ * NOT called. The bound only stops a lost event from hanging; nothing measures time. */
+static inline void settle(void)
+{
+    int wanted = sentinelCalls + 1;
+    if (onALSA) {
+        vcard(wanted % 2 ? "volume 0.3" : "volume 0.6");
+    } else {
+        CHECK_STATUS(AudioSessionVirtualDeviceSetOutputVolume(wanted % 2 ? 0.3f : 0.6f), noErr);
+    }
+    for (int i = 0; i < 3000 && sentinelCalls < wanted; i++) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    CHECK(sentinelCalls >= wanted, "events delivered (the volume change after them arrived)");
+    runPendingCallbacks();
+}
+
+/* Ports by their vcard names: "headset" (headphones with a microphone), "headphones",
+ * "mic" (the built-in microphone). */
+static inline AudioSessionVirtualPort virtualPort(const char *name)
+{
+    if (strcmp(name, "headset") == 0) return kAudioSessionVirtualPort_Headset;
+    if (strcmp(name, "headphones") == 0) return kAudioSessionVirtualPort_Headphones;
+    return kAudioSessionVirtualPort_BuiltInMic;
+}
+
+static inline void plug(const char *port)
+{
+    char arguments[64];
+    snprintf(arguments, sizeof arguments, "plug %s", port);
+    if (onALSA) vcard(arguments);
+    else CHECK_STATUS(AudioSessionVirtualDeviceConnectPort(virtualPort(port)), noErr);
+    settle();
+}
+
+static inline void unplug(const char *port)
+{
+    char arguments[64];
+    snprintf(arguments, sizeof arguments, "unplug %s", port);
+    if (onALSA) vcard(arguments);
+    else CHECK_STATUS(AudioSessionVirtualDeviceDisconnectPort(virtualPort(port)), noErr);
+    settle();
+}
+
+/* System interruptions exist only on the in-process virtual device for now. */
+static inline void beginInterruption(void)
+{
+    CHECK_STATUS(AudioSessionVirtualDeviceBeginInterruption(), noErr);
+    settle();
+}
+
+static inline void endInterruption(Boolean shouldResume)
+{
+    CHECK_STATUS(AudioSessionVirtualDeviceEndInterruption(shouldResume), noErr);
+    settle();
+}
+
+/* ---- reading the session --------------------------------------------------------- */
+
+static inline UInt32 getU32(AudioSessionPropertyID id)
+{
+    UInt32 value = 0xFFFFFFFF, size = sizeof value;
+    OSStatus status = AudioSessionGetProperty(id, &size, &value);
+    char code[16];
+    CHECK(status == noErr, "Get %s returned %d", fourcc((SInt32)id, code), (int)status);
+    return value;
+}
+
+static inline Float32 getF32(AudioSessionPropertyID id)
+{
+    Float32 value = -1;
+    UInt32 size = sizeof value;
+    OSStatus status = AudioSessionGetProperty(id, &size, &value);
+    char code[16];
+    CHECK(status == noErr, "Get %s returned %d", fourcc((SInt32)id, code), (int)status);
+    return value;
+}
+
+static inline OSStatus setU32(AudioSessionPropertyID id, UInt32 value)
+{
+    return AudioSessionSetProperty(id, sizeof value, &value);
+}
+
+/* The deprecated legacy route name ("SpeakerAndMicrophone", "HeadsetInOut", ...). */
+static inline const char *routeName(char *buffer, size_t size)
+{
+    CFStringRef route = NULL;
+    UInt32 length = sizeof route;
+    buffer[0] = 0;
+    OSStatus status = AudioSessionGetProperty(kAudioSessionProperty_AudioRoute, &length, &route);
+    CHECK(status == noErr && route != NULL, "Get AudioRoute (status %d)", (int)status);
+    if (route) {
+        CFStringGetCString(route, buffer, (CFIndex)size, kCFStringEncodingUTF8);
+        CFRelease(route);
+    }
+    return buffer;
+}
+
+/* The port type of the first input or output (key) of the current route, "" if none;
+ * *count receives how many ports that side has. */
+static inline const char *routePort(CFStringRef key, char *buffer, size_t size, CFIndex *count)
+{
+    buffer[0] = 0;
+    *count = 0;
+    CFDictionaryRef route = currentRoute();
+    if (!route) return buffer;
+    CFArrayRef ports = (CFArrayRef)CFDictionaryGetValue(route, key);
+    if (ports) *count = CFArrayGetCount(ports);
+    if (*count > 0) {
+        CFDictionaryRef port = (CFDictionaryRef)CFArrayGetValueAtIndex(ports, 0);
+        CFStringRef type = (CFStringRef)CFDictionaryGetValue(port, kAudioSession_AudioRouteKey_Type);
+        if (type) CFStringGetCString(type, buffer, (CFIndex)size, kCFStringEncodingUTF8);
+    }
+    CFRelease(route);
+    return buffer;
+}
+
+/* Whether `text` is the text of the port-type constant `type`. */
+static inline int isPort(const char *text, CFStringRef type)
+{
+    char name[64] = "";
+    CFStringGetCString(type, name, sizeof name, kCFStringEncodingUTF8);
+    return strcmp(text, name) == 0;
+}
+
+/* Whether the session is active, for a category that does not mix: a mode can be set
+ * only while inactive, and setting Default (which every category takes) changes
+ * nothing. There is no property that says it directly. */
+static inline int sessionActive(void)
+{
+    OSStatus status = setU32(kAudioSessionProperty_Mode, kAudioSessionMode_Default);
+    CHECK(status == noErr || status == kAudioSessionUnspecifiedError, "activity probe: mode set returned %d", (int)status);
+    return status == kAudioSessionUnspecifiedError;
+}
+#endif
