@@ -33,6 +33,13 @@ let package = Package(
         // A pthread-mutex guarded value, shared by the layers (visible to ThreadSanitizer).
         .target(name: "Locking"),
         .target(name: "AudioSessionCore", dependencies: ["Locking"]),
+        // The messages between the library, the `audiosession` tool and `audiosessiond`:
+        // framing, encoding, a decoder that rejects every malformed frame.
+        .target(name: "ArbiterProtocol"),
+        // SPEC 7 as one data table and a stack of claims: pure, shared by the daemon.
+        .target(name: "Arbitration", dependencies: ["ArbiterProtocol"]),
+        // The arbiter of a lone program (and of the virtual device's simulated world).
+        .target(name: "InProcessArbiter", dependencies: ["AudioSessionCore", "Arbitration", "Locking"]),
         // A deterministic in-memory sound device, driven by the Linux-addition calls.
         .target(name: "VirtualAudioDevice", dependencies: ["AudioSessionCore", "Locking"]),
         // libasound, found through pkg-config.
@@ -53,13 +60,13 @@ let package = Package(
         .target(
             name: "AudioToolbox",
             dependencies: ["AudioSessionCore", "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox",
-                           "Locking"],
+                           "InProcessArbiter", "Locking"],
             swiftSettings: publicHeaders,
             linkerSettings: [.linkedLibrary("Foundation")]
         ),
         .testTarget(
             name: "AudioSessionCoreTests",
-            dependencies: ["AudioSessionCore", "VirtualAudioDevice"]
+            dependencies: ["AudioSessionCore", "VirtualAudioDevice", "InProcessArbiter"]
         ),
         .testTarget(
             name: "AudioToolboxTests",

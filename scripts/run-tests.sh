@@ -13,6 +13,8 @@
 #  7. The ALSA backend through the virtual ALSA card (Tests/alsa), driven by `vcard`
 #     (busy devices, fork and dlclose included), the fallback to the virtual device
 #     when there is no card, and AUDIOTOOLBOX_BACKEND=alsa without a card.
+#  8. Three porting patterns (Tests/patterns) compiled with AudioToolbox-ios by gcc,
+#     clang and g++, on the virtual device and the virtual ALSA card.
 # Suites 1-6 run on the in-process virtual device (AUDIOTOOLBOX_BACKEND=virtual), so they
 # behave the same on machines with and without a sound card.
 # Ends with one line "check: N passed, N failed" counting the suites.
@@ -187,6 +189,17 @@ unset VCARD_DIR ALSA_CONFIG_PATH
 alsa_suite test_alsa_fallback AUDIOTOOLBOX_ALSA_CTL=no_such_card
 # AUDIOTOOLBOX_BACKEND=alsa and no card: initialisation fails, and can be retried.
 alsa_suite test_alsa_forced AUDIOTOOLBOX_BACKEND=alsa AUDIOTOOLBOX_ALSA_CTL=no_such_card
+
+echo "== Porting patterns (Tests/patterns: a SIP module, a VoIP driver, a game driver)"
+# Built with AudioToolbox-ios by gcc, clang and g++; each run on the virtual device and
+# on the virtual ALSA card. One PASS/FAIL line per compiler and mode.
+while IFS= read -r line; do
+    case "$line" in
+        "PASS "*) pass "pattern ${line#PASS }" ;;
+        "FAIL "*) fail "pattern ${line#FAIL }" ;;
+        *) echo "$line" ;;
+    esac
+done < <("$here/Tests/patterns/run-patterns.sh" "$prefix" "$out/patterns" 2>&1)
 
 echo "check: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -45,7 +45,7 @@ struct ControlMap {
     /// is kept so that its disappearance is not reported as a volume change.
     func removed() -> ControlMap {
         ControlMap(facts: HardwareFacts(connectedPorts: [], outputVolume: facts.outputVolume, inputGainSettable: false,
-                                        inputGain: facts.inputGain, otherAudioPlaying: false))
+                                        inputGain: facts.inputGain))
     }
 
     private init(facts: HardwareFacts) {
@@ -93,6 +93,9 @@ struct ControlMap {
         var ports: Set<Port> = [usb ? .usbAudioOutput : .builtInSpeaker]
         for (name, jackPorts) in Self.jackPorts where plugged(name) { ports.formUnion(jackPorts) }
         if jacks.contains(where: { $0.key.hasPrefix("HDMI") && $0.value }) { ports.insert(.hdmi) }
+        // A jack's microphone is an input only where the session's device can capture: a
+        // playback-only device (HDMI, a USB DAC) next to a card with a headset jack has none.
+        if !hasCapture { ports = ports.filter { !$0.isInput } }
         if hasCapture {
             if usb {
                 ports.insert(.usbAudioInput)
@@ -125,8 +128,7 @@ struct ControlMap {
             connectedPorts: ports,
             outputVolume: volume(playbackVolume, playbackScale) ?? 1,
             inputGainSettable: captureVolume != nil,
-            inputGain: volume(captureVolume, captureScale) ?? 0,
-            otherAudioPlaying: false)
+            inputGain: volume(captureVolume, captureScale) ?? 0)
     }
 
     /// Every jack control of the listed devices by name: plugged if any card reports a plug.

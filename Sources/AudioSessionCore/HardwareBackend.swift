@@ -34,32 +34,24 @@ public struct HardwareFacts: Equatable, Sendable {
     public var outputVolume: Float
     public var inputGainSettable: Bool
     public var inputGain: Float
-    public var otherAudioPlaying: Bool
-    public init(connectedPorts: Set<Port>, outputVolume: Float, inputGainSettable: Bool, inputGain: Float,
-                otherAudioPlaying: Bool) {
+    public init(connectedPorts: Set<Port>, outputVolume: Float, inputGainSettable: Bool, inputGain: Float) {
         self.connectedPorts = connectedPorts
         self.outputVolume = outputVolume
         self.inputGainSettable = inputGainSettable
         self.inputGain = inputGain
-        self.otherAudioPlaying = otherAudioPlaying
     }
 }
 
-/// Something that happened outside the program, carrying the facts it reports: the
+/// Something that happened to the sound device, carrying the facts it reports: the
 /// session applies them to what it knows instead of asking the backend again, so events
 /// applied in the order the backend reports them leave the session agreeing with it.
-/// Until the cross-process arbiter exists, system events (interruptions, server death,
-/// other programs) also come from the backend.
+/// What other programs and the system do comes from the `Arbiter` instead.
 public enum HardwareEvent: Equatable, Sendable {
     case portsConnected(Set<Port>)
     case portsDisconnected(Set<Port>)
     case outputVolumeChanged(Float)
     case inputGainChanged(Float)
     case inputGainSettableChanged(Bool)
-    case otherAudioChanged(playing: Bool)
-    case interruptionBegan
-    case interruptionEnded(shouldResume: Bool)
-    case serverDied
 }
 
 extension HardwareFacts {
@@ -71,8 +63,6 @@ extension HardwareFacts {
         case .outputVolumeChanged(let volume): outputVolume = volume
         case .inputGainChanged(let gain): inputGain = gain
         case .inputGainSettableChanged(let settable): inputGainSettable = settable
-        case .otherAudioChanged(let playing): otherAudioPlaying = playing
-        case .interruptionBegan, .interruptionEnded, .serverDied: break
         }
     }
 }

@@ -60,7 +60,8 @@ public enum PropertyTable {
         .init(id: .currentHardwareInputLatency, type: .float32, access: [.get]),
         .init(id: .currentHardwareOutputLatency, type: .float32, access: [.get]),
         .init(id: .currentHardwareIOBufferDuration, type: .float32, access: [.get]),
-        .init(id: .otherAudioIsPlaying, type: .uint32, access: [.get]),
+        // Listenable: a Linux addition (SPEC 4).
+        .init(id: .otherAudioIsPlaying, type: .uint32, access: [.get, .listen]),
         .init(id: .overrideAudioRoute, type: .uint32, access: [.set]),
         .init(id: .audioInputAvailable, type: .uint32, access: [.get, .listen]),
         .init(id: .serverDied, type: .uint32, access: [.listen]),

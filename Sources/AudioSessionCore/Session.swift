@@ -8,14 +8,16 @@ import Locking
 /// the delivery layer after releasing it. User callbacks never run with the lock held.
 public final class Session: Sendable {
     private let backend: HardwareBackend
+    private let arbiter: Arbiter
     private let state: Locked<SessionState>
     private let sink: ListenerCallSink
     private let published = PublishedScalars()
 
-    /// Creates a session on `backend` whose listener calls go to `sink`. Hardware events
-    /// are not handled until `start()`.
-    public init(backend: HardwareBackend, sink: ListenerCallSink) {
+    /// Creates a session on `backend`, arbitrated by `arbiter`, whose listener calls go
+    /// to `sink`. Events are not handled until `start()`.
+    public init(backend: HardwareBackend, arbiter: Arbiter, sink: ListenerCallSink) {
         self.backend = backend
+        self.arbiter = arbiter
         self.sink = sink
         let facts = backend.facts()
         var initial = SessionState(format: StreamFormat(sampleRate: 0, ioBufferDuration: 0, inputLatency: 0,
@@ -25,6 +27,7 @@ public final class Session: Sendable {
         initial.route = initial.computeRoute()
         state = Locked(initial)
         published.publish(initial)
+        _ = arbiter.claimChanged(initial.claim)
     }
 
     /// Starts handling the backend's events. Separate from `init` so that whoever owns
@@ -34,9 +37,13 @@ public final class Session: Sendable {
         // put each retain on the slow path. `deinit` stops the backend before the session
         // goes away, so no event can reach a released session.
         backend.start { [unowned self] event in self.handle(event) }
+        arbiter.start { [unowned self] event in self.handle(event) }
     }
 
-    deinit { backend.shutDown() }
+    deinit {
+        arbiter.shutDown()
+        backend.shutDown()
+    }
 
     public var phase: SessionPhase { state.withLock { $0.phase } }
 
@@ -58,14 +65,15 @@ public final class Session: Sendable {
 
     private func activate(_ s: inout SessionState) throws(ResultCode) {
         guard s.phase != .active else { return }
-        guard !s.systemInterruptionInProgress else { throw .unspecified }
+        // A call or an alarm keeps every session that does not mix from starting.
+        guard !(s.systemInterruptionInProgress && !s.mixesWithOthers) else { throw .unspecified }
         // Only a category that does nothing but record needs an input to activate:
         // PlayAndRecord plays alone until an input appears (SPEC 9).
         if s.policy.usesInput && !s.policy.usesOutput && !s.inputAvailable { throw .noHardware }
         s.format = try backend.activate(s.streamRequest)
         s.phase = .active
-        // A session that does not mix silences the other program, as on a phone.
-        if !s.mixesWithOthers && s.facts.otherAudioPlaying { s.interruptedOtherAudio = true }
+        // Last: nothing may fail once the arbiter knows.
+        apply(arbiter.activated(), to: &s)
     }
 
     private func deactivate(_ s: inout SessionState, notifyOthers: Bool) {
@@ -77,10 +85,10 @@ public final class Session: Sendable {
             s.phase = .inactive
             s.format = backend.idleFormat(s.streamRequest)
         }
-        // The flag releases the programs this session silenced whenever the session is
-        // no longer playing: also after an interruption took it down, which is when a
-        // program typically says it is done.
-        if notifyOthers { s.interruptedOtherAudio = false }
+        // The arbiter hears of every deactivation, also after an interruption took the
+        // session down, which is when a program typically says it is done: the flag then
+        // still releases the sessions this one interrupted.
+        apply(arbiter.deactivated(notifyOthers: notifyOthers), to: &s)
     }
 
     // MARK: Properties
@@ -227,16 +235,37 @@ public final class Session: Sendable {
                 portsChanged(&s, reason: .newDeviceAvailable, request: request)
             case .portsDisconnected:
                 portsChanged(&s, reason: .oldDeviceUnavailable, request: request)
-            case .otherAudioChanged(let playing):
-                if !playing { s.interruptedOtherAudio = false }
             case .outputVolumeChanged, .inputGainChanged, .inputGainSettableChanged:
                 break  // reported by change detection in `transact`
+            }
+        }
+    }
+
+    /// Applies what other programs or the system did.
+    public func handle(_ event: ArbiterEvent) {
+        try? transact { s throws(ResultCode) in apply([event], to: &s) }
+    }
+
+    private func apply(_ events: [ArbiterEvent], to s: inout SessionState) {
+        for event in events {
+            switch event {
             case .interruptionBegan:
                 beginInterruption(&s)
             case .interruptionEnded(let shouldResume):
                 endInterruption(&s, shouldResume: shouldResume)
-            case .serverDied:
-                deactivate(&s, notifyOthers: false)
+            case .otherAudioChanged(let playing):
+                s.othersPlaying = playing  // listeners: change detection in `transact`
+            case .duckedChanged(let ducked):
+                s.ducked = ducked
+            case .systemInterruptionChanged(let interrupting):
+                s.systemInterruptionInProgress = interrupting
+            case .serverDied(let sessionSurvives):
+                if !sessionSurvives, s.phase == .active {
+                    backend.deactivate()
+                    s.phase = .inactive
+                    s.format = backend.idleFormat(s.streamRequest)
+                    apply(arbiter.deactivated(notifyOthers: false), to: &s)
+                }
                 s.outbox.append(.property(.serverDied, .uint32(1)))
             }
         }
@@ -248,9 +277,10 @@ public final class Session: Sendable {
         s.routeChoice.overrideToSpeaker = false
         let route = s.computeRoute()
         // Losing the last port of a direction the category uses leaves it without a
-        // suitable route; a direction that had none already loses nothing.
+        // suitable route (for the input, only while recording: SPEC 9); a direction that
+        // had none already loses nothing.
         let outputLost = s.policy.usesOutput && !s.route.outputs.isEmpty && route.outputs.isEmpty
-        let inputLost = s.policy.usesInput && !s.route.inputs.isEmpty && route.inputs.isEmpty
+        let inputLost = s.phase == .active && s.policy.usesInput && !s.route.inputs.isEmpty && route.inputs.isEmpty
         // An input appearing or vanishing changes what the session needs from the device
         // (PlayAndRecord without an input runs for output alone).
         if s.streamRequest != request { renegotiate(&s) }
@@ -268,7 +298,6 @@ public final class Session: Sendable {
     }
 
     private func beginInterruption(_ s: inout SessionState) {
-        s.systemInterruptionInProgress = true
         guard s.phase == .active else { return }
         // The session is made inactive before it hears about the interruption.
         backend.deactivate()
@@ -280,7 +309,6 @@ public final class Session: Sendable {
     }
 
     private func endInterruption(_ s: inout SessionState, shouldResume: Bool) {
-        s.systemInterruptionInProgress = false
         guard s.phase == .interrupted else { return }
         s.phase = .inactive
         s.outbox.append(.interruption(.end(shouldResume ? .shouldResume : .shouldNotResume)))
@@ -312,6 +340,8 @@ public final class Session: Sendable {
                 s = saved
                 return (error, false)
             }
+            // The arbiter learns the new claim with the change that made it.
+            if s.claim != saved.claim { apply(arbiter.claimChanged(s.claim), to: &s) }
             published.publish(s)
             if s.route.inputs.first != saved.route.inputs.first { backend.useInput(s.route.inputs.first) }
             let calls = s.outbox + s.listenerCalls(since: saved)

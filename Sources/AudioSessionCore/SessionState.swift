@@ -23,10 +23,13 @@ struct SessionState {
     var facts: HardwareFacts
     /// The route as last computed from `facts`, the category and the route choice.
     var route: RouteDescription
-    /// A system interruption (call, alarm) is in progress: activation is refused.
+    /// A system interruption (call, alarm) is in progress: activating a session that
+    /// does not mix is refused.
     var systemInterruptionInProgress = false
-    /// This session's activation interrupted the other program's sound.
-    var interruptedOtherAudio = false
+    /// Another program's sound is playing, as the arbiter says.
+    var othersPlaying = false
+    /// A ducking session is lowering this one, as the arbiter says.
+    var ducked = false
     /// Set only while the interruption listener runs for an End.
     var endInterruptionType: InterruptionType?
     /// Listener calls produced by the current change, queued when it succeeds.
@@ -35,7 +38,12 @@ struct SessionState {
     var policy: CategoryPolicy { category.policy }
     var mixesWithOthers: Bool { policy.mixesByDefault || mixWithOthers }
     var inputAvailable: Bool { facts.connectedPorts.contains { $0.isInput } }
-    var otherAudioIsPlaying: Bool { facts.otherAudioPlaying && !interruptedOtherAudio }
+
+    /// What the arbiter needs to know of this session.
+    var claim: SessionClaim {
+        SessionClaim(category: category.rawValue, mode: mode.rawValue, mixes: mixesWithOthers, ducks: duckOthers,
+                     output: policy.usesOutput, input: policy.usesInput)
+    }
 
     /// What the session asks of the device: the input only while there is one to use.
     var streamRequest: StreamRequest {
@@ -53,7 +61,7 @@ struct SessionState {
     static let observedProperties: [PropertyID] = [
         .currentHardwareInputNumberChannels, .currentHardwareOutputNumberChannels,
         .currentHardwareOutputVolume, .audioInputAvailable, .inputSources, .outputDestinations,
-        .inputGainAvailable, .inputGainScalar,
+        .inputGainAvailable, .inputGainScalar, .otherAudioIsPlaying,
     ]
 }
 
@@ -87,7 +95,7 @@ extension SessionState {
         case .currentHardwareInputLatency: return .float32(format.inputLatency)
         case .currentHardwareOutputLatency: return .float32(format.outputLatency)
         case .currentHardwareIOBufferDuration: return .float32(format.ioBufferDuration)
-        case .otherAudioIsPlaying: return .uint32(otherAudioIsPlaying ? 1 : 0)
+        case .otherAudioIsPlaying: return .uint32(othersPlaying ? 1 : 0)
         case .audioInputAvailable: return .uint32(inputAvailable ? 1 : 0)
         case .otherMixableAudioShouldDuck: return .uint32(duckOthers ? 1 : 0)
         case .overrideCategoryMixWithOthers: return .uint32(mixWithOthers ? 1 : 0)

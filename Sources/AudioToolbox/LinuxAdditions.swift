@@ -1,5 +1,6 @@
 import AudioSessionCore
 import CAudioToolbox
+import InProcessArbiter
 import VirtualAudioDevice
 
 // The functions of AudioSessionLinux.h.
@@ -35,6 +36,13 @@ public func audioSessionDispatchPendingCallbacks(_ outCount: UnsafeMutablePointe
 private func virtualDevice(_ runtime: Runtime) throws(ResultCode) -> VirtualAudioDevice {
     guard let device = runtime.virtualDevice else { throw .noHardware }
     return device
+}
+
+/// The in-process arbiter, or 'nohw' when audiosessiond arbitrates (it takes system
+/// interruptions from `audiosession call` instead).
+private func inProcessArbiter(_ runtime: Runtime) throws(ResultCode) -> InProcessArbiter {
+    guard let arbiter = runtime.inProcessArbiter else { throw .noHardware }
+    return arbiter
 }
 
 /// The device ports a virtual-port constant stands for.
@@ -83,27 +91,29 @@ public func audioSessionVirtualDeviceSetSampleRates(_ rates: UnsafePointer<Doubl
 @_cdecl("AudioSessionVirtualDeviceSetOtherAudioPlaying")
 public func audioSessionVirtualDeviceSetOtherAudioPlaying(_ playing: UInt8) -> Int32 {
     entryPoint("AudioSessionVirtualDeviceSetOtherAudioPlaying") { runtime throws(ResultCode) in
-        try virtualDevice(runtime).setOtherAudioPlaying(isTrue(playing))
+        try inProcessArbiter(runtime).setOtherAudioPlaying(isTrue(playing))
     }
 }
 
 @_cdecl("AudioSessionVirtualDeviceBeginInterruption")
 public func audioSessionVirtualDeviceBeginInterruption() -> Int32 {
     entryPoint("AudioSessionVirtualDeviceBeginInterruption") { runtime throws(ResultCode) in
-        try virtualDevice(runtime).beginInterruption()
+        try inProcessArbiter(runtime).beginInterruption()
     }
 }
 
 @_cdecl("AudioSessionVirtualDeviceEndInterruption")
 public func audioSessionVirtualDeviceEndInterruption(_ shouldResume: UInt8) -> Int32 {
     entryPoint("AudioSessionVirtualDeviceEndInterruption") { runtime throws(ResultCode) in
-        try virtualDevice(runtime).endInterruption(shouldResume: isTrue(shouldResume))
+        try inProcessArbiter(runtime).endInterruption(shouldResume: isTrue(shouldResume))
     }
 }
 
 @_cdecl("AudioSessionVirtualDeviceServerDied")
 public func audioSessionVirtualDeviceServerDied() -> Int32 {
     entryPoint("AudioSessionVirtualDeviceServerDied") { runtime throws(ResultCode) in
-        try virtualDevice(runtime).serverDied()
+        let arbiter = try inProcessArbiter(runtime)
+        runtime.virtualDevice?.serverDied()
+        arbiter.serverDied()
     }
 }

@@ -3,6 +3,7 @@ import AudioSessionCore
 import CAudioToolbox
 import CoreFoundation
 import Glibc
+import InProcessArbiter
 import Locking
 import RunLoopDispatch
 import Synchronization
@@ -25,6 +26,9 @@ extension ListenerRegistry {
 final class Runtime: @unchecked Sendable {
     /// The virtual device when it is the session's hardware; nil on an ALSA card.
     let virtualDevice: VirtualAudioDevice?
+    /// The in-process arbiter when it arbitrates (its simulations are Linux additions);
+    /// nil when audiosessiond does.
+    let inProcessArbiter: InProcessArbiter?
     let session: Session
     let listeners: ListenerRegistry
     let callbacks: CallbackQueue<ListenerCall>
@@ -34,6 +38,7 @@ final class Runtime: @unchecked Sendable {
     init(runLoop: CFRunLoop, mode: CFString, interruptionListener: AudioSessionInterruptionListener?,
          clientData: UnsafeMutableRawPointer?) throws(ResultCode) {
         let (backend, virtualDevice) = try Runtime.chooseBackend()
+        let arbiter = InProcessArbiter()
         let listeners = ListenerRegistry()
         let dispatcher = ListenerDispatcher(listeners: listeners, interruptionListener: interruptionListener,
                                             interruptionClientData: clientData)
@@ -43,9 +48,10 @@ final class Runtime: @unchecked Sendable {
             throw .initializationError
         }
         self.virtualDevice = virtualDevice
+        inProcessArbiter = arbiter
         self.listeners = listeners
         self.callbacks = callbacks
-        session = Session(backend: backend, sink: callbacks)
+        session = Session(backend: backend, arbiter: arbiter, sink: callbacks)
         dispatcher.session = session
         session.start()
     }

@@ -2,7 +2,8 @@ import AudioSessionCore
 import Locking
 
 /// A deterministic in-memory sound device: the default backend, and the stand-in for
-/// the phone's hardware and the rest of the system in tests and demos.
+/// the phone's hardware in tests and demos (the rest of the system — other programs,
+/// interruptions — is the in-process arbiter's).
 ///
 /// It always has a built-in speaker and starts with a built-in microphone. Every
 /// control method changes the model and reports the event as one step under
@@ -20,9 +21,7 @@ public final class VirtualAudioDevice: HardwareBackend {
         var outputVolume: Float = 0.75
         var inputGain: Float = 0.5
         var inputGainSettable = true
-        var otherAudioPlaying = false
         var sampleRates: [Double] = [44_100, 48_000]
-        var interruptionInProgress = false
         var openStream: StreamRequest?
         var inputInUse: Port?
         var eventHandler: (@Sendable (HardwareEvent) -> Void)?
@@ -39,8 +38,7 @@ public final class VirtualAudioDevice: HardwareBackend {
     public func facts() -> HardwareFacts {
         model.withLock { m in
             HardwareFacts(connectedPorts: m.connected, outputVolume: m.outputVolume,
-                          inputGainSettable: m.inputGainSettable, inputGain: m.inputGain,
-                          otherAudioPlaying: m.otherAudioPlaying)
+                          inputGainSettable: m.inputGainSettable, inputGain: m.inputGain)
         }
     }
 
@@ -163,34 +161,10 @@ public final class VirtualAudioDevice: HardwareBackend {
         model.withLock { $0.sampleRates = rates }
     }
 
-    public func setOtherAudioPlaying(_ playing: Bool) {
-        change { m in
-            m.otherAudioPlaying = playing
-            return .otherAudioChanged(playing: playing)
-        }
-    }
-
-    public func beginInterruption() throws(ResultCode) {
-        try change { m throws(ResultCode) in
-            guard !m.interruptionInProgress else { throw .unspecified }
-            m.interruptionInProgress = true
-            return .interruptionBegan
-        }
-    }
-
-    public func endInterruption(shouldResume: Bool) throws(ResultCode) {
-        try change { m throws(ResultCode) in
-            guard m.interruptionInProgress else { throw .unspecified }
-            m.interruptionInProgress = false
-            return .interruptionEnded(shouldResume: shouldResume)
-        }
-    }
-
+    /// The simulated media server died: whatever stream was open is gone (the session
+    /// hears of it from the in-process arbiter).
     public func serverDied() {
-        change { m in
-            m.openStream = nil
-            return .serverDied
-        }
+        model.withLock { $0.openStream = nil }
     }
 
     /// Changes the model and reports the resulting event (if any) before another

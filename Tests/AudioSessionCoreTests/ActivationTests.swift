@@ -61,11 +61,11 @@ struct ActivationTests {
     @Test("SPEC 3: activation that fails ('what': an interruption in progress) leaves the session inactive")
     func activationDuringInterruption() throws {
         let fixture = Fixture()
-        try fixture.device.beginInterruption()
+        try fixture.arbiter.beginInterruption()
         #expect(throws: ResultCode.unspecified) { try fixture.activate() }
         #expect(fixture.session.phase == .inactive)
         #expect(fixture.device.openStream == nil)
-        try fixture.device.endInterruption(shouldResume: false)
+        try fixture.arbiter.endInterruption(shouldResume: false)
         try fixture.activate()
         #expect(fixture.session.phase == .active)
     }
@@ -87,7 +87,7 @@ struct ActivationTests {
           arguments: [Category.soloAmbientSound, .mediaPlayback, .recordAudio, .playAndRecord])
     func notifyOthersOnDeactivation(_ category: Category) throws {
         let fixture = Fixture()
-        fixture.device.setOtherAudioPlaying(true)
+        fixture.arbiter.setOtherAudioPlaying(true)
         try fixture.category(category)
         #expect(try fixture.uint32(.otherAudioIsPlaying) == 1)
         try fixture.activate()
@@ -99,7 +99,7 @@ struct ActivationTests {
     @Test("SPEC 3: deactivating without NotifyOthersOnDeactivation does not end the others' interruption")
     func deactivationWithoutFlag() throws {
         let fixture = Fixture()
-        fixture.device.setOtherAudioPlaying(true)
+        fixture.arbiter.setOtherAudioPlaying(true)
         try fixture.category(.mediaPlayback)
         try fixture.activate()
         #expect(try fixture.uint32(.otherAudioIsPlaying) == 0)
@@ -114,12 +114,12 @@ struct ActivationTests {
     @Test("SPEC 3: deactivating with NotifyOthersOnDeactivation after an interruption still ends the interruption of the others this session interrupted")
     func notifyOthersAfterInterruption() throws {
         let fixture = Fixture()
-        fixture.device.setOtherAudioPlaying(true)
+        fixture.arbiter.setOtherAudioPlaying(true)
         try fixture.category(.mediaPlayback)
         try fixture.activate()
         #expect(try fixture.uint32(.otherAudioIsPlaying) == 0)
-        try fixture.device.beginInterruption()
-        try fixture.device.endInterruption(shouldResume: false)
+        try fixture.arbiter.beginInterruption()
+        try fixture.arbiter.endInterruption(shouldResume: false)
         #expect(fixture.session.phase == .inactive)
         // The usual answer to ShouldNotResume: give the others their sound back.
         try fixture.session.setActive(false, flags: Session.notifyOthersOnDeactivation)
@@ -129,10 +129,10 @@ struct ActivationTests {
     @Test("SPEC 3: deactivating with NotifyOthersOnDeactivation during an interruption (after Begin) ends the others' interruption")
     func notifyOthersDuringInterruption() throws {
         let fixture = Fixture()
-        fixture.device.setOtherAudioPlaying(true)
+        fixture.arbiter.setOtherAudioPlaying(true)
         try fixture.category(.playAndRecord)
         try fixture.activate()
-        try fixture.device.beginInterruption()
+        try fixture.arbiter.beginInterruption()
         #expect(fixture.session.phase == .interrupted)
         try fixture.session.setActive(false, flags: Session.notifyOthersOnDeactivation)
         // Inactive as far as the program can tell, and still owed its End.

@@ -46,7 +46,7 @@ struct CategoryPolicyTests {
             out.append("\(mode): \(result)")
         }
         let fixture = Fixture()
-        fixture.device.setOtherAudioPlaying(true)
+        fixture.arbiter.setOtherAudioPlaying(true)
         fixture.device.connect([.headphones])
         try fixture.category(category)
         let route = Result { () throws(ResultCode) in try fixture.set(.overrideAudioRoute, speakerOverride) }
@@ -78,7 +78,7 @@ struct CategoryPolicyTests {
           ])
     func mixesWithOthers(_ category: Category, _ mixOverride: Bool, _ mixes: Bool) throws {
         let fixture = Fixture()
-        fixture.device.setOtherAudioPlaying(true)
+        fixture.arbiter.setOtherAudioPlaying(true)
         try fixture.category(category)
         if mixOverride { try fixture.set(.overrideCategoryMixWithOthers, 1) }
         try fixture.activate()
@@ -179,7 +179,7 @@ struct CategoryPolicyTests {
         #expect(try fixture.uint32(.otherMixableAudioShouldDuck) == 1)
         #expect(try fixture.uint32(.overrideCategoryMixWithOthers) == 1)
         // And the session now mixes: activating leaves other audio playing.
-        fixture.device.setOtherAudioPlaying(true)
+        fixture.arbiter.setOtherAudioPlaying(true)
         try fixture.activate()
         #expect(try fixture.uint32(.otherAudioIsPlaying) == 1)
     }
@@ -292,9 +292,9 @@ struct CategoryPolicyTests {
                 routeAtBegin.withLock { $0 = route }
             }
         }
-        try fixture.device.beginInterruption()
+        try fixture.arbiter.beginInterruption()
         #expect(routeAtBegin.value?.outputs == [.headphones])
-        try fixture.device.endInterruption(shouldResume: true)
+        try fixture.arbiter.endInterruption(shouldResume: true)
         try fixture.activate()
         #expect(fixture.route?.outputs == [.headphones])
         #expect(try fixture.uint32(.overrideCategoryDefaultToSpeaker) == 1)
@@ -308,8 +308,8 @@ struct CategoryPolicyTests {
         try fixture.activate()
         fixture.device.connect([.headphones, .headsetMic])
         fixture.device.disconnect([.headphones, .headsetMic])
-        try fixture.device.beginInterruption()
-        try fixture.device.endInterruption(shouldResume: false)
+        try fixture.arbiter.beginInterruption()
+        try fixture.arbiter.endInterruption(shouldResume: false)
         try fixture.activate()
         #expect(try fixture.uint32(.overrideCategoryDefaultToSpeaker) == 1)
         #expect(fixture.route?.outputs == [.builtInSpeaker])

@@ -29,7 +29,7 @@ struct InterruptionTests {
                 $0 = ["\(session.phase)", "stream open: \(device.openStream != nil)", "reactivate: \(reactivation)"]
             }
         }
-        try fixture.device.beginInterruption()
+        try fixture.arbiter.beginInterruption()
         #expect(inside.value == ["interrupted", "stream open: false",
                                  "reactivate: \(Result<Void, ResultCode>.failure(.unspecified))"])
         #expect(fixture.recorder.take() == [.interruption(.begin)])
@@ -44,8 +44,8 @@ struct InterruptionTests {
         let fixture = Fixture()
         try fixture.activate()
         _ = fixture.recorder.take()
-        try fixture.device.beginInterruption()
-        try fixture.device.endInterruption(shouldResume: resume)
+        try fixture.arbiter.beginInterruption()
+        try fixture.arbiter.endInterruption(shouldResume: resume)
         #expect(fixture.recorder.take() == [.interruption(.begin),
                                             .interruption(.end(resume ? .shouldResume : .shouldNotResume))])
         #expect(fixture.session.phase == .inactive)
@@ -74,8 +74,8 @@ struct InterruptionTests {
                 }
             }
         }
-        try fixture.device.beginInterruption()
-        try fixture.device.endInterruption(shouldResume: resume)
+        try fixture.arbiter.beginInterruption()
+        try fixture.arbiter.endInterruption(shouldResume: resume)
         let ok = Result<PropertyValue, ResultCode>.success(.uint32(FourCharCode.make(code)))
         let refused = Result<PropertyValue, ResultCode>.failure(.unsupportedProperty)
         #expect(read.value == ["begin: \(refused)", "end: \(ok)"])
@@ -94,9 +94,9 @@ struct InterruptionTests {
             // The VoIP driver's pattern: stop the stream, which deactivates the session.
             deactivation.withLock { $0 = Result { () throws(ResultCode) in try session.setActive(false, flags: 0) } }
         }
-        try fixture.device.beginInterruption()
+        try fixture.arbiter.beginInterruption()
         #expect(deactivation.value.map { (try? $0.get()) != nil } == true, "deactivating inside Begin succeeds")
-        try fixture.device.endInterruption(shouldResume: true)
+        try fixture.arbiter.endInterruption(shouldResume: true)
         #expect(fixture.recorder.take() == [.interruption(.begin), .interruption(.end(.shouldResume))])
         #expect(fixture.session.phase == .inactive)
         try fixture.activate()
@@ -110,7 +110,7 @@ struct InterruptionTests {
         try fixture.category(category)
         try fixture.activate()
         _ = fixture.recorder.take()
-        fixture.device.serverDied()
+        fixture.arbiter.serverDied()
         #expect(fixture.recorder.take() == [.property(.serverDied, .uint32(1))])
         #expect(fixture.session.phase == .inactive)
         #expect(fixture.device.openStream == nil)
@@ -121,7 +121,7 @@ struct InterruptionTests {
     @Test("SPEC 6: ServerDied reaches the listeners of an inactive session too")
     func serverDiedInactive() throws {
         let fixture = Fixture()
-        fixture.device.serverDied()
+        fixture.arbiter.serverDied()
         #expect(fixture.recorder.take() == [.property(.serverDied, .uint32(1))])
         #expect(fixture.session.phase == .inactive)
     }

@@ -79,7 +79,7 @@ struct ModeTests {
         let fixture = Fixture()
         try fixture.category(.playAndRecord)
         try fixture.activate()
-        try fixture.device.beginInterruption()
+        try fixture.arbiter.beginInterruption()
         try fixture.set(.mode, Mode.gameChat.rawValue)
         #expect(try fixture.uint32(.mode) == Mode.gameChat.rawValue)
     }

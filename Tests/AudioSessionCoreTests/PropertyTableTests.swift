@@ -26,7 +26,7 @@ struct PropertyTableTests {
         Row(code: "cilt", id: .currentHardwareInputLatency, type: .float32, access: [.get]),
         Row(code: "colt", id: .currentHardwareOutputLatency, type: .float32, access: [.get]),
         Row(code: "chbd", id: .currentHardwareIOBufferDuration, type: .float32, access: [.get]),
-        Row(code: "othr", id: .otherAudioIsPlaying, type: .uint32, access: [.get]),
+        Row(code: "othr", id: .otherAudioIsPlaying, type: .uint32, access: [.get, .listen]),  // listener: a Linux addition
         Row(code: "ovrd", id: .overrideAudioRoute, type: .uint32, access: [.set]),
         Row(code: "aiav", id: .audioInputAvailable, type: .uint32, access: [.get, .listen]),
         Row(code: "died", id: .serverDied, type: .uint32, access: [.listen]),
@@ -119,7 +119,7 @@ struct PropertyTableTests {
         try fixture.session.setValue(.float64(48_000), of: .preferredHardwareSampleRate)
         try fixture.session.setValue(.float32(0.01), of: .preferredHardwareIOBufferDuration)
         try check("sets")
-        fixture.device.setOtherAudioPlaying(true)
+        fixture.arbiter.setOtherAudioPlaying(true)
         try fixture.activate()
         try check("activation")
         fixture.device.connect([.headphones, .headsetMic])
@@ -128,10 +128,10 @@ struct PropertyTableTests {
         try check("hardware events")
         #expect(throws: ResultCode.unsupportedProperty) { try fixture.set(.audioCategory, 0) }
         try check("a failed set")
-        try fixture.device.beginInterruption()
+        try fixture.arbiter.beginInterruption()
         try check("an interruption")
         fixture.device.disconnect([.builtInMic, .headsetMic])
-        fixture.device.serverDied()
+        fixture.arbiter.serverDied()
         try check("server death")
     }
 
@@ -220,10 +220,43 @@ struct PropertyValueTests {
     func otherAudioIsPlaying() throws {
         let fixture = Fixture()
         #expect(try fixture.uint32(.otherAudioIsPlaying) == 0)
-        fixture.device.setOtherAudioPlaying(true)
+        fixture.arbiter.setOtherAudioPlaying(true)
         #expect(try fixture.uint32(.otherAudioIsPlaying) == 1)
-        fixture.device.setOtherAudioPlaying(false)
+        fixture.arbiter.setOtherAudioPlaying(false)
         #expect(try fixture.uint32(.otherAudioIsPlaying) == 0)
+    }
+
+    @Test("SPEC 4, 7: OtherAudioIsPlaying listeners hear each change, and only changes")
+    func otherAudioIsPlayingListener() throws {
+        let fixture = Fixture()
+        _ = fixture.recorder.take()
+        fixture.arbiter.setOtherAudioPlaying(true)
+        fixture.arbiter.setOtherAudioPlaying(true)
+        #expect(fixture.recorder.take() == [.property(.otherAudioIsPlaying, .uint32(1))])
+        // A session that does not mix interrupts the other program; the flag lets it resume.
+        try fixture.category(.mediaPlayback)
+        try fixture.activate()
+        #expect(fixture.recorder.take() == [.property(.otherAudioIsPlaying, .uint32(0))])
+        try fixture.session.setActive(false, flags: Session.notifyOthersOnDeactivation)
+        #expect(fixture.recorder.take() == [.property(.otherAudioIsPlaying, .uint32(1))])
+    }
+
+    @Test("SPEC 7: a system interruption leaves a mixing session playing and lets mixing sessions start",
+          arguments: [Category.ambientSound, .mediaPlayback])
+    func systemInterruptionSparesMixers(_ category: Category) throws {
+        let fixture = Fixture()
+        try fixture.category(category)
+        if category == .mediaPlayback { try fixture.set(.overrideCategoryMixWithOthers, 1) }
+        try fixture.activate()
+        _ = fixture.recorder.take()
+        try fixture.arbiter.beginInterruption()
+        #expect(fixture.session.phase == .active)
+        #expect(fixture.recorder.take() == [])
+        try fixture.deactivate()
+        try fixture.activate()
+        #expect(fixture.session.phase == .active)
+        try fixture.arbiter.endInterruption(shouldResume: true)
+        #expect(fixture.recorder.take() == [])
     }
 
     @Test("SPEC 4: InputSources lists the connected inputs; InputSource selects one (a route change)")

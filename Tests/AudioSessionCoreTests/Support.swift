@@ -1,5 +1,6 @@
 @testable import AudioSessionCore
 import Synchronization
+import InProcessArbiter
 import Testing
 import VirtualAudioDevice
 
@@ -85,6 +86,8 @@ final class BusyableDevice: HardwareBackend {
 /// A session on a fresh virtual device, with a recorder for what it delivers.
 struct Fixture {
     let device = VirtualAudioDevice()
+    /// The simulated rest of the system: other program, interruptions, server death.
+    let arbiter = InProcessArbiter()
     let recorder = Recorder()
     let session: Session
     /// The switch between session and device.
@@ -92,7 +95,7 @@ struct Fixture {
 
     init() {
         busyable = BusyableDevice(device)
-        session = Session(backend: busyable, sink: recorder)
+        session = Session(backend: busyable, arbiter: arbiter, sink: recorder)
         recorder.attach(session)
         session.start()
     }

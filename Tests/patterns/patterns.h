@@ -19,7 +19,6 @@
 static int onALSA;
 /* Calls of the harness's own listeners (its client data differs from the clients'). */
 static int sentinelCalls, harnessRouteChanges;
-static SInt32 harnessLastReason = -1;
 
 static inline void harnessStart(int argc, char **argv, const char *name)
 {
@@ -29,19 +28,15 @@ static inline void harnessStart(int argc, char **argv, const char *name)
     }
     onALSA = strcmp(argv[1], "alsa") == 0;
     installWatchdog(name);
-    alarm(60); /* a hang becomes a failure; the programs take well under a second */
+    alarm(30); /* a hang becomes a failure; the programs take well under a second */
 }
 
 static inline void harnessListener(void *clientData, AudioSessionPropertyID id, UInt32 size, const void *data)
 {
     (void)size;
     if (clientData == &sentinelCalls) sentinelCalls++;
-    if (clientData == &harnessRouteChanges && id == kAudioSessionProperty_AudioRouteChange) {
+    if (clientData == &harnessRouteChanges && id == kAudioSessionProperty_AudioRouteChange && data)
         harnessRouteChanges++;
-        CFNumberRef reason = (CFNumberRef)CFDictionaryGetValue((CFDictionaryRef)data,
-                                                               CFSTR(kAudioSession_AudioRouteChangeKey_Reason));
-        if (reason) CFNumberGetValue(reason, kCFNumberSInt32Type, &harnessLastReason);
-    }
 }
 
 /* After the client has initialised the session: checks the session is on the backend
@@ -50,12 +45,23 @@ static inline void harnessListener(void *clientData, AudioSessionPropertyID id, 
 static inline void harnessAttach(void)
 {
     static const Float64 defaultRates[] = {44100, 48000}; /* the virtual device's own */
-    OSStatus status = AudioSessionVirtualDeviceSetSampleRates(defaultRates, 2);
-    CHECK_STATUS(status, onALSA ? (OSStatus)kAudioServicesNoHardwareError : (OSStatus)noErr);
-    CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_CurrentHardwareOutputVolume, harnessListener,
-                                                 &sentinelCalls), noErr);
-    CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_AudioRouteChange, harnessListener,
-                                                 &harnessRouteChanges), noErr);
+    OSStatus virtualDeviceCall = AudioSessionVirtualDeviceSetSampleRates(defaultRates, 2);
+    CHECK_STATUS(virtualDeviceCall, onALSA ? (OSStatus)kAudioServicesNoHardwareError : (OSStatus)noErr);
+    OSStatus volumeListener = AudioSessionAddPropertyListener(kAudioSessionProperty_CurrentHardwareOutputVolume,
+                                                              harnessListener, &sentinelCalls);
+    OSStatus routeListener = AudioSessionAddPropertyListener(kAudioSessionProperty_AudioRouteChange, harnessListener,
+                                                             &harnessRouteChanges);
+    CHECK_STATUS(volumeListener, noErr);
+    CHECK_STATUS(routeListener, noErr);
+    if (volumeListener != noErr || routeListener != noErr) exit(finish("stopped: the client left no session to drive"));
+}
+
+/* A result code as text for messages ("'nohw'"); a few may be used in one message. */
+static inline const char *statusText(OSStatus status)
+{
+    static char buffers[4][16];
+    static int next;
+    return fourcc(status, buffers[next++ % 4]);
 }
 
 static inline void vcard(const char *arguments)
@@ -71,13 +77,15 @@ static inline void vcard(const char *arguments)
  * NOT called. The bound only stops a lost event from hanging; nothing measures time. */
 static inline void settle(void)
 {
-    int wanted = sentinelCalls + 1;
+    int wanted = sentinelCalls + 1, moved;
     if (onALSA) {
-        vcard(wanted % 2 ? "volume 0.3" : "volume 0.6");
+        moved = system(wanted % 2 ? "vcard volume 0.3" : "vcard volume 0.6") == 0;
     } else {
-        CHECK_STATUS(AudioSessionVirtualDeviceSetOutputVolume(wanted % 2 ? 0.3f : 0.6f), noErr);
+        moved = AudioSessionVirtualDeviceSetOutputVolume(wanted % 2 ? 0.3f : 0.6f) == noErr;
     }
-    for (int i = 0; i < 3000 && sentinelCalls < wanted; i++) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    CHECK(moved, "volume moved (the event sentinel)");
+    for (int i = 0; moved && i < 1000 && sentinelCalls < wanted; i++)
+        CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
     CHECK(sentinelCalls >= wanted, "events delivered (the volume change after them arrived)");
     runPendingCallbacks();
 }
@@ -128,8 +136,7 @@ static inline UInt32 getU32(AudioSessionPropertyID id)
 {
     UInt32 value = 0xFFFFFFFF, size = sizeof value;
     OSStatus status = AudioSessionGetProperty(id, &size, &value);
-    char code[16];
-    CHECK(status == noErr, "Get %s returned %d", fourcc((SInt32)id, code), (int)status);
+    CHECK(status == noErr, "Get %s returned %s", statusText((OSStatus)id), statusText(status));
     return value;
 }
 
@@ -138,8 +145,7 @@ static inline Float32 getF32(AudioSessionPropertyID id)
     Float32 value = -1;
     UInt32 size = sizeof value;
     OSStatus status = AudioSessionGetProperty(id, &size, &value);
-    char code[16];
-    CHECK(status == noErr, "Get %s returned %d", fourcc((SInt32)id, code), (int)status);
+    CHECK(status == noErr, "Get %s returned %s", statusText((OSStatus)id), statusText(status));
     return value;
 }
 
@@ -155,7 +161,7 @@ static inline const char *routeName(char *buffer, size_t size)
     UInt32 length = sizeof route;
     buffer[0] = 0;
     OSStatus status = AudioSessionGetProperty(kAudioSessionProperty_AudioRoute, &length, &route);
-    CHECK(status == noErr && route != NULL, "Get AudioRoute (status %d)", (int)status);
+    CHECK(status == noErr && route != NULL, "Get AudioRoute returned %s", statusText(status));
     if (route) {
         CFStringGetCString(route, buffer, (CFIndex)size, kCFStringEncodingUTF8);
         CFRelease(route);
@@ -196,7 +202,8 @@ static inline int isPort(const char *text, CFStringRef type)
 static inline int sessionActive(void)
 {
     OSStatus status = setU32(kAudioSessionProperty_Mode, kAudioSessionMode_Default);
-    CHECK(status == noErr || status == kAudioSessionUnspecifiedError, "activity probe: mode set returned %d", (int)status);
+    CHECK(status == noErr || status == kAudioSessionUnspecifiedError, "activity probe: mode set returned %s",
+          statusText(status));
     return status == kAudioSessionUnspecifiedError;
 }
 #endif

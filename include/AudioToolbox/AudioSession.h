@@ -250,7 +250,8 @@ enum {
     kAudioSessionProperty_CurrentHardwareOutputLatency         = AT_FOURCC('c','o','l','t'),
     /* Float32 seconds, get. The IO buffer duration the device granted. */
     kAudioSessionProperty_CurrentHardwareIOBufferDuration      = AT_FOURCC('c','h','b','d'),
-    /* UInt32 0/1, get. Another program is playing sound. */
+    /* UInt32 0/1, get, and (a Linux addition) listenable. Another program's session with
+     * output is active. */
     kAudioSessionProperty_OtherAudioIsPlaying                  = AT_FOURCC('o','t','h','r'),
     /* UInt32, set only: kAudioSessionOverrideAudioRoute_None or _Speaker. */
     kAudioSessionProperty_OverrideAudioRoute                   = AT_FOURCC('o','v','r','d'),

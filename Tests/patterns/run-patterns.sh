@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Pattern tests: three iPhone-era C clients (a SIP client's audio-session module, an old
+# VoIP driver, a game's sound driver), each a client module plus a drive_*.c harness,
+# built with gcc, clang and g++ against `pkg-config AudioToolbox-ios` from PREFIX and
+# run on the in-process virtual device and on the virtual ALSA card (`vcard`).
+#
+#   run-patterns.sh PREFIX OUTDIR
+#
+# Prints "PASS|FAIL <pattern> <compiler> <mode>" per run and ends with
+# "patterns: N passed, N failed"; exits 0 only if none failed. Needs an installed
+# PREFIX (`make local-install`), nothing built in the tree.
+set -uo pipefail
+prefix=${1:?usage: run-patterns.sh PREFIX OUTDIR}
+out=${2:?usage: run-patterns.sh PREFIX OUTDIR}
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+prefix=$(cd "$prefix" && pwd)
+out=$(cd "$out" && pwd)
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "PASS $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1"; }
+
+if ! flags=$(pkg-config --cflags --libs AudioToolbox-ios); then
+    fail "pkg-config AudioToolbox-ios in $prefix"
+    echo "patterns: $passed passed, $failed failed"
+    exit 1
+fi
+clang=/opt/swift/usr/bin/clang
+[ -x "$clang" ] || clang=clang
+patterns="sip_audio_session voip_driver game_audio"
+modes="virtual alsa"
+
+# run_case EXE MODE: the ALSA run gets a freshly set-up card (jacks and volume back to
+# their defaults) and no other card's jacks; the virtual run never touches ALSA.
+run_case() {
+    local exe=$1 mode=$2
+    if [ "$mode" = virtual ]; then
+        AUDIOTOOLBOX_BACKEND=virtual "$exe" virtual
+    else
+        (
+            unset AUDIOTOOLBOX_BACKEND
+            rm -rf "$out/vcard-patterns"
+            eval "$("$prefix/bin/vcard" setup "$out/vcard-patterns")" || exit 1
+            export VCARD_DIR ALSA_CONFIG_PATH PATH="$prefix/bin:$PATH" AUDIOTOOLBOX_ALSA_JACK_CTLS= \
+                AUDIOTOOLBOX_ALSA_PCM=default AUDIOTOOLBOX_ALSA_CTL=default
+            "$exe" alsa
+        )
+    fi
+}
+
+for pattern in $patterns; do
+    for compiler in gcc clang g++; do
+        case $compiler in
+            gcc) compile=(gcc) ;;
+            clang) compile=("$clang") ;;
+            g++) compile=(g++ -x c++) ;;  # the .c files compiled as C++
+        esac
+        exe=$out/$pattern-$compiler
+        # shellcheck disable=SC2086  # pkg-config flags split on purpose
+        if ! "${compile[@]}" -Wall -Wextra -Werror -o "$exe" "$here/$pattern.c" "$here/drive_$pattern.c" $flags \
+                2>"$exe.err"; then
+            for mode in $modes; do fail "$pattern $compiler $mode (does not compile)"; done
+            cat "$exe.err"
+            continue
+        fi
+        for mode in $modes; do
+            if run_case "$exe" "$mode" >"$exe-$mode.log" 2>&1; then
+                pass "$pattern $compiler $mode"
+            else
+                fail "$pattern $compiler $mode (log: $exe-$mode.log)"
+                grep -E "^FAIL|passed, .* failed" "$exe-$mode.log" | sed 's/^/    /'
+            fi
+        done
+    done
+done
+rm -rf "$out/vcard-patterns"
+
+echo "patterns: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
