@@ -61,11 +61,13 @@ int main(void)
     CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, false);
     CHECK(atomic_load(&volumeCalls) == 0, "the main run loop delivered a callback");
 
-    /* Let the worker run its loop in the custom mode: everything arrives there. */
-    atomic_store(&ready, 2);
+    /* Queue the rest, then let the worker run its loop in the custom mode: everything
+       arrives there. (Releasing the worker first would let it deliver 0.3 before 0.4
+       is set, and the two would not coalesce.) */
     CHECK_STATUS(AudioSessionVirtualDeviceBeginInterruption(), noErr);
     CHECK_STATUS(AudioSessionVirtualDeviceEndInterruption(true), noErr);
     CHECK_STATUS(AudioSessionVirtualDeviceSetOutputVolume(0.4f), noErr);
+    atomic_store(&ready, 2);
     /* Completion is awaited without a time limit: a missing callback hangs the test
        (and CI's timeout reports it) rather than making a timed assertion. */
     while (atomic_load(&lastVolume) != 0.4f || atomic_load(&interruptionCalls) < 2) {
