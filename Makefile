@@ -17,6 +17,8 @@ LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 COMPAT_DIR  := $(INCLUDEDIR)/AudioToolbox/compat
 DOC_DIR     ?= $(PREFIX)/share/doc/audiotoolbox
+# systemd's user units (socket activation of audiosessiond), for distributions that use it.
+SYSTEMD_USER_DIR ?= $(PREFIX)/lib/systemd/user
 SWIFT       ?= swift
 CC          ?= cc
 
@@ -52,6 +54,10 @@ build:
 	    -Xlinker -soname=libAudioToolbox.so.$(SOVERSION) -Xlinker -rpath=$(SWIFT_RUNTIME_DIR) \
 	    -Xlinker -z -Xlinker nodelete \
 	    -Xlinker --version-script=$(CURDIR)/pkgconfig/libAudioToolbox.map
+	@# The daemon and the tool carry their Swift runtime: they keep working whatever
+	@# happens to the toolchain, and start without loading Foundation.
+	$(SWIFT) build -c release --product audiosessiond --static-swift-stdlib
+	$(SWIFT) build -c release --product audiosession --static-swift-stdlib
 
 # The virtual ALSA card: two ALSA plugins and the `vcard` driver command.
 vcard:
@@ -65,6 +71,10 @@ install: build vcard
 	install -m 755 $(VCARD_BUILD)/libasound_module_ctl_vcard.so $(VCARD_BUILD)/libasound_module_pcm_vcard.so \
 	    $(DESTDIR)$(PLUGIN_DIR)/
 	install -m 755 $(VCARD_BUILD)/vcard $(DESTDIR)$(BINDIR)/
+	install -m 755 $(RELEASE_DIR)/audiosessiond $(RELEASE_DIR)/audiosession $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(SYSTEMD_USER_DIR)
+	sed -e 's|@BINDIR@|$(BINDIR)|' systemd/audiosessiond.service.in > $(DESTDIR)$(SYSTEMD_USER_DIR)/audiosessiond.service
+	install -m 644 systemd/audiosessiond.socket $(DESTDIR)$(SYSTEMD_USER_DIR)/
 	install -m 644 docs/vcard.1 $(DESTDIR)$(PREFIX)/share/man/man1/ 2>/dev/null || \
 	    { install -d $(DESTDIR)$(PREFIX)/share/man/man1 && install -m 644 docs/vcard.1 $(DESTDIR)$(PREFIX)/share/man/man1/; }
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/AudioToolbox
@@ -87,6 +97,9 @@ install: build vcard
 	done
 	install -d $(DESTDIR)$(PREFIX)/share/man/man3
 	install -m 644 docs/audiosession.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 644 docs/audiosession.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 docs/audiosessiond.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -d $(DESTDIR)$(DOC_DIR)
 	install -m 644 README.md docs/PORTING.md docs/API.md $(DESTDIR)$(DOC_DIR)/
 
@@ -95,7 +108,9 @@ uninstall:
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/AudioToolbox-ios.pc
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/AudioToolbox $(DESTDIR)$(DOC_DIR)
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man3/audiosession.3 $(DESTDIR)$(PREFIX)/share/man/man1/vcard.1
-	rm -rf $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(BINDIR)/vcard
+	rm -rf $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(BINDIR)/vcard $(DESTDIR)$(BINDIR)/audiosessiond $(DESTDIR)$(BINDIR)/audiosession
+	rm -f $(DESTDIR)$(SYSTEMD_USER_DIR)/audiosessiond.service $(DESTDIR)$(SYSTEMD_USER_DIR)/audiosessiond.socket
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/audiosession.1 $(DESTDIR)$(PREFIX)/share/man/man8/audiosessiond.8
 
 local-install:
 	@$(MAKE) --no-print-directory install PREFIX=$(LOCAL_PREFIX) DESTDIR=

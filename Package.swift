@@ -26,6 +26,11 @@ let package = Package(
     products: [
         // The shared library C programs link: libAudioToolbox.so.
         .library(name: "AudioToolbox", type: .dynamic, targets: ["AudioToolbox"]),
+        .executable(name: "audiosessiond", targets: ["audiosessiond"]),
+        .executable(name: "audiosession", targets: ["audiosession"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         // Pure Swift rules of the API: property table, category policy, state machine,
@@ -38,6 +43,16 @@ let package = Package(
         .target(name: "ArbiterProtocol"),
         // SPEC 7 as one data table and a stack of claims: pure, shared by the daemon.
         .target(name: "Arbitration", dependencies: ["ArbiterProtocol"]),
+        // Where the user's daemon lives, starting it, blocking socket helpers.
+        .target(name: "ArbiterSocket", dependencies: ["ArbiterProtocol"]),
+        // The per-user arbitration daemon.
+        .executableTarget(name: "audiosessiond", dependencies: ["ArbiterProtocol", "ArbiterSocket", "Arbitration"]),
+        // The library's side of audiosessiond: registration, events, reconnection.
+        .target(name: "ArbiterClient", dependencies: ["AudioSessionCore", "ArbiterProtocol", "ArbiterSocket", "Locking"]),
+        // The command-line tool: status, watch, call, alarm.
+        .executableTarget(name: "audiosession", dependencies: [
+            "ArbiterProtocol", "ArbiterSocket", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         // The arbiter of a lone program (and of the virtual device's simulated world).
         .target(name: "InProcessArbiter", dependencies: ["AudioSessionCore", "Arbitration", "Locking"]),
         // A deterministic in-memory sound device, driven by the Linux-addition calls.
@@ -60,7 +75,7 @@ let package = Package(
         .target(
             name: "AudioToolbox",
             dependencies: ["AudioSessionCore", "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox",
-                           "InProcessArbiter", "Locking"],
+                           "InProcessArbiter", "ArbiterClient", "ArbiterSocket", "Locking"],
             swiftSettings: publicHeaders,
             linkerSettings: [.linkedLibrary("Foundation")]
         ),

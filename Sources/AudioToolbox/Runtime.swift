@@ -1,4 +1,6 @@
 import ALSABackend
+import ArbiterClient
+import ArbiterSocket
 import AudioSessionCore
 import CAudioToolbox
 import CoreFoundation
@@ -38,7 +40,7 @@ final class Runtime: @unchecked Sendable {
     init(runLoop: CFRunLoop, mode: CFString, interruptionListener: AudioSessionInterruptionListener?,
          clientData: UnsafeMutableRawPointer?) throws(ResultCode) {
         let (backend, virtualDevice) = try Runtime.chooseBackend()
-        let arbiter = InProcessArbiter()
+        let (arbiter, inProcess) = Runtime.chooseArbiter()
         let listeners = ListenerRegistry()
         let dispatcher = ListenerDispatcher(listeners: listeners, interruptionListener: interruptionListener,
                                             interruptionClientData: clientData)
@@ -48,7 +50,7 @@ final class Runtime: @unchecked Sendable {
             throw .initializationError
         }
         self.virtualDevice = virtualDevice
-        inProcessArbiter = arbiter
+        inProcessArbiter = inProcess
         self.listeners = listeners
         self.callbacks = callbacks
         session = Session(backend: backend, arbiter: arbiter, sink: callbacks)
@@ -75,6 +77,45 @@ final class Runtime: @unchecked Sendable {
         }
         let device = VirtualAudioDevice()
         return (device, device)
+    }
+
+    /// `AUDIOTOOLBOX_ARBITER=local` (the in-process arbiter) or `=daemon`
+    /// (audiosessiond, started on demand). By default the daemon — except with
+    /// `AUDIOTOOLBOX_BACKEND=virtual`, whose simulated world includes its other programs
+    /// and interruptions. When no daemon can be reached or started, the in-process
+    /// arbiter takes over, said once in the log.
+    static func chooseArbiter() -> (Arbiter, InProcessArbiter?) {
+        let choice = getenv("AUDIOTOOLBOX_ARBITER").map { String(cString: $0) }
+            ?? (getenv("AUDIOTOOLBOX_BACKEND").map { String(cString: $0) } == "virtual" ? "local" : "daemon")
+        if choice != "local" {
+            let endpoint = ArbiterEndpoint.forCurrentUser()
+            let executable = daemonExecutable()
+            if let daemon = DaemonArbiter(endpoint: endpoint, daemonExecutable: executable, program: programName()) {
+                Log.debug("arbitrated by audiosessiond at \(endpoint.socketPath)")
+                return (daemon, nil)
+            }
+            Log.notice("audiosessiond cannot be reached at \(endpoint.socketPath) or started from \(executable): "
+                       + "this program's session is arbitrated alone")
+        }
+        let local = InProcessArbiter()
+        return (local, local)
+    }
+
+    /// `AUDIOTOOLBOX_DAEMON`, else `audiosessiond` in the `bin` folder beside the
+    /// library's `lib` folder (where `make install` puts both).
+    static func daemonExecutable() -> String {
+        if let path = getenv("AUDIOTOOLBOX_DAEMON").map({ String(cString: $0) }), !path.isEmpty { return path }
+        guard let file = AudioToolboxLibraryPath() else { return "/usr/local/bin/audiosessiond" }
+        var library = String(cString: file)
+        if let slash = library.lastIndex(of: "/") { library = String(library[..<slash]) } else { library = "." }
+        let prefix = library.hasSuffix("/lib") ? String(library.dropLast(4)) : library + "/.."
+        return prefix + "/bin/audiosessiond"
+    }
+
+    /// The program's name as `audiosession status` shows it.
+    static func programName() -> String {
+        guard let name = AudioToolboxProgramName() else { return "?" }
+        return String(cString: name)
     }
 
     // MARK: The process-wide instance

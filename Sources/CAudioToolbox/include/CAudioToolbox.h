@@ -6,4 +6,9 @@
 #include "../../../include/AudioToolbox/AudioSession.h"
 #include "../../../include/AudioToolbox/AudioServices.h"
 #include "../../../include/AudioToolbox/AudioSessionLinux.h"
+
+/* Internal (ProcessFacts.c): the path the library was loaded from (NULL if unknown),
+ * and the program's short name. */
+const char *AudioToolboxLibraryPath(void);
+const char *AudioToolboxProgramName(void);
 #endif

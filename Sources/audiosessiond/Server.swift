@@ -1,0 +1,272 @@
+import ArbiterProtocol
+import ArbiterSocket
+import Arbitration
+import Glibc
+
+/// One connection: a session of some program, or the `audiosession` tool.
+final class Connection {
+    let fd: Int32
+    let id: UInt32
+    let uid: uid_t
+    var decoder = FrameDecoder()
+    var outbox: [UInt8] = []
+    var role: ClientRole?
+    var pid: UInt32 = 0
+    var program = ""
+    var watching = false
+    init(fd: Int32, id: UInt32, uid: uid_t) {
+        self.fd = fd
+        self.id = id
+        self.uid = uid
+    }
+}
+
+/// The daemon: one thread, one poll loop, the arbitration state and the connections.
+final class Server {
+    private let listener: Int32
+    private let idleSeconds: Int
+    private var connections: [Int32: Connection] = [:]
+    private var arbitration = Arbitration()
+    private var nextID: UInt32 = 1
+    /// A client that lets this much pile up unread is dropped (its session released).
+    private let outboxLimit = 1 << 20
+
+    init(listener: Int32, idleSeconds: Int) {
+        self.listener = listener
+        self.idleSeconds = idleSeconds
+    }
+
+    /// Serves until idle for `idleSeconds` (no connection, no system interruption).
+    func run() {
+        var idleSince = monotonicSeconds()
+        while true {
+            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
+            for connection in connections.values {
+                let events = POLLIN | (connection.outbox.isEmpty ? 0 : POLLOUT)
+                fds.append(pollfd(fd: connection.fd, events: Int16(events), revents: 0))
+            }
+            let ready = poll(&fds, nfds_t(fds.count), 1000)
+            if ready < 0 && errno != EINTR { Log.error("poll: \(String(cString: strerror(errno)))"); return }
+            for entry in fds where entry.revents != 0 {
+                if entry.fd == listener { accept(); continue }
+                guard let connection = connections[entry.fd] else { continue }
+                if entry.revents & Int16(POLLOUT) != 0 { flush(connection) }
+                if entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0, connections[entry.fd] != nil {
+                    receive(connection)
+                }
+            }
+            if connections.isEmpty && arbitration.systemInterruptions.isEmpty {
+                if monotonicSeconds() - idleSince >= Double(idleSeconds) {
+                    Log.info("idle for \(idleSeconds) s: exiting")
+                    return
+                }
+            } else {
+                idleSince = monotonicSeconds()
+            }
+        }
+    }
+
+    // MARK: Connections
+
+    private func accept() {
+        let fd = Glibc.accept(listener, nil, nil)
+        guard fd >= 0 else { return }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        var credentials = PeerCredentials()
+        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { close(fd); return }
+        // The socket's folder is the user's alone; this is the second lock on the door.
+        guard credentials.uid == getuid() else {
+            Log.error("refused a connection from uid \(credentials.uid) (pid \(credentials.pid)): not this user")
+            close(fd)
+            return
+        }
+        let connection = Connection(fd: fd, id: nextID, uid: credentials.uid)
+        nextID &+= 1
+        if nextID == 0 { nextID = 1 }
+        connections[fd] = connection
+    }
+
+    private func receive(_ connection: Connection) {
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                connection.decoder.feed(buffer[0..<n])
+                continue
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+            drain(connection)
+            drop(connection, reason: n == 0 ? nil : "read: \(String(cString: strerror(errno)))")
+            return
+        }
+        drain(connection)
+    }
+
+    /// Handles every complete message received; a malformed one ends the connection.
+    private func drain(_ connection: Connection) {
+        while connections[connection.fd] != nil {
+            let message: ArbiterMessage?
+            do throws(ProtocolError) {
+                message = try connection.decoder.next()
+            } catch {
+                drop(connection, reason: "malformed message (\(error))")
+                return
+            }
+            guard let message else { return }
+            handle(message, from: connection)
+        }
+    }
+
+    private func drop(_ connection: Connection, reason: String?) {
+        if let reason { Log.error("client \(connection.id) (pid \(connection.pid)): \(reason)") }
+        connections[connection.fd] = nil
+        close(connection.fd)
+        if connection.role == .session {
+            event("\(describe(connection)) left")
+            deliver(arbitration.leave(connection.id))
+        }
+    }
+
+    private func send(_ message: ArbiterMessage, to connection: Connection) {
+        connection.outbox += message.frame()
+        flush(connection)
+        if connection.outbox.count > outboxLimit, connections[connection.fd] != nil {
+            drop(connection, reason: "not reading its messages")
+        }
+    }
+
+    private func flush(_ connection: Connection) {
+        while !connection.outbox.isEmpty {
+            let n = connection.outbox.withUnsafeBytes {
+                Glibc.send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 { connection.outbox.removeFirst(n); continue }
+            if n < 0 && errno == EINTR { continue }
+            return  // EAGAIN: poll says when; an error shows up as a read error
+        }
+    }
+
+    // MARK: Messages
+
+    private func handle(_ message: ArbiterMessage, from connection: Connection) {
+        if connection.role == nil {
+            guard case .hello(let version, let pid, let program, let role) = message else {
+                drop(connection, reason: "spoke before hello")
+                return
+            }
+            guard version == ArbiterMessage.version else {
+                send(.failure("protocol version \(version) is not \(ArbiterMessage.version)"), to: connection)
+                drop(connection, reason: "protocol version \(version)")
+                return
+            }
+            connection.role = role
+            connection.pid = pid
+            connection.program = program
+            send(.welcome(version: ArbiterMessage.version, clientID: connection.id), to: connection)
+            if role == .session {
+                event("\(describe(connection)) joined")
+                deliver(arbitration.join(connection.id, pid: pid, program: program))
+            }
+            return
+        }
+        switch (connection.role, message) {
+        case (.session, .claim(let category, let mode, let traits)):
+            event("\(describe(connection)) category \(fourCC(category)) mode \(fourCC(mode)) \(traitWords(traits))")
+            deliver(arbitration.claim(connection.id, category: category, mode: mode, traits: traits))
+        case (.session, .activate):
+            event("\(describe(connection)) activates")
+            deliver(arbitration.activate(connection.id))
+        case (.session, .deactivate(let notify)):
+            event("\(describe(connection)) deactivates\(notify ? " (notifying others)" : "")")
+            deliver(arbitration.deactivate(connection.id, notifyOthers: notify))
+        case (.tool, .system(let kind, let active)):
+            event("\(kind) \(active ? "starts" : "ends")")
+            deliver(arbitration.system(kind, active: active))
+        case (_, .statusRequest):
+            send(.status(arbitration.status), to: connection)
+        case (_, .watch):
+            connection.watching = true
+        default:
+            drop(connection, reason: "unexpected message \(message)")
+        }
+    }
+
+    /// Sends each notice to its client, and tells watchers what it means.
+    private func deliver(_ notices: Arbitration.Notices) {
+        let byID = Dictionary(connections.values.filter { $0.role == .session }.map { ($0.id, $0) },
+                              uniquingKeysWith: { first, _ in first })
+        for (client, notice) in notices {
+            guard let connection = byID[client] else { continue }
+            let message: ArbiterMessage
+            switch notice {
+            case .interruptionBegan(let bySystem):
+                message = .interruptionBegan(bySystem: bySystem)
+                event("\(describe(connection)) interrupted\(bySystem ? " by the system" : "")")
+            case .interruptionEnded(let resume):
+                message = .interruptionEnded(shouldResume: resume)
+                event("\(describe(connection)) interruption ends\(resume ? " (should resume)" : "")")
+            case .otherAudio(let playing): message = .otherAudio(playing: playing)
+            case .ducked(let ducked):
+                message = .ducked(ducked)
+                event("\(describe(connection)) \(ducked ? "ducked" : "unducked")")
+            case .systemState(let interrupting): message = .systemState(interrupting: interrupting)
+            }
+            send(message, to: connection)
+        }
+    }
+
+    private func event(_ line: String) {
+        Log.info(line)
+        for connection in connections.values where connection.watching {
+            send(.event(line), to: connection)
+        }
+    }
+
+    private func describe(_ connection: Connection) -> String {
+        "\(connection.program)[\(connection.pid)]#\(connection.id)"
+    }
+}
+
+func fourCC(_ value: UInt32) -> String {
+    let bytes = [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    guard bytes.allSatisfy({ (0x20..<0x7F).contains($0) }) else { return String(value) }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// `struct ucred` of <sys/socket.h>, which Swift sees only with _GNU_SOURCE.
+struct PeerCredentials {
+    var pid: pid_t = 0
+    var uid: uid_t = 0
+    var gid: gid_t = 0
+}
+
+func traitWords(_ traits: ClaimTraits) -> String {
+    var words: [String] = []
+    if traits.contains(.mixes) { words.append("mixes") }
+    if traits.contains(.ducks) { words.append("ducks") }
+    if traits.contains(.output) { words.append("output") }
+    if traits.contains(.input) { words.append("input") }
+    return words.isEmpty ? "(silent)" : words.joined(separator: ",")
+}
+
+func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+enum Log {
+    static func info(_ line: String) { write("info", line) }
+    static func error(_ line: String) { write("error", line) }
+    private static func write(_ level: String, _ line: String) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        fputs("audiosessiond[\(getpid())] \(now.tv_sec).\(String(format3(now.tv_nsec / 1_000_000))) \(level): \(line)\n", stderr)
+    }
+    private static func format3(_ ms: Int) -> String {
+        ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)"
+    }
+}
