@@ -83,6 +83,7 @@ let package = Package(
             name: "AudioSessionCoreTests",
             dependencies: ["AudioSessionCore", "VirtualAudioDevice", "InProcessArbiter"]
         ),
+        .testTarget(name: "ArbitrationTests", dependencies: ["Arbitration", "ArbiterProtocol"]),
         .testTarget(
             name: "AudioToolboxTests",
             dependencies: ["AudioToolbox", "AudioSessionCore", "CAudioToolbox"],

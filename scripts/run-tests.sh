@@ -34,6 +34,11 @@ library=$prefix/lib/libAudioToolbox.so.0
 passed=0
 failed=0
 export AUDIOTOOLBOX_BACKEND=virtual
+# Each program arbitrates alone, except in the arbiter suite, which starts its own
+# daemons; and nothing of this run reaches the user's real runtime folder.
+export AUDIOTOOLBOX_ARBITER=local
+export XDG_RUNTIME_DIR=$out/runtime
+rm -rf "$XDG_RUNTIME_DIR" && mkdir -m 700 -p "$XDG_RUNTIME_DIR"
 pass() { passed=$((passed + 1)); echo "PASS $1"; }
 fail() { failed=$((failed + 1)); echo "FAIL $1"; }
 

@@ -3,6 +3,7 @@ import ArbiterSocket
 import AudioSessionCore
 import Glibc
 import Locking
+import Synchronization
 
 /// The session's side of `audiosessiond`: tells the daemon about the session's claim
 /// and activations, and reports what the daemon decides for it.
@@ -30,6 +31,8 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     /// Wakes the thread when bytes wait to be written or when shutting down.
     private let wakePipe: (read: Int32, write: Int32)
     private var thread: pthread_t?
+    /// The connected socket, readable without the lock (a forked child may not lock).
+    private let socketForFork = Atomic<Int32>(-1)
 
     /// Connects (starting the daemon if nobody answers) and says hello. Nil when no
     /// daemon can be reached or started: the caller then arbitrates in-process.
@@ -55,6 +58,16 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
             return nil
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        socketForFork.store(fd, ordering: .relaxed)
+    }
+
+    /// In the child of a fork: close the parent's connection, which would otherwise keep
+    /// the parent's claim alive after the parent exits. Takes no lock, starts nothing.
+    public func detachAfterFork() {
+        let fd = socketForFork.load(ordering: .relaxed)
+        if fd >= 0 { close(fd) }
+        close(wakePipe.read)
+        close(wakePipe.write)
     }
 
     deinit {
@@ -230,6 +243,7 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         let handler = state.withLock { s -> (@Sendable (ArbiterEvent) -> Void)? in
             if s.fd >= 0 { close(s.fd) }
             s.fd = -1
+            socketForFork.store(-1, ordering: .relaxed)
             s.outbox = []
             if let pid = s.spawnedDaemon { DaemonLauncher.reapIfExited(pid) }
             return s.handler
@@ -245,6 +259,7 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
                 _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
                 let early = state.withLock { s -> [ArbiterEvent] in
                     s.fd = fd
+                    socketForFork.store(fd, ordering: .relaxed)
                     if let spawned { s.spawnedDaemon = spawned }
                     // Register again what the session is.
                     if let claim = s.claim { s.outbox += Self.message(for: claim).frame() }

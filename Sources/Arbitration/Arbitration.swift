@@ -137,8 +137,11 @@ public struct Arbitration: Sendable {
         } else {
             guard systemInterruptions.contains(kind) else { return [] }
             systemInterruptions.removeAll { $0 == kind }
-            // A call or alarm always ends with ShouldResume.
-            notices += release(.system(kind), ends: true)
+            // The sessions resume when no call or alarm is left (an alarm during a call
+            // holds them too), always with ShouldResume.
+            if systemInterruptions.isEmpty {
+                for each in SystemInterruption.allCases { notices += release(.system(each), ends: true) }
+            }
         }
         return notices + refreshDerived()
     }

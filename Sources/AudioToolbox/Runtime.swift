@@ -31,6 +31,8 @@ final class Runtime: @unchecked Sendable {
     /// The in-process arbiter when it arbitrates (its simulations are Linux additions);
     /// nil when audiosessiond does.
     let inProcessArbiter: InProcessArbiter?
+    /// The client of audiosessiond when it arbitrates.
+    let daemonArbiter: DaemonArbiter?
     let session: Session
     let listeners: ListenerRegistry
     let callbacks: CallbackQueue<ListenerCall>
@@ -51,6 +53,7 @@ final class Runtime: @unchecked Sendable {
         }
         self.virtualDevice = virtualDevice
         inProcessArbiter = inProcess
+        daemonArbiter = arbiter as? DaemonArbiter
         self.listeners = listeners
         self.callbacks = callbacks
         session = Session(backend: backend, arbiter: arbiter, sink: callbacks)
@@ -153,13 +156,17 @@ final class Runtime: @unchecked Sendable {
     /// Registered with the first session, once: the child of a fork starts with no
     /// session. The parent's runtime stays in the child's memory, unused: its threads do
     /// not exist there and its locks may be held by them, so nothing of it is touched
-    /// but its callback descriptor, closed so the child cannot make the parent's
-    /// readable.
+    /// but its descriptors: the callback pipe, closed so the child cannot make the
+    /// parent's readable, and the daemon connection, closed so that the parent's claim
+    /// ends when the parent does.
     private static let installForkHandler: Void = {
         pthread_atfork(nil, nil) {
             Runtime.initializing.reinitializeAfterFork()
             if let inherited = Runtime.instance {
-                inherited._withUnsafeGuaranteedRef { $0.callbacks.detachAfterFork() }
+                inherited._withUnsafeGuaranteedRef { runtime in
+                    runtime.callbacks.detachAfterFork()
+                    runtime.daemonArbiter?.detachAfterFork()
+                }
             }
             Runtime.instance = nil
             Runtime.initialized.store(false, ordering: .releasing)
