@@ -16,6 +16,13 @@ export AUDIOTOOLBOX_BACKEND=virtual
 "$out/bench_get_property"
 "$out/bench_listener_latency"
 "$out/bench_listener_memory"
+cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_arbiter" "$here/bench/bench_arbiter.c" $flags -lpthread
+(
+    # Its own daemon, in a runtime folder of its own; the daemon leaves 2 s after.
+    export XDG_RUNTIME_DIR=$out/runtime AUDIOTOOLBOX_ARBITER=daemon AUDIOSESSIOND_IDLE_SECONDS=2
+    rm -rf "$XDG_RUNTIME_DIR" && mkdir -m 700 -p "$XDG_RUNTIME_DIR"
+    "$out/bench_arbiter"
+)
 cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_alsa" "$here/bench/bench_alsa.c" $flags -lasound -lpthread
 (
     unset AUDIOTOOLBOX_BACKEND
