@@ -97,13 +97,22 @@ extern OSStatus AudioSessionVirtualDeviceSetInputGainSettable(Boolean inSettable
  * Takes effect at the next activation. */
 extern OSStatus AudioSessionVirtualDeviceSetSampleRates(const Float64 *inRates, UInt32 inCount);
 
-/* Pretend another program is (or stops) playing sound, mixable or not. A non-mixable
- * one is interrupted when this session activates a non-mixing category. */
+/* The rest of the simulated world: another program, calls and alarms, the media
+ * server. These act on the in-process arbiter, which arbitrates a program when
+ * AUDIOTOOLBOX_BACKEND=virtual or AUDIOTOOLBOX_ARBITER=local, or when audiosessiond
+ * cannot be reached; while audiosessiond arbitrates they return
+ * kAudioServicesNoHardwareError (use `audiosession call start` and real programs). */
+
+/* Pretend another program, one that does not mix, is (or stops) playing sound. This
+ * session interrupts it by activating a category that does not mix
+ * (OtherAudioIsPlaying then reads 0) and lets it resume by deactivating with
+ * kAudioSessionSetActiveFlag_NotifyOthersOnDeactivation. */
 extern OSStatus AudioSessionVirtualDeviceSetOtherAudioPlaying(Boolean inPlaying);
 
-/* Begin a system interruption (an incoming call, an alarm): an active session is
- * deactivated and receives kAudioSessionBeginInterruption; activation fails until it
- * ends. Beginning twice gives kAudioSessionUnspecifiedError. */
+/* Begin a system interruption (an incoming call, an alarm): an active session that
+ * does not mix is deactivated and receives kAudioSessionBeginInterruption; until it
+ * ends, activating a category that does not mix fails with
+ * kAudioSessionUnspecifiedError. Beginning twice gives kAudioSessionUnspecifiedError. */
 extern OSStatus AudioSessionVirtualDeviceBeginInterruption(void);
 
 /* End the system interruption. An interrupted session receives
