@@ -15,6 +15,8 @@
 #     when there is no card, and AUDIOTOOLBOX_BACKEND=alsa without a card.
 #  8. Three porting patterns (Tests/patterns) compiled with AudioToolbox-ios by gcc,
 #     clang and g++, on the virtual device and the virtual ALSA card.
+#  9. Programs arbitrated together by a real audiosessiond (Tests/arbiter); the
+#     protocol fuzzer and the SPEC 7 table run with the Swift tests (1).
 # Suites 1-6 run on the in-process virtual device (AUDIOTOOLBOX_BACKEND=virtual), so they
 # behave the same on machines with and without a sound card.
 # Ends with one line "check: N passed, N failed" counting the suites.
@@ -205,6 +207,17 @@ while IFS= read -r line; do
         *) echo "$line" ;;
     esac
 done < <("$here/Tests/patterns/run-patterns.sh" "$prefix" "$out/patterns" 2>&1)
+
+echo "== Programs arbitrated together by audiosessiond (Tests/arbiter)"
+# Real daemons and real processes, each case in its own runtime folder: interruptions,
+# resumption, kills, calls, 64 sessions, another uid refused. One PASS/FAIL per case.
+while IFS= read -r line; do
+    case "$line" in
+        "PASS "*) pass "arbiter ${line#PASS }" ;;
+        "FAIL "*) fail "arbiter ${line#FAIL }" ;;
+        *) echo "$line" ;;
+    esac
+done < <(AUDIOTOOLBOX_ARBITER=daemon python3 "$here/Tests/arbiter/run-arbiter-tests.py" "$prefix" "$out/arbiter" 2>&1)
 
 echo "check: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

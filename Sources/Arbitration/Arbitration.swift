@@ -125,6 +125,7 @@ public struct Arbitration: Sendable {
         if active {
             guard !systemInterruptions.contains(kind) else { return [] }
             systemInterruptions.append(kind)
+            notices += refreshSystemState()
             for id in stack {
                 guard var p = participants[id], ArbitrationTable.systemInterrupts[p.traits.contains(.mixes)] == true
                 else { continue }
@@ -137,6 +138,8 @@ public struct Arbitration: Sendable {
         } else {
             guard systemInterruptions.contains(kind) else { return [] }
             systemInterruptions.removeAll { $0 == kind }
+            // The state first: an End handler that reactivates must find the call over.
+            notices += refreshSystemState()
             // The sessions resume when no call or alarm is left (an alarm during a call
             // holds them too), always with ShouldResume.
             if systemInterruptions.isEmpty {
@@ -175,6 +178,17 @@ public struct Arbitration: Sendable {
                 notices.append((id, .interruptionEnded(shouldResume: true)))
             }
             participants[id] = p
+        }
+        return notices
+    }
+
+    /// Tells each client whether a system interruption is in progress, if that changed.
+    private mutating func refreshSystemState() -> Notices {
+        let interrupting = !systemInterruptions.isEmpty
+        var notices: Notices = []
+        for id in participants.keys.sorted() where participants[id]?.toldSystem != interrupting {
+            participants[id]?.toldSystem = interrupting
+            notices.append((id, .systemState(interrupting: interrupting)))
         }
         return notices
     }

@@ -101,8 +101,15 @@ struct ArbitrationTests {
         // An alarm during the call: End only when both are over.
         _ = a.system(.alarm, active: true)
         #expect(interruptions(a.system(.call, active: false)) == [])
-        #expect(interruptions(a.system(.alarm, active: false)) == ["1 end resume", "3 end resume"])
+        let end = a.system(.alarm, active: false)
+        #expect(interruptions(end) == ["1 end resume", "3 end resume"])
         #expect(a.status.systemInterruptions == [])
+        // Each client hears the call is over before its End: an End handler that
+        // reactivates must not be refused.
+        for id in [UInt32(1), 3] {
+            let mine = end.filter { $0.client == id }.map(\.notice)
+            #expect(mine.prefix(2) == [.systemState(interrupting: false), .interruptionEnded(shouldResume: true)])
+        }
     }
 
     @Test("OtherAudioIsPlaying: 1 while another session with output is active, told only on change")

@@ -1,0 +1,909 @@
+#!/usr/bin/env python3
+"""Cross-process arbitration tests: several ported programs and audiosessiond (SPEC 7).
+
+    run-arbiter-tests.py PREFIX OUTDIR
+
+Builds Tests/arbiter/session_prog.c (a legacy-API program driven through stdin, see its
+header) and peer_probe.c against `pkg-config AudioToolbox` from an installed PREFIX,
+then runs each case with its own fresh XDG_RUNTIME_DIR (so its own audiosessiond,
+started on demand by the library from PREFIX/bin), AUDIOTOOLBOX_ARBITER=daemon and
+AUDIOTOOLBOX_BACKEND=virtual. Prints "PASS <case>", "FAIL <case>: <why>" or
+"SKIP <case>: <why>", then "arbiter: N passed, N failed"; exits 1 if any failed.
+Transcripts of every program, the tool runs and the daemon's log go to OUTDIR/logs.
+
+How the cases decide, without sleeps or timed assertions:
+- A program's lines are matched in order (`expect`). Skipping over a BEGIN or END line
+  while looking for something else is a failure: interruptions must be exactly the
+  expected ones. With the daemon's ordering promise (for one change, a session gets its
+  Begin/End before its OtherAudioIsPlaying notice) this turns "no BEGIN" into "the
+  LISTEN othr line came and no BEGIN before it".
+- Activation is asynchronous to the daemon, so before the next program acts the test
+  waits for a sign that the daemon has handled the previous step: a notice in another
+  program, or `audiosession status --json` showing the state (polled).
+- 30 s without the awaited line is reported as a hang, with the lines seen.
+"""
+import ctypes
+import json
+import os
+import pwd
+import grp
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HANG = 30.0  # turns a hang into a failure; never a measure of speed
+HERE = os.path.dirname(os.path.abspath(__file__))
+INTERRUPTION = re.compile(r"^(BEGIN|END)\b")
+# Lines that are failures wherever they appear.
+BAD_LINE = re.compile(r"^(WRONG-THREAD|init-failed|listen-failed|thread-failed|INTERRUPTION|LISTEN \S+ badsize)")
+# The library falls back to arbitrating alone when it cannot use the daemon (logged with
+# AUDIOTOOLBOX_LOG=error); every case would then hang, so say it at once.
+FALLBACK = re.compile(r"cannot be reached|arbitrated alone|refused the session")
+
+prefix = outdir = session_prog = peer_probe = None
+tool_path = daemon_path = None
+
+
+class CaseFailure(Exception):
+    pass
+
+
+class CaseSkip(Exception):
+    pass
+
+
+def tail(lines, count=25):
+    shown = lines[-count:]
+    return "\n".join("      | " + line for line in shown) if shown else "      | (nothing)"
+
+
+class Prog:
+    """One session_prog: its output lines in order, read by a thread of their own."""
+
+    def __init__(self, case, name, options=()):
+        self.case, self.name = case, name
+        self.lines, self.errors = [], []
+        self.pos = 0  # index after the last matched line
+        self.ended = False  # its standard output reached its end: it exited
+        self.cond = threading.Condition(threading.RLock())
+        self.category = None
+        self.proc = subprocess.Popen(
+            [session_prog, *options], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=case.env, text=True, bufsize=1)
+        self.pid = self.proc.pid
+        self.readers = [threading.Thread(target=self._read, args=(stream, sink), daemon=True)
+                        for stream, sink in ((self.proc.stdout, self.lines), (self.proc.stderr, self.errors))]
+        for reader in self.readers:
+            reader.start()
+
+    def _read(self, stream, sink):
+        for line in stream:
+            with self.cond:
+                sink.append(line.rstrip("\n"))
+                self.cond.notify_all()
+        with self.cond:
+            if sink is self.lines:
+                self.ended = True
+            self.cond.notify_all()
+
+    def fail(self, why):
+        with self.cond:
+            seen, errors = list(self.lines), list(self.errors)
+        message = f"{self.name} (pid {self.pid}): {why}\n    {self.name} printed:\n{tail(seen)}"
+        if errors:
+            message += f"\n    {self.name} stderr:\n{tail(errors, 10)}"
+        raise CaseFailure(message)
+
+    def expect(self, pattern):
+        """The next line matching `pattern` after the last one matched."""
+        rx = re.compile(pattern)
+        deadline = time.monotonic() + HANG
+        with self.cond:  # a reentrant lock: fail() may take it again
+            i = self.pos
+            while True:
+                while i < len(self.lines):
+                    line = self.lines[i]
+                    if BAD_LINE.match(line):
+                        self.fail(f"printed '{line}' while waiting for /{pattern}/")
+                    if rx.search(line):
+                        self.pos = max(self.pos, i + 1)
+                        return line
+                    if INTERRUPTION.match(line):
+                        self.fail(f"unexpected '{line}' while waiting for /{pattern}/")
+                    i += 1
+                fallback = next((e for e in self.errors if FALLBACK.search(e)), None)
+                if fallback:
+                    self.fail(f"the library did not use audiosessiond: '{fallback}'")
+                if self.ended:
+                    self.fail(f"exited (status {self.proc.wait()}) while waiting for /{pattern}/")
+                if time.monotonic() >= deadline:
+                    self.fail(f"no line /{pattern}/ within {HANG:.0f} s (hung?)")
+                self.cond.wait(max(0.01, deadline - time.monotonic()))
+
+    def send(self, command):
+        try:
+            self.proc.stdin.write(command + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, ValueError):
+            self.fail(f"cannot send '{command}': its input is closed")
+
+    def command(self, command, status="0"):
+        """Sends a command and checks its answer line `<command> <status>`."""
+        self.send(command)
+        line = self.expect(rf"^{re.escape(command)} \S+$")
+        got = line.rsplit(" ", 1)[1]
+        if got != status:
+            self.fail(f"'{command}' answered {got}, expected {status}")
+
+    def othr(self, value):
+        """Reads OtherAudioIsPlaying with AudioSessionGetProperty."""
+        self.send("othr")
+        line = self.expect(r"^othr \S+ \d+$")
+        if line != f"othr 0 {value}":
+            self.fail(f"OtherAudioIsPlaying read '{line}', expected 'othr 0 {value}'")
+
+    def set_category(self, code):
+        self.command(f"category {code}")
+        self.category = code
+
+    def leftover_interruptions(self):
+        """BEGIN/END lines that came after the last matched line (none were expected)."""
+        with self.cond:
+            return [line for line in self.lines[self.pos:] if INTERRUPTION.match(line)]
+
+    def close_input(self):
+        try:
+            self.proc.stdin.close()  # end of input is a quit
+        except (BrokenPipeError, OSError):
+            pass
+
+
+class Case:
+    """One case: a fresh runtime folder, its programs and its daemon, all gone at the end."""
+
+    def __init__(self, name):
+        self.name = name
+        self.progs = []
+        self.notes = []
+        self.runtime = tempfile.mkdtemp(prefix="atarb-", dir="/tmp" if os.path.isdir("/tmp") else None)
+        os.chmod(self.runtime, 0o700)
+        self.folder = os.path.join(self.runtime, "audiotoolbox")
+        self.socket = os.path.join(self.folder, "audiosessiond.sock")
+        self.pidfile = os.path.join(self.folder, "audiosessiond.pid")
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("AUDIOTOOLBOX_", "AUDIOSESSIOND_", "LISTEN_", "VCARD_"))}
+        env.update(XDG_RUNTIME_DIR=self.runtime, AUDIOTOOLBOX_ARBITER="daemon", AUDIOTOOLBOX_BACKEND="virtual",
+                   AUDIOTOOLBOX_LOG="error")
+        self.env = env
+        self.transcript = []
+
+    # Programs
+
+    def start(self, *specs):
+        """Starts programs at once, then waits for each one's `ready <pid>`.
+        A spec is a name or (name, [options])."""
+        progs = []
+        for spec in specs:
+            name, options = (spec, ()) if isinstance(spec, str) else spec
+            prog = Prog(self, name, options)
+            self.progs.append(prog)
+            progs.append(prog)
+        for prog in progs:
+            line = prog.expect(r"^ready \d+$")
+            if line != f"ready {prog.pid}":
+                prog.fail(f"said '{line}', its pid is {prog.pid}")
+        return progs
+
+    # The tool and the daemon
+
+    def tool(self, *args, rc=0):
+        try:
+            run = subprocess.run([tool_path, *args], env=self.env, capture_output=True, text=True, timeout=HANG)
+        except subprocess.TimeoutExpired:
+            raise CaseFailure(f"audiosession {' '.join(args)} did not finish within {HANG:.0f} s")
+        self.transcript.append(f"$ audiosession {' '.join(args)}  -> {run.returncode}\n{run.stdout}{run.stderr}")
+        if rc is not None and run.returncode != rc:
+            raise CaseFailure(f"audiosession {' '.join(args)} exited {run.returncode}, expected {rc}: "
+                              f"{(run.stdout + run.stderr).strip()[-500:]}")
+        return run
+
+    def status(self):
+        run = self.tool("status", "--json")
+        try:
+            return json.loads(run.stdout)
+        except ValueError as error:
+            raise CaseFailure(f"audiosession status --json printed no JSON ({error}): {run.stdout[:300]!r}")
+
+    def wait_status(self, predicate, what):
+        """Polls `status --json` until predicate(status) holds (the daemon caught up)."""
+        deadline = time.monotonic() + HANG
+        while True:
+            try:
+                status = self.status()  # a daemon being replaced may fail one query
+                last = json.dumps(status)
+                if predicate(status):
+                    return status
+            except (KeyError, TypeError, IndexError, CaseFailure) as error:
+                last = str(error)  # not there yet
+            if time.monotonic() >= deadline:
+                raise CaseFailure(f"audiosession status never showed {what}; last:\n      {last}")
+            time.sleep(0.05)
+
+    def wait_joined(self, progs):
+        """Every program's session is known to the daemon, with the category it set."""
+        def joined(status):
+            by_pid = sessions_by_pid(status)
+            return all(p.pid in by_pid and (p.category is None or by_pid[p.pid]["category"] == p.category)
+                       for p in progs)
+        return self.wait_status(joined, "every program joined: " + ", ".join(f"{p.name}={p.pid}" for p in progs))
+
+    def daemon_pid(self):
+        try:
+            with open(self.pidfile) as f:
+                return int(f.read().strip())
+        except (OSError, ValueError):
+            return None
+
+    def daemon_pids(self):
+        """This case's daemons: the pid file's, and any audiosessiond whose environment
+        names this case's runtime folder (one that had not written its file yet)."""
+        pids = set()
+        pid = self.daemon_pid()
+        if pid and is_daemon(pid):
+            pids.add(pid)
+        marker = f"XDG_RUNTIME_DIR={self.runtime}".encode()
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/comm") as f:
+                    if f.read().strip() != "audiosessiond":
+                        continue
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    if marker in f.read().split(b"\0"):
+                        pids.add(int(entry))
+            except OSError:
+                continue
+        return pids
+
+    def kill_daemons(self):
+        for pid in self.daemon_pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            reap(pid)
+
+    def cleanup(self):
+        for prog in self.progs:
+            prog.close_input()
+        deadline = time.monotonic() + 5
+        for prog in self.progs:
+            try:
+                prog.proc.wait(timeout=max(0.01, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                prog.proc.kill()
+                prog.proc.wait()
+        for prog in self.progs:
+            for reader in prog.readers:
+                reader.join(timeout=5)  # the last lines, for the transcript
+        self.kill_daemons()
+        logs = os.path.join(outdir, "logs")
+        os.makedirs(logs, exist_ok=True)
+        with open(os.path.join(logs, self.name + ".log"), "w") as f:
+            for prog in self.progs:
+                f.write(f"== {prog.name} pid {prog.pid} exit {prog.proc.returncode}\n")
+                f.write("".join(line + "\n" for line in prog.lines))
+                if prog.errors:
+                    f.write(f"-- {prog.name} stderr\n" + "".join(line + "\n" for line in prog.errors))
+            for entry in self.transcript:
+                f.write(entry + "\n")
+        daemon_log = os.path.join(self.folder, "audiosessiond.log")
+        if os.path.exists(daemon_log):
+            shutil.copy(daemon_log, os.path.join(logs, self.name + ".daemon.log"))
+        shutil.rmtree(self.runtime, ignore_errors=True)
+
+
+def is_daemon(pid):
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip() == "audiosessiond"
+    except OSError:
+        return False
+
+
+def reap(pid):
+    """Collects a daemon that became our child (this process is a subreaper)."""
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        # Not ours to wait for: wait until it is gone from /proc (or a zombie elsewhere).
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and is_daemon(pid):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                        return
+            except OSError:
+                return
+            time.sleep(0.01)
+
+
+def sessions_by_pid(status):
+    return {s["pid"]: s for s in status["sessions"]}
+
+
+def session(status, prog):
+    found = sessions_by_pid(status).get(prog.pid)
+    if found is None:
+        raise CaseFailure(f"status --json does not list {prog.name} (pid {prog.pid}): {json.dumps(status)}")
+    return found
+
+
+def check_session(status, prog, state=None, by=None, **fields):
+    """Checks one session's row of `status --json`; `by` lists the interrupters (programs or 0)."""
+    row = session(status, prog)
+    wanted = dict(fields)
+    if state is not None:
+        wanted["state"] = state
+    if by is not None:
+        wanted["interruptedBy"] = sorted(0 if p == 0 else session(status, p)["clientID"] for p in by)
+    got = {key: sorted(row[key]) if isinstance(row.get(key), list) else row.get(key) for key in wanted}
+    wanted = {key: sorted(value) if isinstance(value, list) else value for key, value in wanted.items()}
+    if got != wanted:
+        raise CaseFailure(f"status of {prog.name}: {got}, expected {wanted}\n      row: {json.dumps(row)}")
+
+
+def expect_no_leftovers(case):
+    for prog in case.progs:
+        extra = prog.leftover_interruptions()
+        if extra:
+            prog.fail(f"unexpected interruption callbacks at the end: {extra}")
+
+
+# ---------------------------------------------------------------------------------------
+# Cases. Each gets a fresh Case; a CaseFailure or CaseSkip ends it.
+
+
+def case_a(c):
+    """Two MediaPlayback sessions: B's activation interrupts A; B's notifying
+    deactivation ends it with ShouldResume."""
+    a, b = c.start("A", "B")
+    a.set_category("medi")
+    b.set_category("medi")
+    c.wait_joined([a, b])
+    a.command("activate")
+    b.expect(r"^LISTEN othr 1$")  # the daemon has A active
+    b.command("activate")
+    a.expect(r"^BEGIN$")
+    a.expect(r"^LISTEN othr 1$")
+    a.othr(1)
+    b.expect(r"^LISTEN othr 0$")
+    status = c.status()
+    check_session(status, a, state="interrupted", by=[b])
+    check_session(status, b, state="active", by=[], category="medi", program="session_prog")
+    b.command("deactivate notify")
+    a.expect(r"^END resume$")
+    a.expect(r"^LISTEN othr 0$")
+    a.othr(0)
+    status = c.status()
+    check_session(status, a, state="inactive", by=[])
+    check_session(status, b, state="inactive", by=[])
+
+
+def case_a2(c):
+    """The VoIP pattern across processes: A reactivates inside its End (ShouldResume)
+    and is active again in the daemon's eyes."""
+    a, b = c.start(("A", ["--reactivate-on-end"]), "B")
+    a.set_category("medi")
+    b.set_category("medi")
+    c.wait_joined([a, b])
+    a.command("activate")
+    b.expect(r"^LISTEN othr 1$")
+    b.command("activate")
+    a.expect(r"^BEGIN$")
+    b.expect(r"^LISTEN othr 0$")
+    b.command("deactivate notify")
+    a.expect(r"^END resume$")
+    a.expect(r"^end-activate 0$")
+    b.expect(r"^LISTEN othr 1$")  # A plays again
+    c.wait_status(lambda s: session(s, a)["state"] == "active", "A active again")
+
+
+def not_interrupted(c, a_setup, b_setup):
+    """A (set up by a_setup) is active when B (b_setup) activates: A must see B's sound
+    (LISTEN othr 1) with no BEGIN before it, and stay active."""
+    a, b = c.start("A", "B")
+    a_setup(a)
+    b_setup(b)
+    c.wait_joined([a, b])
+    a.command("activate")
+    b.expect(r"^LISTEN othr 1$")
+    b.command("activate")
+    a.expect(r"^LISTEN othr 1$")  # expect() fails on a BEGIN before it
+    status = c.status()
+    check_session(status, a, state="active", by=[])
+    check_session(status, b, state="active", by=[])
+    return a, b
+
+
+def case_b1(c):
+    """An Ambient session is not interrupted by a MediaPlayback one."""
+    not_interrupted(c, lambda a: a.set_category("ambi"), lambda b: b.set_category("medi"))
+
+
+def case_b2(c):
+    """MediaPlayback with MixWithOthers is not interrupted by a MediaPlayback one."""
+    def mixing(a):
+        a.set_category("medi")
+        a.command("mix 1")
+    a, _ = not_interrupted(c, mixing, lambda b: b.set_category("medi"))
+    check_session(c.status(), a, options=["mixes", "output"])
+
+
+def case_b3(c):
+    """An Ambient session does not interrupt a MediaPlayback one."""
+    not_interrupted(c, lambda a: a.set_category("medi"), lambda b: b.set_category("ambi"))
+
+
+def case_b4(c):
+    """A ducking MediaPlayback session (duck turns MixWithOthers on) lowers an Ambient
+    one without interrupting it, and restores it when it deactivates."""
+    def ducking(b):
+        b.set_category("medi")
+        b.command("duck 1")
+    a, b = not_interrupted(c, lambda a: a.set_category("ambi"), ducking)
+    c.wait_status(lambda s: session(s, a)["ducked"] is True, "A ducked")
+    b.command("deactivate")
+    a.expect(r"^LISTEN othr 0$")
+    c.wait_status(lambda s: session(s, a)["ducked"] is False, "A no longer ducked")
+
+
+def case_c(c):
+    """Deactivating without the flag sends no End."""
+    a, b = c.start("A", "B")
+    a.set_category("medi")
+    b.set_category("medi")
+    c.wait_joined([a, b])
+    a.command("activate")
+    b.expect(r"^LISTEN othr 1$")
+    b.command("activate")
+    a.expect(r"^BEGIN$")
+    a.expect(r"^LISTEN othr 1$")
+    b.command("deactivate")
+    a.expect(r"^LISTEN othr 0$")  # an END before it fails
+
+
+def chain(c):
+    """A interrupted by B, then B by C (A, being inactive, is not interrupted again)."""
+    a, b, cc = c.start("A", "B", "C")
+    for prog in (a, b, cc):
+        prog.set_category("medi")
+    c.wait_joined([a, b, cc])
+    a.command("activate")
+    b.expect(r"^LISTEN othr 1$")
+    cc.expect(r"^LISTEN othr 1$")
+    b.command("activate")
+    a.expect(r"^BEGIN$")
+    a.expect(r"^LISTEN othr 1$")
+    b.expect(r"^LISTEN othr 0$")
+    cc.command("activate")
+    b.expect(r"^BEGIN$")
+    b.expect(r"^LISTEN othr 1$")
+    cc.expect(r"^LISTEN othr 0$")
+    status = c.status()
+    check_session(status, a, state="interrupted", by=[b])
+    check_session(status, b, state="interrupted", by=[cc])
+    check_session(status, cc, state="active", by=[])
+    return a, b, cc
+
+
+def case_d(c):
+    """Two interrupters in a chain: C's notifying deactivation ends B's interruption only;
+    A's ends when B, which interrupted it, deactivates with the flag too (B does so while
+    inactive: the flag still releases what B interrupted)."""
+    a, b, cc = chain(c)
+    cc.command("deactivate notify")
+    b.expect(r"^END resume$")
+    b.expect(r"^LISTEN othr 0$")
+    a.expect(r"^LISTEN othr 0$")  # nobody plays now; an END before it fails
+    check_session(c.status(), a, state="interrupted", by=[b])
+    b.command("deactivate notify")
+    a.expect(r"^END resume$")
+    status = c.status()
+    for prog in (a, b, cc):
+        check_session(status, prog, state="inactive", by=[])
+
+
+def case_d2(c):
+    """The same chain, B leaving first: B interrupted A, so A's End comes with B's
+    notifying deactivation even though C (which never interrupted A) still plays;
+    C's later deactivation sends A nothing more."""
+    a, b, cc = chain(c)
+    b.command("deactivate notify")
+    a.expect(r"^END resume$")
+    check_session(c.status(), b, state="interrupted", by=[cc])
+    cc.command("deactivate notify")
+    b.expect(r"^END resume$")
+    a.expect(r"^LISTEN othr 0$")  # a second END before it fails
+
+
+def case_e(c):
+    """A program that deactivates inside its Begin handler still gets its End."""
+    a, b = c.start(("A", ["--deactivate-in-begin"]), "B")
+    a.set_category("medi")
+    b.set_category("medi")
+    c.wait_joined([a, b])
+    a.command("activate")
+    b.expect(r"^LISTEN othr 1$")
+    b.command("activate")
+    a.expect(r"^BEGIN$")
+    a.expect(r"^begin-deactivate 0$")
+    a.expect(r"^LISTEN othr 1$")
+    b.command("deactivate notify")
+    a.expect(r"^END resume$")
+
+
+def case_f(c):
+    """Killing the interrupter (kill -9) counts as a notifying deactivation."""
+    a, b = c.start("A", "B")
+    a.set_category("medi")
+    b.set_category("medi")
+    c.wait_joined([a, b])
+    a.command("activate")
+    b.expect(r"^LISTEN othr 1$")
+    b.command("activate")
+    a.expect(r"^BEGIN$")
+    a.expect(r"^LISTEN othr 1$")
+    b.proc.kill()
+    b.proc.wait()
+    a.expect(r"^END resume$")
+    a.expect(r"^LISTEN othr 0$")
+    c.wait_status(lambda s: b.pid not in sessions_by_pid(s), "B gone")
+
+
+def case_g(c):
+    """kill -9 of the daemon: every session hears ServerDied; the library starts a new
+    daemon and registers again (A active, B inactive), and arbitration works again."""
+    a, b = c.start("A", "B")
+    a.set_category("medi")
+    b.set_category("medi")
+    c.wait_joined([a, b])
+    a.command("activate")
+    b.expect(r"^LISTEN othr 1$")
+    old = c.daemon_pid()
+    if not old or not is_daemon(old):
+        raise CaseFailure(f"no audiosessiond pid in {c.pidfile} (read {old})")
+    os.kill(old, signal.SIGKILL)
+    reap(old)
+    a.expect(r"^LISTEN died 1$")
+    b.expect(r"^LISTEN died 1$")
+
+    def registered_again(s):
+        pid = c.daemon_pid()
+        rows = sessions_by_pid(s)
+        return (pid not in (None, old) and a.pid in rows and b.pid in rows
+                and rows[a.pid]["state"] == "active" and rows[a.pid]["category"] == "medi"
+                and rows[b.pid]["category"] == "medi")
+    c.wait_status(registered_again, "a new daemon with A active and B registered")
+    b.command("activate")
+    a.expect(r"^BEGIN$")
+    status = c.status()
+    check_session(status, a, state="interrupted", by=[b])
+    check_session(status, b, state="active")
+
+
+def case_h(c):
+    """A call (`audiosession call start|end`): active non-mixing sessions get Begin, an
+    Ambient one does not; non-mixing activation fails with 'what' meanwhile (mixing
+    activation works); the end brings End with ShouldResume."""
+    p, q, m = c.start("P", "Q", "M")
+    p.set_category("medi")
+    q.set_category("ambi")
+    m.set_category("medi")
+    c.wait_joined([p, q, m])
+    p.command("activate")
+    q.expect(r"^LISTEN othr 1$")
+    m.expect(r"^LISTEN othr 1$")
+    q.command("activate")
+    p.expect(r"^LISTEN othr 1$")
+
+    c.tool("call", "start")
+    p.expect(r"^BEGIN$")
+    q.expect(r"^LISTEN othr 0$")  # P went quiet; a BEGIN before it fails
+    status = c.status()
+    if status.get("systemInterruptions") != ["call"]:
+        raise CaseFailure(f"status systemInterruptions {status.get('systemInterruptions')}, expected ['call']")
+    check_session(status, p, state="interrupted", by=[0])
+    check_session(status, q, state="active", by=[])
+    check_session(status, m, state="inactive", by=[])
+
+    # The call state reaches each program as a notice that has no callback: a later
+    # notice proves it arrived (the daemon's notices to one program stay in order).
+    q.command("deactivate")
+    m.expect(r"^LISTEN othr 0$")
+    p.expect(r"^LISTEN othr 0$")
+    m.command("activate", "what")
+    p.command("activate", "what")
+    q.command("activate")  # Ambient mixes: a call does not stop it
+    m.expect(r"^LISTEN othr 1$")
+    p.expect(r"^LISTEN othr 1$")
+    status = c.status()
+    check_session(status, m, state="inactive")
+    check_session(status, p, state="interrupted", by=[0])
+
+    c.tool("call", "end")
+    p.expect(r"^END resume$")
+    c.wait_status(lambda s: s["systemInterruptions"] == [] and session(s, p)["state"] == "inactive",
+                  "the call over and P inactive")
+
+
+def case_h3(c):
+    """The VoIP pattern after a call: a program that reactivates inside its End (with
+    ShouldResume) must succeed, so the end of the call has to be known to the library
+    by the time the End callback runs."""
+    p, q = c.start(("P", ["--reactivate-on-end"]), "Q")
+    p.set_category("plar")
+    q.set_category("ambi")
+    c.wait_joined([p, q])
+    p.command("activate")
+    q.expect(r"^LISTEN othr 1$")
+    c.tool("call", "start")
+    p.expect(r"^BEGIN$")
+    q.expect(r"^LISTEN othr 0$")
+    c.tool("call", "end")
+    p.expect(r"^END resume$")
+    line = p.expect(r"^end-activate \S+$")
+    if line != "end-activate 0":
+        p.fail(f"reactivating inside the End of a call answered '{line}' (the end of the call "
+               "seems to reach the library after the End callback)")
+    q.expect(r"^LISTEN othr 1$")
+    c.wait_status(lambda s: s["systemInterruptions"] == [] and session(s, p)["state"] == "active",
+                  "the call over and P active again")
+
+
+def case_h2(c):
+    """An alarm is a system interruption too."""
+    a, b = c.start("A", "B")
+    a.set_category("solo")
+    b.set_category("ambi")
+    c.wait_joined([a, b])
+    a.command("activate")
+    b.expect(r"^LISTEN othr 1$")
+    b.command("activate")
+    a.expect(r"^LISTEN othr 1$")
+    c.tool("alarm", "start")
+    a.expect(r"^BEGIN$")
+    b.expect(r"^LISTEN othr 0$")
+    status = c.status()
+    if status.get("systemInterruptions") != ["alarm"]:
+        raise CaseFailure(f"status systemInterruptions {status.get('systemInterruptions')}, expected ['alarm']")
+    check_session(status, a, state="interrupted", by=[0])
+    c.tool("alarm", "end")
+    a.expect(r"^END resume$")
+    c.wait_status(lambda s: s["systemInterruptions"] == [], "the alarm over")
+
+
+def case_i0(c):
+    """16 programs starting together with no daemon running end up in one daemon: each
+    library starts one on demand, and all but one of those give way."""
+    progs = c.start(*[f"P{i}" for i in range(16)])
+    status = c.wait_joined(progs)
+    if len(status["sessions"]) != len(progs):
+        raise CaseFailure(f"one daemon should list {len(progs)} sessions: {json.dumps(status)}")
+    # A daemon that lost the race may still be on its way out: wait for it to go.
+    deadline = time.monotonic() + HANG
+    while len(daemons := c.daemon_pids()) != 1:
+        if time.monotonic() >= deadline:
+            raise CaseFailure(f"{len(daemons)} audiosessiond processes for one user: {sorted(daemons)}")
+        time.sleep(0.05)
+
+
+def case_i(c):
+    """64 MediaPlayback programs, activated one after another: each activation
+    interrupts the previous one; the daemon lists 64 sessions, one active."""
+    count = 64
+    first, = c.start("P0")  # the first starts the daemon; the other 63 start together
+    progs = [first] + c.start(*[f"P{i}" for i in range(1, count)])
+    for prog in progs:
+        prog.send("category medi")
+    for prog in progs:
+        prog.expect(r"^category medi 0$")
+        prog.category = "medi"
+    c.wait_joined(progs)
+    progs[0].command("activate")
+    progs[1].expect(r"^LISTEN othr 1$")
+    for previous, prog in zip(progs, progs[1:]):
+        prog.command("activate")
+        previous.expect(r"^BEGIN$")  # also the sign that the daemon has this activation
+    status = c.status()
+    mine = [sessions_by_pid(status).get(p.pid) for p in progs]
+    if None in mine or len(status["sessions"]) != count:
+        raise CaseFailure(f"status lists {len(status['sessions'])} sessions, "
+                          f"{mine.count(None)} of ours missing (expected {count})")
+    active = [row for row in status["sessions"] if row["state"] == "active"]
+    if len(active) != 1 or active[0]["pid"] != progs[-1].pid:
+        raise CaseFailure(f"{len(active)} active sessions {[r['pid'] for r in active]}, expected only P{count - 1}")
+    for previous, prog in zip(progs, progs[1:]):
+        check_session(status, previous, state="interrupted", by=[prog])
+
+
+def case_j(c):
+    """OtherAudioIsPlaying: 0 alone, 1 while another session with output is active (and
+    its listener fires on each change), not for a session without output."""
+    a, b, r = c.start("A", "B", "R")
+    a.set_category("ambi")
+    b.set_category("medi")
+    r.set_category("reca")
+    c.wait_joined([a, b, r])
+    a.othr(0)
+    # RecordAudio has no output: the others' OtherAudioIsPlaying stays 0.
+    r.command("activate")
+    c.wait_status(lambda s: session(s, r)["state"] == "active", "R active")
+    a.othr(0)  # a wrong notice still on its way would be missed here, never invented
+    with a.cond:
+        if "LISTEN othr 1" in a.lines:
+            a.fail("OtherAudioIsPlaying went to 1 for a session without output")
+    b.command("activate")  # interrupts R (neither mixes); A gets B's sound
+    r.expect(r"^BEGIN$")
+    a.expect(r"^LISTEN othr 1$")
+    a.othr(1)
+    b.command("deactivate")
+    a.expect(r"^LISTEN othr 0$")
+    a.othr(0)
+
+
+def case_k(c):
+    """A program of another user is refused at the door (SO_PEERCRED), even when the
+    folder and socket permissions would let it in; the daemon goes on serving."""
+    if os.geteuid() != 0:
+        raise CaseSkip("needs root to run a probe as nobody")
+    try:
+        nobody = pwd.getpwnam("nobody")
+    except KeyError:
+        raise CaseSkip("no user nobody")
+    try:
+        group = grp.getgrnam("nogroup").gr_gid
+    except KeyError:
+        group = nobody.pw_gid
+    if shutil.which("setpriv") is None:
+        raise CaseSkip("no setpriv")
+    a, = c.start("A")
+    a.set_category("medi")
+    c.wait_joined([a])
+    # Control: the probe as this user is accepted (a welcome, kind 64), so it can tell.
+    own = subprocess.run([peer_probe, c.socket], capture_output=True, text=True, timeout=HANG)
+    c.transcript.append(f"$ peer_probe {c.socket} -> {own.returncode}\n{own.stdout}{own.stderr}")
+    if not re.match(r"^data \d+ 64$", own.stdout.strip()):
+        raise CaseFailure(f"peer_probe as this user got '{own.stdout.strip()}', expected a welcome ('data <n> 64')")
+    # The probe lives in the runtime folder, which nobody can enter after this.
+    probe = os.path.join(c.runtime, "peer_probe")
+    shutil.copy(peer_probe, probe)
+    os.chmod(probe, 0o755)
+    os.chmod(c.runtime, 0o711)
+    os.chmod(c.folder, 0o711)
+    os.chmod(c.socket, 0o666)
+    command = ["setpriv", f"--reuid={nobody.pw_uid}", f"--regid={group}", "--clear-groups", probe, c.socket]
+    try:
+        run = subprocess.run(command, capture_output=True, text=True, timeout=HANG, env=c.env)
+    except subprocess.TimeoutExpired:
+        raise CaseFailure("peer_probe did not finish")
+    answer = run.stdout.strip()
+    c.transcript.append(f"$ {shlex.join(command)} -> {run.returncode}\n{run.stdout}{run.stderr}")
+    if run.returncode != 0 or not (answer == "closed" or answer.startswith("refused")):
+        raise CaseFailure(f"a peer of uid {nobody.pw_uid} got '{answer}' (exit {run.returncode}, "
+                          f"stderr {run.stderr.strip()!r}), expected 'closed'")
+    if answer != "closed":
+        c.notes.append(f"the daemon answered the foreign peer with a failure message: '{answer}'")
+    check_session(c.status(), a)  # still serving
+    log = os.path.join(c.folder, "audiosessiond.log")
+    if os.path.exists(log):
+        with open(log, errors="replace") as f:
+            if str(nobody.pw_uid) not in f.read():
+                raise CaseFailure(f"the refusal is not in {log} (no mention of uid {nobody.pw_uid})")
+    else:
+        c.notes.append("no audiosessiond.log to check the refusal was logged")
+
+
+CASES = [
+    ("a-interrupt-and-resume", case_a),
+    ("a2-reactivate-on-end", case_a2),
+    ("b1-ambient-not-interrupted", case_b1),
+    ("b2-mixwithothers-not-interrupted", case_b2),
+    ("b3-ambient-does-not-interrupt", case_b3),
+    ("b4-ducking", case_b4),
+    ("c-no-flag-no-end", case_c),
+    ("d-two-interrupters", case_d),
+    ("d2-interrupted-interrupter-releases", case_d2),
+    ("e-deactivate-in-begin", case_e),
+    ("f-interrupter-killed", case_f),
+    ("g-daemon-killed", case_g),
+    ("h-call", case_h),
+    ("h2-alarm", case_h2),
+    ("h3-reactivate-after-call", case_h3),
+    ("i0-concurrent-start", case_i0),
+    ("i-64-sessions", case_i),
+    ("j-other-audio-playing", case_j),
+    ("k-peer-refused", case_k),
+]
+
+
+def build():
+    """Compiles the two programs; returns an error text or None."""
+    os.makedirs(outdir, exist_ok=True)
+    env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(prefix, "lib", "pkgconfig"))
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "AudioToolbox"], env=env, capture_output=True,
+                           text=True)
+    if flags.returncode != 0:
+        return f"pkg-config AudioToolbox in {prefix}: {flags.stderr.strip()}"
+    for source, target, extra in ((os.path.join(HERE, "session_prog.c"), session_prog, shlex.split(flags.stdout)),
+                                  (os.path.join(HERE, "peer_probe.c"), peer_probe, [])):
+        run = subprocess.run(["cc", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-o", target, source, *extra,
+                              "-lpthread"], capture_output=True, text=True)
+        if run.returncode != 0:
+            return f"{os.path.basename(source)} does not compile:\n{run.stderr}"
+    return None
+
+
+def main():
+    global prefix, outdir, session_prog, peer_probe, tool_path, daemon_path
+    if len(sys.argv) != 3:
+        print("usage: run-arbiter-tests.py PREFIX OUTDIR", file=sys.stderr)
+        return 2
+    prefix, outdir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    session_prog = os.path.join(outdir, "session_prog")
+    peer_probe = os.path.join(outdir, "peer_probe")
+    tool_path = os.path.join(prefix, "bin", "audiosession")
+    daemon_path = os.path.join(prefix, "bin", "audiosessiond")
+    # Daemons whose starter exited become our children, so that cleanup can reap them.
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+    sys.stdout.reconfigure(line_buffering=True)
+
+    passed = failed = 0
+    problem = build()
+    if problem is None:
+        missing = [p for p in (daemon_path, tool_path) if not os.access(p, os.X_OK)]
+        if missing:
+            problem = "not installed: " + ", ".join(missing)
+    if problem:
+        for name, _ in CASES:
+            print(f"FAIL {name}: {problem.splitlines()[0]}")
+            failed += 1
+        print(problem)
+        print(f"arbiter: {passed} passed, {failed} failed")
+        return 1
+
+    for name, run in CASES:
+        case = Case(name)
+        try:
+            run(case)
+            expect_no_leftovers(case)
+            print(f"PASS {name}")
+            passed += 1
+        except CaseSkip as skip:
+            print(f"SKIP {name}: {skip}")
+        except CaseFailure as failure:
+            print(f"FAIL {name}: {failure}")
+            failed += 1
+        except Exception as error:  # a bug here is a failure too, never a silent pass
+            print(f"FAIL {name}: {type(error).__name__}: {error}")
+            failed += 1
+        finally:
+            case.cleanup()
+        for note in case.notes:
+            print(f"    note: {note}")
+    print(f"arbiter: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,264 @@
+/*
+ * session_prog: a ported program, as the cross-process arbiter tests see it.
+ *
+ * It uses only the legacy Audio Session API (and CoreFoundation): the session is
+ * initialised on the main run loop with an interruption listener, and listens to
+ * OtherAudioIsPlaying and ServerDied. A test drives it with one command per stdin line
+ * and reads one line per answer or callback on stdout:
+ *
+ *   category <fourcc>        -> "category <fourcc> <status>"   (solo ambi medi reca plar ...)
+ *   mix 0|1                  -> "mix <v> <status>"             (OverrideCategoryMixWithOthers)
+ *   duck 0|1                 -> "duck <v> <status>"            (OtherMixableAudioShouldDuck)
+ *   activate                 -> "activate <status>"
+ *   deactivate [notify]      -> "deactivate [notify] <status>"
+ *   othr                     -> "othr <status> <value>"        (GetProperty OtherAudioIsPlaying)
+ *   quit                     -> "quit 0", then exits
+ *
+ * <status> is 0 or the four-character code ("activate what"), a number if unprintable.
+ * Callbacks print "BEGIN", "END resume|noresume|unreadable", "LISTEN othr <v>",
+ * "LISTEN died <v>". "ready <pid>" comes once the session is initialised. A callback
+ * that runs off the main thread prints "WRONG-THREAD <what>" (SPEC 6 forbids it).
+ * End of stdin is a quit, so a test that dies takes its programs with it.
+ *
+ * Options: --deactivate-in-begin (Begin deactivates: "begin-deactivate <status>"),
+ *          --reactivate-on-end (an End with ShouldResume reactivates: "end-activate <status>").
+ *
+ * Every API call happens on the main thread: a second thread only reads stdin and hands
+ * the lines over through a version-0 CFRunLoopSource, as a ported app's UI would.
+ */
+#include <AudioToolbox/AudioToolbox.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static pthread_t mainThread;
+static CFRunLoopRef mainLoop;
+static CFRunLoopSourceRef commandSource;
+static int deactivateInBegin, reactivateOnEnd;
+
+/* Lines read but not yet handled, oldest first; `inputDone` once stdin ended. */
+static pthread_mutex_t pendingLock = PTHREAD_MUTEX_INITIALIZER;
+struct line { struct line *next; char *text; };
+static struct line *pendingHead, *pendingTail;
+static int inputDone;
+
+/* Every output line goes through here, so each is whole and flushed at once. */
+static void say(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vprintf(format, args);
+    va_end(args);
+    putchar('\n');
+    fflush(stdout);
+}
+
+static const char *statusText(OSStatus status, char buffer[16])
+{
+    UInt32 v = (UInt32)status;
+    char c[4] = {(char)(v >> 24), (char)(v >> 16), (char)(v >> 8), (char)v};
+    int printable = status != 0;
+    for (int i = 0; i < 4; i++) printable &= c[i] > 0x20 && c[i] < 0x7f;
+    if (printable) snprintf(buffer, 16, "%c%c%c%c", c[0], c[1], c[2], c[3]);
+    else snprintf(buffer, 16, "%d", (int)status);
+    return buffer;
+}
+
+static void checkThread(const char *what)
+{
+    if (!pthread_equal(pthread_self(), mainThread)) say("WRONG-THREAD %s", what);
+}
+
+static void interruptionListener(void *clientData, UInt32 state)
+{
+    (void)clientData;
+    char b[16];
+    checkThread("interruption");
+    if (state == kAudioSessionBeginInterruption) {
+        say("BEGIN");
+        if (deactivateInBegin) say("begin-deactivate %s", statusText(AudioSessionSetActive(false), b));
+    } else if (state == kAudioSessionEndInterruption) {
+        /* The type is only readable here, inside the End callback. */
+        UInt32 type = 0, size = sizeof type;
+        OSStatus status = AudioSessionGetProperty(kAudioSessionProperty_InterruptionType, &size, &type);
+        int resume = status == noErr && type == kAudioSessionInterruptionType_ShouldResume;
+        if (status != noErr) say("END unreadable");
+        else if (resume) say("END resume");
+        else if (type == kAudioSessionInterruptionType_ShouldNotResume) say("END noresume");
+        else say("END unreadable %s", statusText((OSStatus)type, b));
+        if (reactivateOnEnd && resume) say("end-activate %s", statusText(AudioSessionSetActive(true), b));
+    } else {
+        say("INTERRUPTION %u", (unsigned)state);
+    }
+}
+
+static void propertyListener(void *clientData, AudioSessionPropertyID id, UInt32 size, const void *data)
+{
+    const char *name = clientData;
+    checkThread(name);
+    if (size != sizeof(UInt32) || data == NULL) {
+        say("LISTEN %s badsize %u", name, (unsigned)size);
+        return;
+    }
+    UInt32 value;
+    memcpy(&value, data, sizeof value);
+    (void)id;
+    say("LISTEN %s %u", name, (unsigned)value);
+}
+
+static OSStatus setUInt32(AudioSessionPropertyID id, UInt32 value)
+{
+    return AudioSessionSetProperty(id, sizeof value, &value);
+}
+
+static int parseFlag(const char *arg, UInt32 *out)
+{
+    if (arg == NULL || (strcmp(arg, "0") != 0 && strcmp(arg, "1") != 0)) return 0;
+    *out = arg[0] == '1';
+    return 1;
+}
+
+/* Handles one command line; returns 0 once the program should stop. */
+static int handle(char *text)
+{
+    char b[16];
+    char *save = NULL;
+    char *command = strtok_r(text, " \t\r", &save);
+    char *arg = strtok_r(NULL, " \t\r", &save);
+    if (command == NULL) return 1;
+    UInt32 flag;
+    if (strcmp(command, "category") == 0 && arg != NULL && strlen(arg) == 4) {
+        UInt32 category = AT_FOURCC(arg[0], arg[1], arg[2], arg[3]);
+        say("category %s %s", arg, statusText(setUInt32(kAudioSessionProperty_AudioCategory, category), b));
+    } else if (strcmp(command, "mix") == 0 && parseFlag(arg, &flag)) {
+        say("mix %s %s", arg, statusText(setUInt32(kAudioSessionProperty_OverrideCategoryMixWithOthers, flag), b));
+    } else if (strcmp(command, "duck") == 0 && parseFlag(arg, &flag)) {
+        say("duck %s %s", arg, statusText(setUInt32(kAudioSessionProperty_OtherMixableAudioShouldDuck, flag), b));
+    } else if (strcmp(command, "activate") == 0 && arg == NULL) {
+        say("activate %s", statusText(AudioSessionSetActive(true), b));
+    } else if (strcmp(command, "deactivate") == 0 && arg == NULL) {
+        say("deactivate %s", statusText(AudioSessionSetActiveWithFlags(false, 0), b));
+    } else if (strcmp(command, "deactivate") == 0 && strcmp(arg, "notify") == 0) {
+        OSStatus status =
+            AudioSessionSetActiveWithFlags(false, kAudioSessionSetActiveFlag_NotifyOthersOnDeactivation);
+        say("deactivate notify %s", statusText(status, b));
+    } else if (strcmp(command, "othr") == 0 && arg == NULL) {
+        UInt32 value = 0, size = sizeof value;
+        OSStatus status = AudioSessionGetProperty(kAudioSessionProperty_OtherAudioIsPlaying, &size, &value);
+        say("othr %s %u", statusText(status, b), (unsigned)value);
+    } else if (strcmp(command, "quit") == 0) {
+        say("quit 0");
+        return 0;
+    } else {
+        say("%s%s%s unknown", command, arg ? " " : "", arg ? arg : "");
+    }
+    return 1;
+}
+
+/* Runs on the main run loop whenever the reader thread signalled new lines. */
+static void performCommands(void *info)
+{
+    (void)info;
+    checkThread("command");
+    for (;;) {
+        pthread_mutex_lock(&pendingLock);
+        struct line *next = pendingHead;
+        if (next) {
+            pendingHead = next->next;
+            if (!pendingHead) pendingTail = NULL;
+        }
+        int done = inputDone;
+        pthread_mutex_unlock(&pendingLock);
+        if (!next) {
+            if (done) CFRunLoopStop(mainLoop);
+            return;
+        }
+        int keepGoing = handle(next->text);
+        free(next->text);
+        free(next);
+        if (!keepGoing) {
+            CFRunLoopStop(mainLoop);
+            return;
+        }
+    }
+}
+
+static void *readCommands(void *unused)
+{
+    (void)unused;
+    char *text = NULL;
+    size_t capacity = 0;
+    ssize_t length;
+    while ((length = getline(&text, &capacity, stdin)) >= 0) {
+        if (length > 0 && text[length - 1] == '\n') text[length - 1] = '\0';
+        struct line *item = malloc(sizeof *item);
+        if (!item || !(item->text = strdup(text))) abort();
+        item->next = NULL;
+        pthread_mutex_lock(&pendingLock);
+        if (pendingTail) pendingTail->next = item;
+        else pendingHead = item;
+        pendingTail = item;
+        pthread_mutex_unlock(&pendingLock);
+        CFRunLoopSourceSignal(commandSource);
+        CFRunLoopWakeUp(mainLoop);
+    }
+    free(text);
+    pthread_mutex_lock(&pendingLock);
+    inputDone = 1;
+    pthread_mutex_unlock(&pendingLock);
+    CFRunLoopSourceSignal(commandSource);
+    CFRunLoopWakeUp(mainLoop);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--deactivate-in-begin") == 0) deactivateInBegin = 1;
+        else if (strcmp(argv[i], "--reactivate-on-end") == 0) reactivateOnEnd = 1;
+        else {
+            fprintf(stderr, "usage: %s [--deactivate-in-begin] [--reactivate-on-end]\n", argv[0]);
+            return 2;
+        }
+    }
+    /* A test that went away must not kill us in the middle of a line. */
+    signal(SIGPIPE, SIG_IGN);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    mainThread = pthread_self();
+    mainLoop = CFRunLoopGetMain();
+
+    char b[16];
+    OSStatus status = AudioSessionInitialize(NULL, NULL, interruptionListener, NULL);
+    if (status != noErr) {
+        say("init-failed %s", statusText(status, b));
+        return 1;
+    }
+    static char othr[] = "othr", died[] = "died";
+    status = AudioSessionAddPropertyListener(kAudioSessionProperty_OtherAudioIsPlaying, propertyListener, othr);
+    if (status != noErr) say("listen-failed othr %s", statusText(status, b));
+    status = AudioSessionAddPropertyListener(kAudioSessionProperty_ServerDied, propertyListener, died);
+    if (status != noErr) say("listen-failed died %s", statusText(status, b));
+
+    CFRunLoopSourceContext context = {0};
+    context.version = 0;
+    context.perform = performCommands;
+    commandSource = CFRunLoopSourceCreate(kCFAllocatorDefault, 0, &context);
+    CFRunLoopAddSource(mainLoop, commandSource, kCFRunLoopDefaultMode);
+
+    pthread_t reader;
+    if (pthread_create(&reader, NULL, readCommands, NULL) != 0) {
+        say("thread-failed");
+        return 1;
+    }
+    pthread_detach(reader);
+    say("ready %d", (int)getpid());
+    CFRunLoopRun();
+    CFRunLoopSourceInvalidate(commandSource);
+    CFRelease(commandSource);
+    return 0;
+}
