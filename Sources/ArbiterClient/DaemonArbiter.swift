@@ -152,12 +152,21 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
 
     // MARK: Sending
 
+    /// A daemon that reads nothing (stopped, stuck) gets this much, then the connection
+    /// is given up: the reconnection registers the session's current state instead.
+    private static let outboxLimit = 256 * 1024
+
     private func queue(_ message: ArbiterMessage, remember: (inout State) -> Void) {
         let leftover = state.withLock { s -> Bool in
             remember(&s)
             guard s.fd >= 0 else { return false }  // reconnecting: re-registration covers it
             s.outbox += message.frame()
             Self.flush(&s)
+            if s.outbox.count > Self.outboxLimit {
+                s.outbox = []
+                // The thread sees the hang-up and reconnects; the descriptor stays its own.
+                shutdown(s.fd, Int32(SHUT_RDWR))
+            }
             return !s.outbox.isEmpty
         }
         if leftover { wake() }

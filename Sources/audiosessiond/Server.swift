@@ -189,6 +189,11 @@ final class Server {
             send(.status(arbitration.status), to: connection)
         case (_, .watch):
             connection.watching = true
+            // The first line confirms the watch (a script can wait for it, then act).
+            let status = arbitration.status
+            let calls = status.systemInterruptions.map(\.description)
+            send(.event("watching \(status.sessions.count) session(s); system: "
+                        + (calls.isEmpty ? "no interruption" : calls.joined(separator: ", "))), to: connection)
         default:
             drop(connection, reason: "unexpected message \(message)")
         }

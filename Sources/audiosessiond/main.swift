@@ -41,6 +41,13 @@ let systemdListener: Int32? = {
     else { return nil }
     unsetenv("LISTEN_PID")
     unsetenv("LISTEN_FDS")
+    // It must be a listening stream socket, or systemd's unit is wrong.
+    var listening: Int32 = 0
+    var size = socklen_t(MemoryLayout<Int32>.size)
+    guard getsockopt(3, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) == 0, listening != 0 else {
+        fputs("audiosessiond: LISTEN_FDS is set but descriptor 3 is not a listening socket\n", stderr)
+        exit(1)
+    }
     return 3
 }()
 

@@ -31,6 +31,7 @@ import re
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -811,6 +812,87 @@ def case_k(c):
         c.notes.append("no audiosessiond.log to check the refusal was logged")
 
 
+def case_l(c):
+    """systemd socket activation: the socket is bound by someone else (here, the test, as
+    systemd would) and passed as descriptor 3 with LISTEN_FDS/LISTEN_PID."""
+    os.makedirs(c.folder, mode=0o700, exist_ok=True)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(c.socket)
+    listener.listen(16)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.dup2(listener.fileno(), 3)
+            os.set_inheritable(3, True)  # dup2 onto itself keeps close-on-exec
+            env = dict(c.env, LISTEN_FDS="1", LISTEN_PID=str(os.getpid()))
+            os.execve(daemon_path, [daemon_path, "--idle-seconds", "5"], env)
+        finally:
+            os._exit(127)
+    listener.close()
+    try:
+        a, b = c.start("A", "B")
+        a.set_category("medi")
+        b.set_category("medi")
+        c.wait_joined([a, b])
+        a.command("activate")
+        c.wait_status(lambda s: session(s, a)["state"] == "active", "A active")
+        b.command("activate")
+        a.expect(r"^BEGIN$")
+        status = c.status()
+        if not status.get("daemon"):
+            raise CaseFailure("the tool found no daemon")
+        if c.daemon_pid() != pid:
+            raise CaseFailure(f"the pid file says {c.daemon_pid()}, the socket-activated daemon is {pid}")
+        b.command("deactivate notify")
+        a.expect(r"^END resume$")
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        reap(pid)
+
+
+def case_m(c):
+    """`audiosession watch`: a confirmation line, then one line per event as it happens."""
+    watch = subprocess.Popen([tool_path, "watch"], env=c.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True)
+    lines = []
+    reader = threading.Thread(target=lambda: [lines.append(l.rstrip("\n")) for l in watch.stdout], daemon=True)
+    reader.start()
+
+    def wait_line(pattern):
+        deadline = time.monotonic() + HANG
+        while time.monotonic() < deadline:
+            for line in list(lines):
+                if re.search(pattern, line):
+                    return line
+            time.sleep(0.02)
+        raise CaseFailure(f"watch never printed /{pattern}/; it printed: {lines[-10:]}")
+
+    try:
+        wait_line(r"^watching 0 session\(s\); system: no interruption$")
+        a, b = c.start("A", "B")
+        a.set_category("medi")
+        b.set_category("medi")
+        wait_line(rf"\[{a.pid}\]#\d+ joined")
+        c.wait_joined([a, b])
+        a.command("activate")
+        wait_line(rf"\[{a.pid}\]#\d+ activates")
+        b.command("activate")
+        a.expect(r"^BEGIN$")
+        wait_line(rf"\[{a.pid}\]#\d+ interrupted$")
+        c.tool("call", "start")
+        wait_line(r"^call starts$")
+        b.expect(r"^BEGIN$")
+        c.tool("call", "end")
+        wait_line(r"^call ends$")
+        b.expect(r"^END resume$")
+    finally:
+        watch.kill()
+        watch.wait()
+
+
 CASES = [
     ("a-interrupt-and-resume", case_a),
     ("a2-reactivate-on-end", case_a2),
@@ -831,6 +913,8 @@ CASES = [
     ("i-64-sessions", case_i),
     ("j-other-audio-playing", case_j),
     ("k-peer-refused", case_k),
+    ("l-socket-activation", case_l),
+    ("m-watch", case_m),
 ]
 
 
