@@ -59,6 +59,11 @@ let package = Package(
         .target(name: "VirtualAudioDevice", dependencies: ["AudioSessionCore", "Locking"]),
         // libasound, found through pkg-config.
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // libsndfile and libsamplerate, found through pkg-config.
+        .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSamplerate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        // System Sound Services: decoding, conversion, the mixer thread on one ALSA stream.
+        .target(name: "SystemSounds", dependencies: ["CALSA", "CSndfile", "CSamplerate", "Locking"]),
         // Real sound cards: PCM negotiation, mixer, jack controls and control events.
         .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "Locking"]),
         // Delivery of callbacks on the client's CFRunLoop or through a pollable fd.
@@ -75,7 +80,7 @@ let package = Package(
         .target(
             name: "AudioToolbox",
             dependencies: ["AudioSessionCore", "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox",
-                           "InProcessArbiter", "ArbiterClient", "ArbiterSocket", "Locking"],
+                           "InProcessArbiter", "ArbiterClient", "ArbiterSocket", "SystemSounds", "Locking"],
             swiftSettings: publicHeaders,
             linkerSettings: [.linkedLibrary("Foundation")]
         ),

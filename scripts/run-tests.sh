@@ -105,7 +105,7 @@ echo "== C tests"
 for source in "$here"/Tests/c/test_*.c; do
     name=$(basename "$source" .c)
     [ "$name" = test_dlclose ] && continue   # dlopens the library: see the ABI section
-    if ! cc -std=gnu11 -Wall -Wextra -Werror -o "$out/$name" "$source" $flags -lpthread -lm 2>"$out/$name.err"; then
+    if ! cc -std=gnu11 -Wall -Wextra -Werror -o "$out/$name" "$source" $flags -lsndfile -lpthread -lm 2>"$out/$name.err"; then
         fail "$name (does not compile)"; cat "$out/$name.err"; continue
     fi
     if "$out/$name"; then pass "$name"; else fail "$name"; fi

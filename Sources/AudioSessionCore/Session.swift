@@ -47,6 +47,15 @@ public final class Session: Sendable {
 
     public var phase: SessionPhase { state.withLock { $0.phase } }
 
+    /// How loud the library's own sounds (System Sound Services) play now: silent
+    /// during a system interruption, lowered while another session ducks this one.
+    public var systemSoundLevel: Float {
+        state.withLock { s in s.systemInterruptionInProgress ? 0 : s.ducked ? Session.duckedLevel : 1 }
+    }
+
+    /// Ducked sounds play at this fraction of their level (about -10 dB).
+    public static let duckedLevel: Float = 0.3
+
     // MARK: Activation
 
     /// The flag bits `setActive` understands.

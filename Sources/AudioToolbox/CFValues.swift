@@ -52,6 +52,15 @@ enum CFValues {
         return Dictionary(uniqueKeysWithValues: constants.map { (text(of: $0), $0) })
     }()
 
+    /// Any CFString as a Swift string, whatever its length (file paths, run-loop modes).
+    static func swiftString(_ string: CFString) -> String {
+        let capacity = CFStringGetMaximumSizeForEncoding(CFStringGetLength(string),
+                                                         CFStringBuiltInEncodings.UTF8.rawValue) + 1
+        var buffer = [CChar](repeating: 0, count: capacity)
+        guard CFStringGetCString(string, &buffer, capacity, CFStringBuiltInEncodings.UTF8.rawValue) else { return "" }
+        return String(cString: buffer)
+    }
+
     static func text(of string: CFString) -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard CFStringGetCString(string, &buffer, buffer.count, CFStringBuiltInEncodings.UTF8.rawValue) else { return "" }

@@ -1,10 +1,13 @@
 /*
- * AudioToolbox for Linux — System Sound Services types and constants.
+ * AudioToolbox for Linux — System Sound Services: short sounds (clicks, alerts) that a
+ * program creates from files and plays without managing any stream.
  *
- * Includes <AudioToolbox/AudioSession.h>, as the original header does. The System
- * Sound functions (AudioServicesPlaySystemSound and friends) are not provided by this
- * release: only their types and constants are declared, so code that merely names them
- * keeps compiling. See CHANGELOG.md.
+ * Includes <AudioToolbox/AudioSession.h>, as the original header does. Sounds are
+ * decoded whole when created (WAV, AIFF and CAF holding PCM, and whatever else
+ * libsndfile reads, such as FLAC and Ogg), at most 30 seconds long. Every sound of the
+ * process is mixed by one thread onto one ALSA playback stream of the session's device,
+ * converted to the device's rate; the stream is open only while something plays. None
+ * of these calls needs AudioSessionInitialize.
  */
 #ifndef AUDIOTOOLBOX_AUDIOSERVICES_H
 #define AUDIOTOOLBOX_AUDIOSERVICES_H
@@ -50,12 +53,66 @@ enum {
 
 /* Properties; the specifier of each is a SystemSoundID. */
 enum {
-    /* UInt32 0/1, default 1: the sound obeys the user's sound-effects setting. */
+    /* UInt32 0/1, default 1: a sound of the user interface, which a silent switch would
+     * mute. Kept and read back; this release has no silent switch yet, so it changes
+     * nothing audible. */
     kAudioServicesPropertyIsUISound                   = AT_FOURCC('i','s','u','i'),
-    /* UInt32 0/1, default 0: when 1, a sound that is playing when its program ends
-     * (or crashes) is played to its end rather than cut off. */
+    /* UInt32 0/1, default 0: on the phone, a sound playing when its program ends is
+     * finished by the system. Kept and read back; in this release a sound still stops
+     * with its program. */
     kAudioServicesPropertyCompletePlaybackIfAppDies   = AT_FOURCC('i','f','d','i')
 };
+
+/* Decode the sound file at inFileURL (a file: URL) and give it an ID, unique while the
+ * program runs. kAudioServicesSystemSoundUnspecifiedError for a NULL argument, a URL
+ * that is not a local file, or a file that is missing, unreadable or not a sound;
+ * kAudioServicesSystemSoundExceededMaximumDurationError for more than 30 seconds. On
+ * failure *outSystemSoundID is left alone. */
+extern OSStatus AudioServicesCreateSystemSoundID(CFURLRef inFileURL, SystemSoundID *outSystemSoundID);
+
+/* Forget a sound created above; a play of it in progress stops at once, without its
+ * completion. An unknown ID, or a predefined one, gives
+ * kAudioServicesUnsupportedPropertyError. */
+extern OSStatus AudioServicesDisposeSystemSoundID(SystemSoundID inSystemSoundID);
+
+/* Start playing a sound and return at once; plays of any sounds mix. An unknown or
+ * disposed ID does nothing. kSystemSoundID_Vibrate makes no sound (there is no motor)
+ * and completes at once; kSystemSoundID_UserPreferredAlert plays the library's alert
+ * tone. Silent while a system interruption (a call, an alarm) is in progress, lowered
+ * while another session ducks this one. */
+extern void AudioServicesPlaySystemSound(SystemSoundID inSystemSoundID);
+
+/* The same as AudioServicesPlaySystemSound (there is no vibrator to add). */
+extern void AudioServicesPlayAlertSound(SystemSoundID inSystemSoundID);
+
+/* Call inCompletionRoutine(ID, inClientData) once for each play of the sound, after its
+ * last frame has been heard (left the device), on inRunLoop in inRunLoopMode (NULL: the
+ * main run loop, default mode). A second registration for the same ID replaces the
+ * first. kAudioServicesSystemSoundUnspecifiedError for a NULL routine or an unknown ID. */
+extern OSStatus AudioServicesAddSystemSoundCompletion(SystemSoundID inSystemSoundID, CFRunLoopRef inRunLoop,
+                                                      CFStringRef inRunLoopMode,
+                                                      AudioServicesSystemSoundCompletionProc inCompletionRoutine,
+                                                      void *inClientData);
+
+/* Stop calling the sound's completion routine (plays already heard may still deliver
+ * one that was queued before this call returned). */
+extern void AudioServicesRemoveSystemSoundCompletion(SystemSoundID inSystemSoundID);
+
+/* Properties of a sound; inSpecifier points to its SystemSoundID (inSpecifierSize 4).
+ * A wrong specifier size gives kAudioServicesBadSpecifierSizeError, a NULL pointer
+ * kAudioServicesSystemSoundUnspecifiedError, an unknown property or sound
+ * kAudioServicesUnsupportedPropertyError, a data size other than 4
+ * kAudioServicesBadPropertySizeError. Both properties are UInt32, readable and
+ * writable; a value other than 0 or 1 is kAudioServicesUnsupportedPropertyError. */
+extern OSStatus AudioServicesGetPropertyInfo(AudioServicesPropertyID inPropertyID, UInt32 inSpecifierSize,
+                                             const void *inSpecifier, UInt32 *outPropertyDataSize,
+                                             Boolean *outWritable);
+extern OSStatus AudioServicesGetProperty(AudioServicesPropertyID inPropertyID, UInt32 inSpecifierSize,
+                                         const void *inSpecifier, UInt32 *ioPropertyDataSize,
+                                         void *outPropertyData);
+extern OSStatus AudioServicesSetProperty(AudioServicesPropertyID inPropertyID, UInt32 inSpecifierSize,
+                                         const void *inSpecifier, UInt32 inPropertyDataSize,
+                                         const void *inPropertyData);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,2 @@
+/* libsndfile for decoding system sounds (Debian: libsndfile1-dev). */
+#include <sndfile.h>

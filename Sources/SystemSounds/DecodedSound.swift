@@ -1,0 +1,84 @@
+import CSamplerate
+import CSndfile
+import Glibc
+
+/// A sound file decoded whole, as 32-bit float frames.
+public struct DecodedSound: Sendable {
+    public let sampleRate: Int
+    public let channels: Int
+    /// Interleaved samples, `frameCount * channels` of them.
+    public let samples: [Float]
+    public var frameCount: Int { samples.count / max(channels, 1) }
+    public var duration: Double { Double(frameCount) / Double(sampleRate) }
+
+    public init(sampleRate: Int, channels: Int, samples: [Float]) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.samples = samples
+    }
+
+    /// The longest sound the phone accepts.
+    public static let maximumDuration: Double = 30
+
+    public enum LoadError: Error, Equatable {
+        /// Missing, unreadable, not a sound file, or corrupt.
+        case unreadable(String)
+        case tooLong(Double)
+    }
+
+    /// Decodes the file at `path` with libsndfile (WAV, AIFF, CAF with PCM; also FLAC,
+    /// Ogg and whatever else it reads). Longer than 30 s: refused before decoding.
+    public static func load(path: String) throws(LoadError) -> DecodedSound {
+        var info = SF_INFO()
+        guard let file = sf_open(path, Int32(SFM_READ), &info) else {
+            throw .unreadable(String(cString: sf_strerror(nil)))
+        }
+        defer { sf_close(file) }
+        guard info.channels > 0, info.channels <= 64, info.samplerate >= 1000, info.samplerate <= 768_000,
+              info.frames >= 0 else { throw .unreadable("unusable format") }
+        let duration = Double(info.frames) / Double(info.samplerate)
+        guard duration <= maximumDuration else { throw .tooLong(duration) }
+        let wanted = Int(info.frames) * Int(info.channels)
+        var samples = [Float](repeating: 0, count: wanted)
+        let read = samples.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, info.frames) }
+        guard read >= 0 else { throw .unreadable("decoding failed") }
+        // A damaged file may hold fewer frames than its header says: keep what decoded.
+        if Int(read) < Int(info.frames) { samples.removeLast(wanted - Int(read) * Int(info.channels)) }
+        if sf_error(file) != 0 && read == 0 && info.frames > 0 { throw .unreadable(String(cString: sf_strerror(file))) }
+        return DecodedSound(sampleRate: Int(info.samplerate), channels: Int(info.channels), samples: samples)
+    }
+
+    /// The sound as 16-bit stereo at `rate`: channels mapped (mono to both sides, more
+    /// than two: the first two), the rate converted by libsamplerate.
+    public func converted(toRate rate: Int) -> [Int16] {
+        var stereo = [Float](repeating: 0, count: frameCount * 2)
+        for frame in 0..<frameCount {
+            let left = samples[frame * channels]
+            stereo[frame * 2] = left
+            stereo[frame * 2 + 1] = channels > 1 ? samples[frame * channels + 1] : left
+        }
+        var output = stereo
+        if rate != sampleRate && frameCount > 0 {
+            let ratio = Double(rate) / Double(sampleRate)
+            let capacity = Int((Double(frameCount) * ratio).rounded(.up)) + 16
+            output = [Float](repeating: 0, count: capacity * 2)
+            var generated = 0
+            stereo.withUnsafeBufferPointer { input in
+                output.withUnsafeMutableBufferPointer { out in
+                    var data = SRC_DATA(data_in: input.baseAddress, data_out: out.baseAddress,
+                                        input_frames: frameCount, output_frames: capacity,
+                                        input_frames_used: 0, output_frames_gen: 0, end_of_input: 1,
+                                        src_ratio: ratio)
+                    if src_simple(&data, Int32(SRC_SINC_MEDIUM_QUALITY), 2) == 0 {
+                        generated = data.output_frames_gen
+                    }
+                }
+            }
+            output.removeLast(output.count - generated * 2)
+        }
+        return output.map { sample in
+            let scaled = (sample * 32767).rounded()
+            return Int16(max(-32768, min(32767, scaled)))
+        }
+    }
+}

@@ -1,0 +1,284 @@
+import CALSA
+import Glibc
+import Locking
+
+/// Every system sound of the process: the sounds created from files (and the
+/// predefined ones), their properties, and one mixer thread that plays whatever is
+/// playing on one ALSA playback stream — opened when something starts, closed when
+/// nothing is left to hear, never held open.
+///
+/// A play's completion is reported (`onFinished`) once its last frame has left the
+/// device: the frames written minus the device's delay, not merely written.
+public final class SystemSoundPlayer: @unchecked Sendable {
+    /// Where sounds go: an ALSA PCM, or nowhere at a device's pace (the virtual device
+    /// has no speaker; completions still come after the sound's duration).
+    public enum Output: Sendable, Equatable {
+        case alsa(String)
+        case silent
+    }
+
+    public struct Sound {
+        let decoded: DecodedSound
+        /// The sound converted for the mixer's rate, made on its first play there.
+        var converted: (rate: Int, frames: [Int16])?
+        /// Predefined sounds cannot be disposed.
+        let predefined: Bool
+        public var isUISound: UInt32 = 1
+        public var completePlaybackIfAppDies: UInt32 = 0
+    }
+
+    private struct Voice {
+        let soundID: UInt32
+        /// Stereo frames at the mixer's rate; empty until the mixer thread converts them.
+        var frames: [Int16]?
+        var position = 0
+    }
+
+    private struct State {
+        var sounds: [UInt32: Sound] = [:]
+        /// IDs are never reused while the program runs.
+        var nextID: UInt32 = 0x1001
+        var voices: [Voice] = []
+        /// Plays fully written, waiting to be heard: (stream frame where they end, ID).
+        var pending: [(end: Int64, id: UInt32)] = []
+        var running = false
+    }
+    private let state = Locked(State())
+    private let output: @Sendable () -> Output
+    private let gain: @Sendable () -> Float
+    private let onFinished: @Sendable (UInt32) -> Void
+
+    /// The mixer's format: 16-bit stereo at the rate nearest this the device takes.
+    static let preferredRate = 48_000
+    static let periodFrames = 1024
+
+    /// - output: asked each time the stream opens.
+    /// - gain: 0...1 over everything, asked every period (a system interruption
+    ///   silences, ducking lowers).
+    /// - onFinished: a play of this ID has been heard to its end. Called on the mixer
+    ///   thread (or the caller's, for a play without sound) with no lock held.
+    public init(predefined: [UInt32: DecodedSound], output: @escaping @Sendable () -> Output,
+                gain: @escaping @Sendable () -> Float, onFinished: @escaping @Sendable (UInt32) -> Void) {
+        self.output = output
+        self.gain = gain
+        self.onFinished = onFinished
+        state.withLock { s in
+            for (id, sound) in predefined { s.sounds[id] = Sound(decoded: sound, predefined: true) }
+        }
+    }
+
+    // MARK: Sounds
+
+    public func create(_ decoded: DecodedSound) -> UInt32 {
+        state.withLock { s in
+            let id = s.nextID
+            s.nextID &+= 1
+            s.sounds[id] = Sound(decoded: decoded, predefined: false)
+            return id
+        }
+    }
+
+    /// Forgets a created sound and stops its plays at once (they complete no more).
+    public func dispose(_ id: UInt32) -> Bool {
+        state.withLock { s in
+            guard let sound = s.sounds[id], !sound.predefined else { return false }
+            s.sounds[id] = nil
+            s.voices.removeAll { $0.soundID == id }
+            s.pending.removeAll { $0.id == id }
+            return true
+        }
+    }
+
+    public func exists(_ id: UInt32) -> Bool { state.withLock { $0.sounds[id] != nil } }
+
+    /// Reads or changes a sound's properties; nil for an unknown ID.
+    public func withSound<T>(_ id: UInt32, _ body: (inout Sound) -> T) -> T? {
+        state.withLock { s in
+            guard var sound = s.sounds[id] else { return nil }
+            defer { s.sounds[id] = sound }
+            return body(&sound)
+        }
+    }
+
+    // MARK: Playing
+
+    /// Starts a play and returns at once. An unknown or disposed ID does nothing.
+    public func play(_ id: UInt32) {
+        let spawn = state.withLock { s -> Bool in
+            guard s.sounds[id] != nil else { return false }
+            s.voices.append(Voice(soundID: id))
+            guard !s.running else { return false }
+            s.running = true
+            return true
+        }
+        if spawn { spawnMixer() }
+    }
+
+    /// A play that makes no sound (Vibrate: there is no motor): complete at once.
+    public func completeWithoutSound(_ id: UInt32) { onFinished(id) }
+
+    private func spawnMixer() {
+        let box = Unmanaged.passRetained(self)
+        var thread = pthread_t()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        defer { pthread_attr_destroy(&attributes) }
+        let created = pthread_create(&thread, &attributes, { context in
+            Unmanaged<SystemSoundPlayer>.fromOpaque(context!).takeRetainedValue().mix()
+            return nil
+        }, box.toOpaque())
+        if created != 0 {
+            box.release()
+            state.withLock { $0.running = false }
+        }
+    }
+
+    // MARK: The mixer thread
+
+    /// Plays until nothing is left to write or to hear, then closes the stream and ends.
+    private func mix() {
+        let sink = Sink.open(output())
+        defer { sink.close() }
+        var written: Int64 = 0
+        var period = [Int32](repeating: 0, count: Self.periodFrames * 2)
+        var out = [Int16](repeating: 0, count: Self.periodFrames * 2)
+        while true {
+            let level = max(0, min(1, gain()))
+            let done = state.withLock { s -> Bool in
+                if s.voices.isEmpty && s.pending.isEmpty {
+                    s.running = false
+                    return true
+                }
+                for i in period.indices { period[i] = 0 }
+                var finished: [Int] = []
+                for index in s.voices.indices {
+                    if s.voices[index].frames == nil {
+                        s.voices[index].frames = Self.frames(of: s.voices[index].soundID, at: sink.rate, in: &s)
+                    }
+                    let frames = s.voices[index].frames!
+                    let start = s.voices[index].position
+                    let count = min(Self.periodFrames, frames.count / 2 - start)
+                    for i in 0..<(count * 2) { period[i] += Int32(frames[start * 2 + i]) }
+                    s.voices[index].position += count
+                    if s.voices[index].position * 2 >= frames.count {
+                        s.pending.append((written + Int64(count), s.voices[index].soundID))
+                        finished.append(index)
+                    }
+                }
+                for index in finished.reversed() { s.voices.remove(at: index) }
+                return false
+            }
+            if done { return }
+            // Saturate, never wrap: loud sounds together clip like an analogue mix.
+            for i in period.indices {
+                let scaled = level == 1 ? period[i] : Int32((Float(period[i]) * level).rounded())
+                out[i] = Int16(clamping: scaled)
+            }
+            sink.write(out, frames: Self.periodFrames)
+            written += Int64(Self.periodFrames)
+            let heard = written - sink.delay()
+            let complete = state.withLock { s -> [UInt32] in
+                let ready = s.pending.filter { $0.end <= heard }.map(\.id)
+                s.pending.removeAll { $0.end <= heard }
+                return ready
+            }
+            for id in complete { onFinished(id) }
+        }
+    }
+
+    /// The stereo frames of a sound at `rate`, converted once per rate.
+    private static func frames(of id: UInt32, at rate: Int, in s: inout State) -> [Int16] {
+        guard var sound = s.sounds[id] else { return [] }
+        if let converted = sound.converted, converted.rate == rate { return converted.frames }
+        let frames = sound.decoded.converted(toRate: rate)
+        sound.converted = (rate, frames)
+        s.sounds[id] = sound
+        return frames
+    }
+}
+
+/// The mixer's output: an ALSA playback stream, or a clock that consumes frames at the
+/// pace a device would.
+final class Sink {
+    let rate: Int
+    private let pcm: OpaquePointer?
+    private var clockStart = 0.0
+    private var clockFrames: Int64 = 0
+
+    private init(rate: Int, pcm: OpaquePointer?) {
+        self.rate = rate
+        self.pcm = pcm
+    }
+
+    static func open(_ output: SystemSoundPlayer.Output) -> Sink {
+        if case .alsa(let name) = output, let (pcm, rate) = openPCM(name) { return Sink(rate: rate, pcm: pcm) }
+        return Sink(rate: SystemSoundPlayer.preferredRate, pcm: nil)
+    }
+
+    private static func openPCM(_ name: String) -> (OpaquePointer, Int)? {
+        var handle: OpaquePointer?
+        guard snd_pcm_open(&handle, name, SND_PCM_STREAM_PLAYBACK, 0) >= 0, let pcm = handle else { return nil }
+        var allocated: OpaquePointer?
+        guard snd_pcm_hw_params_malloc(&allocated) >= 0, let params = allocated else { snd_pcm_close(pcm); return nil }
+        defer { snd_pcm_hw_params_free(params) }
+        var rate = UInt32(SystemSoundPlayer.preferredRate)
+        var direction: Int32 = 0
+        var periodFrames = snd_pcm_uframes_t(SystemSoundPlayer.periodFrames)
+        var bufferFrames = snd_pcm_uframes_t(SystemSoundPlayer.periodFrames * 4)
+        guard snd_pcm_hw_params_any(pcm, params) >= 0,
+              snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED) >= 0,
+              snd_pcm_hw_params_set_format(pcm, params, SND_PCM_FORMAT_S16_LE) >= 0,
+              snd_pcm_hw_params_set_channels(pcm, params, 2) >= 0,
+              snd_pcm_hw_params_set_rate_near(pcm, params, &rate, &direction) >= 0,
+              snd_pcm_hw_params_set_period_size_near(pcm, params, &periodFrames, &direction) >= 0,
+              snd_pcm_hw_params_set_buffer_size_near(pcm, params, &bufferFrames) >= 0,
+              snd_pcm_hw_params(pcm, params) >= 0
+        else {
+            snd_pcm_close(pcm)
+            return nil
+        }
+        return (pcm, Int(rate))
+    }
+
+    func write(_ samples: [Int16], frames: Int) {
+        guard let pcm else {
+            // No device: take the frames as a device would, one period at a time.
+            if clockFrames == 0 { clockStart = Self.now() }
+            clockFrames += Int64(frames)
+            let due = clockStart + Double(clockFrames) / Double(rate)
+            let wait = due - Self.now()
+            if wait > 0 { usleep(UInt32(wait * 1e6)) }
+            return
+        }
+        var offset = 0
+        while offset < frames {
+            let n = samples.withUnsafeBufferPointer {
+                snd_pcm_writei(pcm, $0.baseAddress! + offset * 2, snd_pcm_uframes_t(frames - offset))
+            }
+            if n >= 0 { offset += Int(n); continue }
+            // An underrun (the program's thread was late) or a suspend: start again.
+            if snd_pcm_recover(pcm, Int32(n), 1) < 0 { return }
+        }
+    }
+
+    /// Frames written but not yet heard.
+    func delay() -> Int64 {
+        guard let pcm else { return 0 }
+        var frames: snd_pcm_sframes_t = 0
+        guard snd_pcm_delay(pcm, &frames) >= 0 else { return 0 }
+        return Int64(max(frames, 0))
+    }
+
+    func close() {
+        guard let pcm else { return }
+        snd_pcm_drain(pcm)
+        snd_pcm_close(pcm)
+    }
+
+    private static func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+}
