@@ -242,6 +242,7 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         case .otherAudio(let playing): return .otherAudioChanged(playing: playing)
         case .ducked(let ducked): return .duckedChanged(ducked)
         case .systemState(let interrupting): return .systemInterruptionChanged(interrupting)
+        case .silentSwitchState(let on): return .silentSwitchChanged(on)
         default: return nil
         }
     }
@@ -261,6 +262,7 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         // Nobody else interrupts this session now; the new daemon says what holds.
         handler?(.otherAudioChanged(playing: false))
         handler?(.systemInterruptionChanged(false))
+        handler?(.silentSwitchChanged(false))
         var pause: UInt32 = 10_000
         while !state.withLock({ $0.stopping }) {
             if let (fd, spawned) = DaemonLauncher.startAndConnect(endpoint, executable: daemonExecutable),

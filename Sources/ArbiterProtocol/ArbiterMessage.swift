@@ -14,6 +14,8 @@ public enum ArbiterMessage: Equatable, Sendable {
     case deactivate(notifyOthers: Bool)
     /// A system interruption starting or ending (the tool's `call` and `alarm`).
     case system(SystemInterruption, active: Bool)
+    /// The silent switch turned on or off (the tool's `silent`).
+    case silentSwitch(on: Bool)
     /// The tool asks for the table of sessions.
     case statusRequest
     /// The tool asks to receive `event` lines from now on.
@@ -35,6 +37,8 @@ public enum ArbiterMessage: Equatable, Sendable {
     case event(String)
     /// The daemon refuses the connection (wrong version, another user).
     case failure(String)
+    /// Whether the silent switch is on: sounds marked IsUISound stay silent meanwhile.
+    case silentSwitchState(on: Bool)
 
     public static let version: UInt16 = 1
     /// No frame may be larger: a status of 64 sessions fits comfortably.
@@ -69,9 +73,11 @@ public struct ClaimTraits: OptionSet, Hashable, Sendable {
 /// The daemon's table, for `audiosession status`.
 public struct ArbiterStatus: Equatable, Sendable {
     public var systemInterruptions: [SystemInterruption]
+    public var silentSwitch: Bool
     public var sessions: [Entry]
-    public init(systemInterruptions: [SystemInterruption], sessions: [Entry]) {
+    public init(systemInterruptions: [SystemInterruption], silentSwitch: Bool = false, sessions: [Entry]) {
         self.systemInterruptions = systemInterruptions
+        self.silentSwitch = silentSwitch
         self.sessions = sessions
     }
 

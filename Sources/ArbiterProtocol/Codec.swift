@@ -23,8 +23,9 @@ extension ArbiterMessage {
     }
 
     private enum Kind: UInt8 {
-        case hello = 1, claim, activate, deactivate, system, statusRequest, watch
+        case hello = 1, claim, activate, deactivate, system, statusRequest, watch, silentSwitch
         case welcome = 64, interruptionBegan, interruptionEnded, otherAudio, ducked, systemState, status, event, failure
+        case silentSwitchState
     }
 
     private func encode(into w: inout Writer) {
@@ -38,6 +39,8 @@ extension ArbiterMessage {
         case .system(let kind, let active): w.u8(Kind.system.rawValue); w.u8(kind.rawValue); w.bool(active)
         case .statusRequest: w.u8(Kind.statusRequest.rawValue)
         case .watch: w.u8(Kind.watch.rawValue)
+        case .silentSwitch(let on): w.u8(Kind.silentSwitch.rawValue); w.bool(on)
+        case .silentSwitchState(let on): w.u8(Kind.silentSwitchState.rawValue); w.bool(on)
         case .welcome(let version, let clientID): w.u8(Kind.welcome.rawValue); w.u16(version); w.u32(clientID)
         case .interruptionBegan(let bySystem): w.u8(Kind.interruptionBegan.rawValue); w.bool(bySystem)
         case .interruptionEnded(let resume): w.u8(Kind.interruptionEnded.rawValue); w.bool(resume)
@@ -48,6 +51,7 @@ extension ArbiterMessage {
             w.u8(Kind.status.rawValue)
             w.u8(UInt8(status.systemInterruptions.count))
             for kind in status.systemInterruptions { w.u8(kind.rawValue) }
+            w.bool(status.silentSwitch)
             w.u8(UInt8(min(status.sessions.count, 255)))
             for entry in status.sessions.prefix(255) {
                 w.u32(entry.clientID); w.u32(entry.pid); w.string(entry.program); w.u32(entry.category)
@@ -83,6 +87,8 @@ extension ArbiterMessage {
             message = .system(interruption, active: try r.bool())
         case .statusRequest: message = .statusRequest
         case .watch: message = .watch
+        case .silentSwitch: message = .silentSwitch(on: try r.bool())
+        case .silentSwitchState: message = .silentSwitchState(on: try r.bool())
         case .welcome: message = .welcome(version: try r.u16(), clientID: try r.u32())
         case .interruptionBegan: message = .interruptionBegan(bySystem: try r.bool())
         case .interruptionEnded: message = .interruptionEnded(shouldResume: try r.bool())
@@ -198,6 +204,7 @@ private struct Reader {
             guard let kind = SystemInterruption(rawValue: try u8()) else { throw .invalidValue("system") }
             systems.append(kind)
         }
+        let silent = try bool()
         var sessions: [ArbiterStatus.Entry] = []
         for _ in 0..<(try u8()) {
             let clientID = try u32(), pid = try u32(), program = try string(), category = try u32(), mode = try u32()
@@ -210,6 +217,6 @@ private struct Reader {
             sessions.append(.init(clientID: clientID, pid: pid, program: program, category: category, mode: mode,
                                   traits: traits, state: state, ducked: ducked, interruptedBy: by))
         }
-        return ArbiterStatus(systemInterruptions: systems, sessions: sessions)
+        return ArbiterStatus(systemInterruptions: systems, silentSwitch: silent, sessions: sessions)
     }
 }

@@ -34,6 +34,7 @@ public enum Notice: Equatable, Sendable {
     case otherAudio(playing: Bool)
     case ducked(Bool)
     case systemState(interrupting: Bool)
+    case silentSwitch(on: Bool)
 }
 
 /// The sessions of one user and who interrupted whom: a stack of claims, as Android's
@@ -52,12 +53,15 @@ public struct Arbitration: Sendable {
         var toldOtherAudio = false
         var toldDucked = false
         var toldSystem = false
+        var toldSilent = false
     }
 
     public private(set) var participants: [UInt32: Participant] = [:]
     /// Active claims, oldest first (the top of the stack is the newest).
     public private(set) var stack: [UInt32] = []
     public private(set) var systemInterruptions: [SystemInterruption] = []
+    /// The silent switch (a system state): sounds marked IsUISound stay silent.
+    public private(set) var silentSwitch = false
 
     public init() {}
 
@@ -149,6 +153,11 @@ public struct Arbitration: Sendable {
         return notices + refreshDerived()
     }
 
+    public mutating func setSilentSwitch(_ on: Bool) -> Notices {
+        silentSwitch = on
+        return refreshDerived()
+    }
+
     // MARK: Rules
 
     private mutating func interruptOthers(for id: UInt32) -> Notices {
@@ -207,6 +216,8 @@ public struct Arbitration: Sendable {
             if otherAudio != p.toldOtherAudio { notices.append((id, .otherAudio(playing: otherAudio))) }
             if ducked != p.toldDucked { notices.append((id, .ducked(ducked))) }
             if interrupting != p.toldSystem { notices.append((id, .systemState(interrupting: interrupting))) }
+            if silentSwitch != p.toldSilent { notices.append((id, .silentSwitch(on: silentSwitch))) }
+            p.toldSilent = silentSwitch
             p.toldOtherAudio = otherAudio
             p.toldDucked = ducked
             p.toldSystem = interrupting
@@ -221,7 +232,7 @@ public struct Arbitration: Sendable {
     /// The table `audiosession status` shows, in client order.
     public var status: ArbiterStatus {
         ArbiterStatus(
-            systemInterruptions: systemInterruptions,
+            systemInterruptions: systemInterruptions, silentSwitch: silentSwitch,
             sessions: participants.keys.sorted().compactMap { id in
                 guard let p = participants[id] else { return nil }
                 let by = p.interruptedBy.map { holder -> UInt32 in

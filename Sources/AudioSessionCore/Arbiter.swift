@@ -31,6 +31,9 @@ public enum ArbiterEvent: Equatable, Sendable {
     /// A system interruption (call, alarm) started or ended: while it lasts, activating
     /// a session that does not mix fails with 'what'.
     case systemInterruptionChanged(Bool)
+    /// The silent switch turned on or off: the library's sounds marked IsUISound are
+    /// silent while it is on.
+    case silentSwitchChanged(Bool)
     /// The sound server died. `sessionSurvives`: the arbiter restarts and the library
     /// re-registers the session, which stays as it was; otherwise (the simulated media
     /// server of the virtual device) the session is made inactive.

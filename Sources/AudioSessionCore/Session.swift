@@ -53,6 +53,9 @@ public final class Session: Sendable {
         state.withLock { s in s.systemInterruptionInProgress ? 0 : s.ducked ? Session.duckedLevel : 1 }
     }
 
+    /// Whether the silent switch is on: sounds marked IsUISound are silent.
+    public var silentSwitchOn: Bool { state.withLock { $0.silentSwitchOn } }
+
     /// Ducked sounds play at this fraction of their level (about -10 dB).
     public static let duckedLevel: Float = 0.3
 
@@ -268,6 +271,8 @@ public final class Session: Sendable {
                 s.ducked = ducked
             case .systemInterruptionChanged(let interrupting):
                 s.systemInterruptionInProgress = interrupting
+            case .silentSwitchChanged(let on):
+                s.silentSwitchOn = on
             case .serverDied(let sessionSurvives):
                 if !sessionSurvives, s.phase == .active {
                     backend.deactivate()

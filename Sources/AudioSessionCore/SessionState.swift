@@ -30,6 +30,8 @@ struct SessionState {
     var othersPlaying = false
     /// A ducking session is lowering this one, as the arbiter says.
     var ducked = false
+    /// The system's silent switch, as the arbiter says.
+    var silentSwitchOn = false
     /// Set only while the interruption listener runs for an End.
     var endInterruptionType: InterruptionType?
     /// Listener calls produced by the current change, queued when it succeeds.

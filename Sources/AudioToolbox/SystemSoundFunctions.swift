@@ -43,6 +43,7 @@ final class SystemSoundServices: @unchecked Sendable {
             predefined: [UInt32(kSystemSoundID_UserPreferredAlert): AlertTone.sound],
             output: { SystemSoundServices.output() },
             gain: { Runtime.withCurrent { $0.session.systemSoundLevel } ?? 1 },
+            silencesUISounds: { Runtime.withCurrent { $0.session.silentSwitchOn } ?? false },
             onFinished: { [unowned self] id in self.finished(id) })
     }
 

@@ -46,6 +46,7 @@ public final class SystemSoundPlayer: @unchecked Sendable {
     private let state = Locked(State())
     private let output: @Sendable () -> Output
     private let gain: @Sendable () -> Float
+    private let silencesUISounds: @Sendable () -> Bool
     private let onFinished: @Sendable (UInt32) -> Void
 
     /// The mixer's format: 16-bit stereo at the rate nearest this the device takes.
@@ -57,10 +58,14 @@ public final class SystemSoundPlayer: @unchecked Sendable {
     ///   silences, ducking lowers).
     /// - onFinished: a play of this ID has been heard to its end. Called on the mixer
     ///   thread (or the caller's, for a play without sound) with no lock held.
+    /// - silencesUISounds: whether sounds marked IsUISound are silent now (the silent
+    ///   switch), asked every period.
     public init(predefined: [UInt32: DecodedSound], output: @escaping @Sendable () -> Output,
-                gain: @escaping @Sendable () -> Float, onFinished: @escaping @Sendable (UInt32) -> Void) {
+                gain: @escaping @Sendable () -> Float, silencesUISounds: @escaping @Sendable () -> Bool,
+                onFinished: @escaping @Sendable (UInt32) -> Void) {
         self.output = output
         self.gain = gain
+        self.silencesUISounds = silencesUISounds
         self.onFinished = onFinished
         state.withLock { s in
             for (id, sound) in predefined { s.sounds[id] = Sound(decoded: sound, predefined: true) }
@@ -145,6 +150,7 @@ public final class SystemSoundPlayer: @unchecked Sendable {
         var out = [Int16](repeating: 0, count: Self.periodFrames * 2)
         while true {
             let level = max(0, min(1, gain()))
+            let silent = silencesUISounds()
             let done = state.withLock { s -> Bool in
                 if s.voices.isEmpty && s.pending.isEmpty {
                     s.running = false
@@ -159,7 +165,9 @@ public final class SystemSoundPlayer: @unchecked Sendable {
                     let frames = s.voices[index].frames!
                     let start = s.voices[index].position
                     let count = min(Self.periodFrames, frames.count / 2 - start)
-                    for i in 0..<(count * 2) { period[i] += Int32(frames[start * 2 + i]) }
+                    // A UI sound under the silent switch plays on, unheard, and completes.
+                    let muted = silent && s.sounds[s.voices[index].soundID]?.isUISound == 1
+                    if !muted { for i in 0..<(count * 2) { period[i] += Int32(frames[start * 2 + i]) } }
                     s.voices[index].position += count
                     if s.voices[index].position * 2 >= frames.count {
                         s.pending.append((written + Int64(count), s.voices[index].soundID))

@@ -10,7 +10,7 @@ struct AudioSessionTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audiosession",
         abstract: "See and drive the arbitration of this user's audio sessions (audiosessiond).",
-        subcommands: [Status.self, Watch.self, Call.self, Alarm.self])
+        subcommands: [Status.self, Watch.self, Call.self, Alarm.self, Silent.self])
 }
 
 struct Status: ParsableCommand {
@@ -61,6 +61,21 @@ struct Alarm: ParsableCommand {
         abstract: "Start or end an alarm: a system interruption of every session that does not mix.")
     @Argument(help: "start or end") var action: Switch
     func run() throws { try systemInterruption(.alarm, action) }
+}
+
+enum OnOff: String, ExpressibleByArgument, CaseIterable {
+    case on, off
+}
+
+struct Silent: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Turn the silent switch on or off: system sounds marked IsUISound stay silent while it is on.")
+    @Argument(help: "on or off") var state: OnOff
+    func run() throws {
+        let exchange = try Exchange(connectOrStart())
+        try exchange.send(.silentSwitch(on: state == .on))
+        _ = try exchange.status()
+    }
 }
 
 func systemInterruption(_ kind: SystemInterruption, _ action: Switch) throws {
@@ -161,7 +176,8 @@ enum Report {
                 .joined(separator: "  ").trimmingTrailingSpaces()
         }
         let system = status.systemInterruptions.map(\.description)
-        lines.append("system: " + (system.isEmpty ? "no interruption" : system.joined(separator: ", ") + " in progress"))
+        lines.append("system: " + (system.isEmpty ? "no interruption" : system.joined(separator: ", ") + " in progress")
+                     + "; silent switch " + (status.silentSwitch ? "on" : "off"))
         return lines.joined(separator: "\n")
     }
 
@@ -173,7 +189,7 @@ enum Report {
                 + "\"state\":\(quoted(e.state.description)),\"ducked\":\(e.ducked),"
                 + "\"interruptedBy\":[\(e.interruptedBy.map(String.init).joined(separator: ","))]}"
         }
-        return "{\"daemon\":\(daemon),\"systemInterruptions\":[\(status.systemInterruptions.map { quoted($0.description) }.joined(separator: ","))],"
+        return "{\"daemon\":\(daemon),\"silentSwitch\":\(status.silentSwitch),\"systemInterruptions\":[\(status.systemInterruptions.map { quoted($0.description) }.joined(separator: ","))],"
             + "\"sessions\":[\(sessions.joined(separator: ","))]}"
     }
 

@@ -55,7 +55,8 @@ final class Server {
                     receive(connection)
                 }
             }
-            if connections.isEmpty && arbitration.systemInterruptions.isEmpty {
+            // A call, an alarm or the silent switch is state worth keeping: stay for it.
+            if connections.isEmpty && arbitration.systemInterruptions.isEmpty && !arbitration.silentSwitch {
                 if monotonicSeconds() - idleSince >= Double(idleSeconds) {
                     Log.info("idle for \(idleSeconds) s: exiting")
                     return
@@ -182,6 +183,9 @@ final class Server {
         case (.session, .deactivate(let notify)):
             event("\(describe(connection)) deactivates\(notify ? " (notifying others)" : "")")
             deliver(arbitration.deactivate(connection.id, notifyOthers: notify))
+        case (.tool, .silentSwitch(let on)):
+            event("silent switch \(on ? "on" : "off")")
+            deliver(arbitration.setSilentSwitch(on))
         case (.tool, .system(let kind, let active)):
             event("\(kind) \(active ? "starts" : "ends")")
             deliver(arbitration.system(kind, active: active))
@@ -218,6 +222,7 @@ final class Server {
                 message = .ducked(ducked)
                 event("\(describe(connection)) \(ducked ? "ducked" : "unducked")")
             case .systemState(let interrupting): message = .systemState(interrupting: interrupting)
+            case .silentSwitch(let on): message = .silentSwitchState(on: on)
             }
             send(message, to: connection)
         }

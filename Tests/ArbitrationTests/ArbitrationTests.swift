@@ -131,6 +131,15 @@ struct ArbitrationTests {
         #expect(a.deactivate(2, notifyOthers: false).contains { $0.client == 1 && $0.notice == .ducked(false) })
     }
 
+    @Test("the silent switch reaches every session once per change, joiners included")
+    func silentSwitch() {
+        var a = arbitration([nonMixing, mixing])
+        #expect(a.setSilentSwitch(true).map(\.notice) == [.silentSwitch(on: true), .silentSwitch(on: true)])
+        #expect(a.setSilentSwitch(true).isEmpty)
+        #expect(a.join(3, pid: 300, program: "late").map(\.notice) == [.silentSwitch(on: true)])
+        #expect(a.status.silentSwitch)
+    }
+
     @Test("a mixing session that stops mixing while active claims like a new activation")
     func stopsMixing() {
         var a = arbitration([nonMixing, mixing])

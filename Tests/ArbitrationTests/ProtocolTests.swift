@@ -22,6 +22,8 @@ let sampleMessages: [ArbiterMessage] = [
               state: .active, ducked: false, interruptedBy: []),
     ])),
     .status(ArbiterStatus(systemInterruptions: [], sessions: [])),
+    .status(ArbiterStatus(systemInterruptions: [.alarm], silentSwitch: true, sessions: [])),
+    .silentSwitch(on: true), .silentSwitch(on: false), .silentSwitchState(on: true),
     .event("sp[12]#3 activates"), .failure("protocol version 9 is not 1"),
 ]
 
