@@ -89,6 +89,7 @@ let package = Package(
             dependencies: ["AudioSessionCore", "VirtualAudioDevice", "InProcessArbiter"]
         ),
         .testTarget(name: "ArbitrationTests", dependencies: ["Arbitration", "ArbiterProtocol"]),
+        .testTarget(name: "SystemSoundsTests", dependencies: ["SystemSounds", "CSndfile"]),
         .testTarget(
             name: "AudioToolboxTests",
             dependencies: ["AudioToolbox", "AudioSessionCore", "CAudioToolbox"],
