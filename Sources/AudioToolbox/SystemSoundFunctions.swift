@@ -39,6 +39,7 @@ final class SystemSoundServices: @unchecked Sendable {
     private(set) var player: SystemSoundPlayer!
 
     private init() {
+        defer { _ = SystemSoundServices.installForkHandler }
         player = SystemSoundPlayer(
             predefined: [UInt32(kSystemSoundID_UserPreferredAlert): AlertTone.sound],
             output: { SystemSoundServices.output() },
@@ -55,6 +56,21 @@ final class SystemSoundServices: @unchecked Sendable {
         if getenv("AUDIOTOOLBOX_BACKEND").map({ String(cString: $0) }) == "virtual" { return .silent }
         return .alsa(ALSADeviceNames.resolve().pcm)
     }
+
+    /// The child of a fork keeps the sounds but not the parent's plays, its mixer thread
+    /// or its completion queues (their descriptors are closed, as the session's are).
+    private static let installForkHandler: Void = {
+        pthread_atfork(nil, nil) {
+            let services = SystemSoundServices.shared
+            services.player.resetAfterFork()
+            services.completions.reinitializeAfterFork()
+            services.completions.withLock { c in
+                for queue in c.queues.values { queue.detachAfterFork() }
+                c.queues = [:]
+                c.byID = [:]
+            }
+        }
+    }()
 
     func register(_ id: UInt32, runLoop: CFRunLoop, mode: CFString, procedure: UInt, clientData: UInt) -> Bool {
         let key = "\(UInt(bitPattern: Unmanaged.passUnretained(runLoop).toOpaque()))/\(CFValues.swiftString(mode))"

@@ -96,6 +96,18 @@ public final class SystemSoundPlayer: @unchecked Sendable {
 
     public func exists(_ id: UInt32) -> Bool { state.withLock { $0.sounds[id] != nil } }
 
+    /// In the child of a fork: the mixer thread does not exist there and may have held
+    /// the lock. The sounds stay (the child may play them); what was playing is the
+    /// parent's. Call only from a fork handler.
+    public func resetAfterFork() {
+        state.reinitializeAfterFork()
+        state.withLock { s in
+            s.voices = []
+            s.pending = []
+            s.running = false
+        }
+    }
+
     /// Reads or changes a sound's properties; nil for an unknown ID.
     public func withSound<T>(_ id: UInt32, _ body: (inout Sound) -> T) -> T? {
         state.withLock { s in

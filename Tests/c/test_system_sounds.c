@@ -9,6 +9,7 @@
 #include <math.h>
 #include <sndfile.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <time.h>
 #include "check.h"
 
@@ -229,6 +230,26 @@ int main(void)
     size = sizeof value;
     AudioServicesGetProperty(kAudioServicesPropertyIsUISound, sizeof tone, &tone, &size, &value);
     CHECK(value == 0, "failed sets changed nothing");
+
+    /* fork while a sound plays: the child keeps the sounds, not the parent's plays or
+     * mixer thread, and can play on its own; the parent's play still completes. */
+    CHECK_STATUS(AudioServicesAddSystemSoundCompletion(tone, NULL, NULL, completion, &tone), noErr);
+    int before = completions;
+    AudioServicesPlaySystemSound(tone);
+    pid_t child = fork();
+    if (child == 0) {
+        AudioServicesPlaySystemSound(tone);
+        struct timespec pause = {0, 400000000};
+        nanosleep(&pause, NULL);
+        SystemSoundID again = 0;
+        _exit(create(writeSound("child.wav", SF_FORMAT_WAV | SF_FORMAT_PCM_16, 8000, 1, 0.05), &again) == noErr &&
+              again != tone ? 0 : 1);
+    }
+    int childStatus = -1;
+    waitpid(child, &childStatus, 0);
+    CHECK(WIFEXITED(childStatus) && WEXITSTATUS(childStatus) == 0, "the child of a fork plays and creates sounds");
+    waitForCompletions(before + 1);
+    CHECK(lastID == tone, "the parent's play completes after the fork");
 
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
         if (ids[i]) CHECK_STATUS(AudioServicesDisposeSystemSoundID(ids[i]), noErr);
