@@ -40,19 +40,30 @@ public struct DecodedSound: Sendable {
               info.frames >= 0 else { throw .unreadable("unusable format") }
         let duration = Double(info.frames) / Double(info.samplerate)
         guard duration <= maximumDuration else { throw .tooLong(duration) }
-        // Read in chunks up to what the header promised: a damaged file may hold fewer
-        // frames (keep what decoded), never more than the limit.
+        // A damaged file may hold fewer frames than its header promises: keep what
+        // decoded, never more than the promise.
         let channels = Int(info.channels)
-        let chunk = 16384
-        var samples: [Float] = []
-        var buffer = [Float](repeating: 0, count: chunk * channels)
-        var remaining = Int(info.frames)
-        while remaining > 0 {
-            let want = min(chunk, remaining)
-            let read = buffer.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(want)) }
-            if read <= 0 { break }
-            samples += buffer[0..<(Int(read) * channels)]
-            remaining -= Int(read)
+        let promised = Int(info.frames) * channels
+        var samples: [Float]
+        if promised <= 1 << 22 {
+            // The usual case: one read straight into the array, cut to what decoded.
+            samples = [Float](unsafeUninitializedCapacity: promised) { buffer, count in
+                let read = sf_readf_float(file, buffer.baseAddress, info.frames)
+                count = max(0, Int(read)) * channels
+            }
+        } else {
+            // A large promise is read in chunks, so that a lying header costs nothing.
+            samples = []
+            let chunk = 16384
+            var buffer = [Float](repeating: 0, count: chunk * channels)
+            var remaining = Int(info.frames)
+            while remaining > 0 {
+                let want = min(chunk, remaining)
+                let read = buffer.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(want)) }
+                if read <= 0 { break }
+                samples += buffer[0..<(Int(read) * channels)]
+                remaining -= Int(read)
+            }
         }
         if samples.isEmpty && info.frames > 0 { throw .unreadable("no audio could be decoded") }
         return DecodedSound(sampleRate: Int(info.samplerate), channels: Int(info.channels), samples: samples)
