@@ -1,10 +1,28 @@
 /*
  * ALSA external PCM plugin of the virtual card (ioplug), 16-bit stereo interleaved
- * only: playback consumes audio and
- * capture produces silence at the pace the program drives it; the rates and period
- * sizes it accepts come from the shared state file, so `vcard rates 44100,48000` makes
- * a program's negotiation land on one of those. A card whose state says it has no
- * capture refuses to open for capture.
+ * only; the rates and period sizes it accepts come from the shared state file, so
+ * `vcard rates 44100,48000` makes a program's negotiation land on one of those. A card
+ * whose state says it has no capture refuses to open for capture.
+ *
+ * Playback runs in real time, as a sound card does. From the moment the stream starts
+ * its hardware pointer follows CLOCK_MONOTONIC (elapsed seconds x rate frames) but
+ * never passes what the program has written. Reaching the end of the written frames
+ * while running is an underrun: the next pointer read reports -EPIPE, ioplug puts the
+ * stream in XRUN and the program recovers with snd_pcm_prepare (or snd_pcm_recover),
+ * as on hardware with the default stop threshold. A program that set its stop
+ * threshold above the buffer size (never stop) instead sees the clock wait at the
+ * last written frame and go on from the next write. snd_pcm_drain returns once the
+ * clock has played the last frame; snd_pcm_pause freezes the clock.
+ *   The poll descriptor is a timerfd: whenever the stream changes it is armed for the
+ * instant the stream next becomes ready (avail_min frames free, or the last frame
+ * played while draining), so a blocking write, a drain and the program's own poll all
+ * sleep instead of spinning. When the stream is not running it is always ready.
+ *   Every frame the clock plays is appended (16-bit stereo little-endian, as written)
+ * to "<state>.playback.raw", and the stream's rate goes to "<state>.playback.rate" as
+ * text when it first plays; frames discarded by snd_pcm_drop, snd_pcm_prepare or
+ * closing are not. Streams playing at once append their frames in turn, unmixed.
+ *
+ * Capture produces silence at the pace the program reads it.
  *
  * With `vcard exclusive on` each direction takes one opener at a time, as a kernel
  * hw:N device does: an open holds an flock on "<state>.playback.lock" or
@@ -19,57 +37,403 @@
 #include <alsa/pcm_external.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
+#include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 #include "vcard_config.h"
 #include "vcard_state.h"
 
+#define BYTES_PER_FRAME 4 /* S16_LE stereo, the only layout offered */
+#define NS_PER_SECOND 1000000000ull
+
 typedef struct {
     snd_pcm_ioplug_t io;
-    int readyFD;                 /* always readable: the device never blocks */
+    int pollFD;                  /* capture: an eventfd, always readable; playback: a timerfd */
     int lockFD;                  /* the exclusive lock held while open, or -1 */
-    snd_pcm_uframes_t position;  /* frames transferred, modulo the buffer */
+    snd_pcm_uframes_t position;  /* capture: frames transferred, modulo the buffer */
+
+    /* Playback. ioplug calls start, stop, pointer, transfer and pause with its own lock
+       held but prepare, sw_params and poll_revents without it, so this state has a lock
+       of its own. Frame counts run from the last prepare. */
+    pthread_mutex_t mutex;
+    char *recordPath, *ratePath;
+    snd_pcm_uframes_t availMin, stopThreshold, boundary;
+    uint64_t written;            /* frames the program has given */
+    uint64_t played;             /* frames the clock has consumed (and recorded) */
+    int running, paused, xrun;
+    struct timespec anchorTime;  /* the clock: anchorFrames at anchorTime, then `rate` per second */
+    uint64_t anchorFrames;
+    unsigned char *ring;         /* the written frames not yet played, at written % buffer_size */
+    snd_pcm_uframes_t ringFrames;
+    int recordFD;                /* opened at the first frame a start plays, or -1 */
+    int rateNoted;               /* the rate file was written since the last start */
 } VPcm;
 
-static int start(snd_pcm_ioplug_t *io) { (void)io; return 0; }
-static int stop(snd_pcm_ioplug_t *io) { (void)io; return 0; }
+/* ---- capture: silence at the program's pace ---------------------------------------- */
 
-static snd_pcm_sframes_t pointer(snd_pcm_ioplug_t *io)
+static int captureStart(snd_pcm_ioplug_t *io) { (void)io; return 0; }
+static int captureStop(snd_pcm_ioplug_t *io) { (void)io; return 0; }
+
+static snd_pcm_sframes_t capturePointer(snd_pcm_ioplug_t *io)
 {
     VPcm *pcm = io->private_data;
     return (snd_pcm_sframes_t)(pcm->position % io->buffer_size);
 }
 
-/* Playback: the frames are consumed at once. Capture: silence is produced. */
-static snd_pcm_sframes_t transfer(snd_pcm_ioplug_t *io, const snd_pcm_channel_area_t *areas,
-                                  snd_pcm_uframes_t offset, snd_pcm_uframes_t size)
+static snd_pcm_sframes_t captureTransfer(snd_pcm_ioplug_t *io, const snd_pcm_channel_area_t *areas,
+                                         snd_pcm_uframes_t offset, snd_pcm_uframes_t size)
 {
     VPcm *pcm = io->private_data;
-    if (io->stream == SND_PCM_STREAM_CAPTURE)
-        snd_pcm_areas_silence(areas, offset, io->channels, size, io->format);
+    snd_pcm_areas_silence(areas, offset, io->channels, size, io->format);
     pcm->position += size;
     return (snd_pcm_sframes_t)size;
+}
+
+/* ---- playback: the clock -------------------------------------------------------------- */
+
+static struct timespec monotonicNow(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now;
+}
+
+/* Where the clock stands at `now`, not limited to what was written: floor(elapsed x rate). */
+static uint64_t clockFrames(const VPcm *pcm, struct timespec now)
+{
+    int64_t ns = (int64_t)(now.tv_sec - pcm->anchorTime.tv_sec) * (int64_t)NS_PER_SECOND +
+                 (now.tv_nsec - pcm->anchorTime.tv_nsec);
+    if (ns <= 0) return pcm->anchorFrames;
+    uint64_t rate = pcm->io.rate;
+    return pcm->anchorFrames + (uint64_t)ns / NS_PER_SECOND * rate + (uint64_t)ns % NS_PER_SECOND * rate / NS_PER_SECOND;
+}
+
+/* The first instant the clock stands at `frames` or beyond (rounded up, never early). */
+static struct timespec clockTime(const VPcm *pcm, uint64_t frames)
+{
+    uint64_t rate = pcm->io.rate, n = frames - pcm->anchorFrames;
+    uint64_t ns = n / rate * NS_PER_SECOND + (n % rate * NS_PER_SECOND + rate - 1) / rate;
+    struct timespec t = pcm->anchorTime;
+    t.tv_sec += (time_t)(ns / NS_PER_SECOND);
+    t.tv_nsec += (long)(ns % NS_PER_SECOND);
+    if (t.tv_nsec >= (long)NS_PER_SECOND) { t.tv_sec++; t.tv_nsec -= (long)NS_PER_SECOND; }
+    return t;
+}
+
+/* The stop threshold in force: sw_params sets it before any stream can start. */
+static uint64_t stopLimit(const VPcm *pcm)
+{
+    return pcm->stopThreshold ? pcm->stopThreshold : pcm->io.buffer_size;
+}
+
+/* Whether an underrun stops the stream (stop threshold within the buffer, as by default). */
+static int stopsOnUnderrun(const VPcm *pcm)
+{
+    return stopLimit(pcm) <= pcm->io.buffer_size;
+}
+
+/* The clock position at which `frames` frames of the buffer are free: 0 if they are already. */
+static uint64_t framesWhenFree(const VPcm *pcm, uint64_t frames)
+{
+    uint64_t needed = pcm->written + frames;
+    return needed > pcm->io.buffer_size ? needed - pcm->io.buffer_size : 0;
+}
+
+/* The clock position at which the stream next needs attention: avail_min frames free,
+ * an underrun, or, while draining, the last frame played. */
+static uint64_t readyFrames(const VPcm *pcm)
+{
+    if (pcm->io.state == SND_PCM_STATE_DRAINING) return pcm->written;
+    uint64_t target = pcm->written, when = framesWhenFree(pcm, pcm->availMin);
+    if (when < target) target = when;
+    if (stopsOnUnderrun(pcm) && (when = framesWhenFree(pcm, stopLimit(pcm))) < target) target = when;
+    return target;
+}
+
+/* Arms the poll timer for the instant the stream is next ready: at once when it is
+ * ready now or not running, never while paused. Re-arming also clears a past expiry,
+ * so the descriptor is readable about when the stream is ready. Returns readiness. */
+static int armTimer(VPcm *pcm, struct timespec now)
+{
+    struct itimerspec spec = {{0, 0}, {0, 1}}; /* an absolute time long past: readable at once */
+    int ready = 1;
+    if (pcm->running && !pcm->xrun) {
+        if (pcm->paused) {
+            spec.it_value.tv_nsec = 0; /* disarmed */
+            ready = 0;
+        } else {
+            uint64_t target = readyFrames(pcm);
+            if (clockFrames(pcm, now) < target) {
+                spec.it_value = clockTime(pcm, target);
+                ready = 0;
+            }
+        }
+    }
+    timerfd_settime(pcm->pollFD, TFD_TIMER_ABSTIME, &spec, NULL);
+    return ready;
+}
+
+static void writeAll(int fd, const unsigned char *bytes, size_t size)
+{
+    while (size > 0) {
+        ssize_t done = write(fd, bytes, size);
+        if (done < 0 && errno == EINTR) continue;
+        if (done <= 0) return; /* the device plays on even when its tape is full */
+        bytes += done;
+        size -= (size_t)done;
+    }
+}
+
+/* Appends frames [played, to) from the ring to the recording. */
+static void record(VPcm *pcm, uint64_t to)
+{
+    if (to <= pcm->played || !pcm->ring) return;
+    if (!pcm->rateNoted) {
+        pcm->rateNoted = 1;
+        int fd = open(pcm->ratePath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            char text[32];
+            int length = snprintf(text, sizeof text, "%u\n", pcm->io.rate);
+            writeAll(fd, (const unsigned char *)text, (size_t)length);
+            close(fd);
+        }
+    }
+    if (pcm->recordFD < 0) pcm->recordFD = open(pcm->recordPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (pcm->recordFD < 0) return;
+    uint64_t from = pcm->played;
+    while (from < to) {
+        snd_pcm_uframes_t at = (snd_pcm_uframes_t)(from % pcm->ringFrames);
+        uint64_t count = to - from;
+        if (count > pcm->ringFrames - at) count = pcm->ringFrames - at;
+        writeAll(pcm->recordFD, pcm->ring + (size_t)at * BYTES_PER_FRAME, (size_t)count * BYTES_PER_FRAME);
+        from += count;
+    }
+}
+
+/* Plays (records) what the clock has consumed by `now`, and notices an underrun.
+ * `mayStop`: 0 when only the frames played so far matter (stop, prepare, drain). */
+static void advance(VPcm *pcm, struct timespec now, int mayStop)
+{
+    if (!pcm->running || pcm->paused || pcm->xrun) return;
+    uint64_t clock = clockFrames(pcm, now);
+    uint64_t to = clock < pcm->written ? clock : pcm->written;
+    record(pcm, to);
+    pcm->played = to;
+    if (!mayStop || pcm->io.state == SND_PCM_STATE_DRAINING) return;
+    uint64_t avail = pcm->io.buffer_size - (pcm->written - pcm->played);
+    if (stopsOnUnderrun(pcm) && avail >= stopLimit(pcm)) {
+        pcm->xrun = 1;
+        pcm->running = 0;
+    }
+}
+
+/* ioplug moves its application pointer on its own in snd_pcm_rewind and snd_pcm_forward:
+ * it is the truth about how far the program has written. */
+static void syncWritten(VPcm *pcm)
+{
+    uint64_t boundary = pcm->boundary;
+    if (boundary == 0) return;
+    uint64_t pending = ((uint64_t)pcm->io.appl_ptr + boundary - pcm->played % boundary) % boundary;
+    if (pending <= pcm->io.buffer_size) pcm->written = pcm->played + pending;
+}
+
+/* ---- playback: ioplug callbacks ----------------------------------------------------------- */
+
+static int playbackStart(snd_pcm_ioplug_t *io)
+{
+    VPcm *pcm = io->private_data;
+    pthread_mutex_lock(&pcm->mutex);
+    struct timespec now = monotonicNow();
+    pcm->anchorTime = now;
+    pcm->anchorFrames = pcm->played;
+    pcm->running = 1;
+    pcm->paused = pcm->xrun = 0;
+    /* Reopened at the first frame played: the file may have been removed meanwhile. */
+    if (pcm->recordFD >= 0) close(pcm->recordFD);
+    pcm->recordFD = -1;
+    pcm->rateNoted = 0;
+    armTimer(pcm, now);
+    pthread_mutex_unlock(&pcm->mutex);
+    return 0;
+}
+
+/* snd_pcm_drop, the end of a drain, and close: what the clock played stays recorded,
+ * the rest is discarded. */
+static int playbackStop(snd_pcm_ioplug_t *io)
+{
+    VPcm *pcm = io->private_data;
+    pthread_mutex_lock(&pcm->mutex);
+    struct timespec now = monotonicNow();
+    advance(pcm, now, 0);
+    pcm->running = pcm->paused = 0;
+    armTimer(pcm, now);
+    pthread_mutex_unlock(&pcm->mutex);
+    return 0;
+}
+
+static int playbackPrepare(snd_pcm_ioplug_t *io)
+{
+    VPcm *pcm = io->private_data;
+    pthread_mutex_lock(&pcm->mutex);
+    struct timespec now = monotonicNow();
+    advance(pcm, now, 0);
+    /* ioplug has just reset its pointers to 0: so do these. */
+    pcm->written = pcm->played = 0;
+    pcm->running = pcm->paused = pcm->xrun = 0;
+    armTimer(pcm, now);
+    pthread_mutex_unlock(&pcm->mutex);
+    return 0;
+}
+
+static snd_pcm_sframes_t playbackPointer(snd_pcm_ioplug_t *io)
+{
+    VPcm *pcm = io->private_data;
+    pthread_mutex_lock(&pcm->mutex);
+    syncWritten(pcm);
+    advance(pcm, monotonicNow(), 1);
+    snd_pcm_sframes_t result = pcm->xrun ? -EPIPE
+                             : (snd_pcm_sframes_t)(pcm->boundary ? pcm->played % pcm->boundary : pcm->played);
+    pthread_mutex_unlock(&pcm->mutex);
+    return result;
+}
+
+/* Copies the program's frames into the ring, where the clock will play them. */
+static snd_pcm_sframes_t playbackTransfer(snd_pcm_ioplug_t *io, const snd_pcm_channel_area_t *areas,
+                                          snd_pcm_uframes_t offset, snd_pcm_uframes_t size)
+{
+    VPcm *pcm = io->private_data;
+    pthread_mutex_lock(&pcm->mutex);
+    struct timespec now = monotonicNow();
+    syncWritten(pcm);
+    advance(pcm, now, 1);
+    if (pcm->xrun) {
+        /* The frames ran out before these came: too late, as on hardware. */
+        snd_pcm_ioplug_set_state(io, SND_PCM_STATE_XRUN);
+        armTimer(pcm, now);
+        pthread_mutex_unlock(&pcm->mutex);
+        return -EPIPE;
+    }
+    if (pcm->ringFrames != io->buffer_size) {
+        unsigned char *ring = realloc(pcm->ring, (size_t)io->buffer_size * BYTES_PER_FRAME);
+        if (!ring) {
+            pthread_mutex_unlock(&pcm->mutex);
+            return -ENOMEM;
+        }
+        pcm->ring = ring;
+        pcm->ringFrames = io->buffer_size;
+    }
+    /* A clock that waited at the last written frame (never-stop mode) goes on from now. */
+    if (pcm->running && !pcm->paused && clockFrames(pcm, now) >= pcm->written) {
+        pcm->anchorTime = now;
+        pcm->anchorFrames = pcm->written;
+    }
+    snd_pcm_channel_area_t ringAreas[2];
+    for (unsigned int c = 0; c < 2; c++)
+        ringAreas[c] = (snd_pcm_channel_area_t){.addr = pcm->ring, .first = c * 16, .step = BYTES_PER_FRAME * 8};
+    snd_pcm_uframes_t done = 0;
+    while (done < size) {
+        snd_pcm_uframes_t at = (snd_pcm_uframes_t)((pcm->written + done) % pcm->ringFrames);
+        snd_pcm_uframes_t count = size - done;
+        if (count > pcm->ringFrames - at) count = pcm->ringFrames - at;
+        snd_pcm_areas_copy(ringAreas, at, areas, offset + done, 2, count, SND_PCM_FORMAT_S16_LE);
+        done += count;
+    }
+    pcm->written += size;
+    armTimer(pcm, now);
+    pthread_mutex_unlock(&pcm->mutex);
+    return (snd_pcm_sframes_t)size;
+}
+
+static int playbackPause(snd_pcm_ioplug_t *io, int enable)
+{
+    VPcm *pcm = io->private_data;
+    pthread_mutex_lock(&pcm->mutex);
+    struct timespec now = monotonicNow();
+    if (enable) {
+        advance(pcm, now, 1);
+        pcm->paused = 1;
+    } else if (pcm->paused) {
+        pcm->paused = 0;
+        pcm->anchorTime = now;
+        pcm->anchorFrames = pcm->played;
+    }
+    armTimer(pcm, now);
+    pthread_mutex_unlock(&pcm->mutex);
+    return 0;
+}
+
+static int playbackSwParams(snd_pcm_ioplug_t *io, snd_pcm_sw_params_t *params)
+{
+    VPcm *pcm = io->private_data;
+    snd_pcm_uframes_t availMin = 1, stop = io->buffer_size, boundary = 0;
+    snd_pcm_sw_params_get_avail_min(params, &availMin);
+    snd_pcm_sw_params_get_stop_threshold(params, &stop);
+    snd_pcm_sw_params_get_boundary(params, &boundary);
+    pthread_mutex_lock(&pcm->mutex);
+    pcm->availMin = availMin ? availMin : 1;
+    pcm->stopThreshold = stop;
+    pcm->boundary = boundary;
+    armTimer(pcm, monotonicNow());
+    pthread_mutex_unlock(&pcm->mutex);
+    return 0;
+}
+
+/* The timer says "look now"; whether the stream is ready is the clock's to say. */
+static int playbackPollRevents(snd_pcm_ioplug_t *io, struct pollfd *pfd, unsigned int nfds, unsigned short *revents)
+{
+    VPcm *pcm = io->private_data;
+    if (nfds >= 1 && (pfd[0].revents & (POLLERR | POLLNVAL))) {
+        *revents = pfd[0].revents & (POLLERR | POLLNVAL);
+        return 0;
+    }
+    pthread_mutex_lock(&pcm->mutex);
+    int ready = armTimer(pcm, monotonicNow());
+    pthread_mutex_unlock(&pcm->mutex);
+    *revents = ready ? POLLOUT : 0;
+    return 0;
 }
 
 static int closePcm(snd_pcm_ioplug_t *io)
 {
     VPcm *pcm = io->private_data;
-    close(pcm->readyFD);
+    close(pcm->pollFD);
     if (pcm->lockFD >= 0) close(pcm->lockFD); /* releases the flock */
+    if (pcm->recordFD >= 0) close(pcm->recordFD);
+    if (io->stream == SND_PCM_STREAM_PLAYBACK) pthread_mutex_destroy(&pcm->mutex);
+    free(pcm->ring);
+    free(pcm->recordPath);
+    free(pcm->ratePath);
     free(pcm);
     return 0;
 }
 
-static const snd_pcm_ioplug_callback_t callbacks = {
-    .start = start,
-    .stop = stop,
-    .pointer = pointer,
-    .transfer = transfer,
+static const snd_pcm_ioplug_callback_t captureCallbacks = {
+    .start = captureStart,
+    .stop = captureStop,
+    .pointer = capturePointer,
+    .transfer = captureTransfer,
     .close = closePcm,
 };
+
+static const snd_pcm_ioplug_callback_t playbackCallbacks = {
+    .start = playbackStart,
+    .stop = playbackStop,
+    .pointer = playbackPointer,
+    .transfer = playbackTransfer,
+    .close = closePcm,
+    .prepare = playbackPrepare,
+    .pause = playbackPause,
+    .sw_params = playbackSwParams,
+    .poll_revents = playbackPollRevents,
+};
+
+/* ---- opening -------------------------------------------------------------------------- */
 
 static int readState(const char *path, VCardState *state)
 {
@@ -106,17 +470,34 @@ static int constrain(snd_pcm_ioplug_t *io, const VCardState *state)
     /* One frame layout only (16-bit stereo), so that the period limits, which ioplug
        takes in bytes, are exactly the frame limits of the state. */
     static const unsigned int formats[] = {SND_PCM_FORMAT_S16_LE};
-    const unsigned int bytesPerFrame = 2 * 2;
     int err;
     if ((err = snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_ACCESS, 1, accesses)) < 0 ||
         (err = snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_FORMAT, 1, formats)) < 0 ||
         (err = snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_CHANNELS, 2, 2)) < 0 ||
         (err = snd_pcm_ioplug_set_param_list(io, SND_PCM_IOPLUG_HW_RATE, state->rateCount, state->rates)) < 0 ||
-        (err = snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_PERIOD_BYTES, state->periodMinFrames * bytesPerFrame,
-                                               state->periodMaxFrames * bytesPerFrame)) < 0 ||
+        (err = snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_PERIOD_BYTES, state->periodMinFrames * BYTES_PER_FRAME,
+                                               state->periodMaxFrames * BYTES_PER_FRAME)) < 0 ||
         (err = snd_pcm_ioplug_set_param_minmax(io, SND_PCM_IOPLUG_HW_PERIODS, 2, 4)) < 0)
         return err;
     return 0;
+}
+
+static char *pathWithSuffix(const char *path, const char *suffix)
+{
+    size_t length = strlen(path) + strlen(suffix) + 1;
+    char *result = malloc(length);
+    if (result) snprintf(result, length, "%s%s", path, suffix);
+    return result;
+}
+
+/* Frees what an open made before the PCM existed. */
+static void discard(VPcm *pcm)
+{
+    if (pcm->pollFD >= 0) close(pcm->pollFD);
+    if (pcm->lockFD >= 0) close(pcm->lockFD);
+    free(pcm->recordPath);
+    free(pcm->ratePath);
+    free(pcm);
 }
 
 SND_PCM_PLUGIN_DEFINE_FUNC(vcard)
@@ -138,21 +519,45 @@ SND_PCM_PLUGIN_DEFINE_FUNC(vcard)
         return -ENOMEM;
     }
     pcm->lockFD = lockFD;
-    pcm->readyFD = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC);
+    pcm->recordFD = -1;
     pcm->io.version = SND_PCM_IOPLUG_VERSION;
     pcm->io.name = "AudioToolbox virtual card";
     pcm->io.mmap_rw = 0;
-    pcm->io.callback = &callbacks;
     pcm->io.private_data = pcm;
-    pcm->io.poll_fd = pcm->readyFD;
-    pcm->io.poll_events = stream == SND_PCM_STREAM_PLAYBACK ? POLLOUT : POLLIN;
+    if (stream == SND_PCM_STREAM_PLAYBACK) {
+        pcm->pollFD = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+        pcm->recordPath = pathWithSuffix(statePath, ".playback.raw");
+        pcm->ratePath = pathWithSuffix(statePath, ".playback.rate");
+        if (pcm->pollFD < 0 || !pcm->recordPath || !pcm->ratePath) {
+            int err = pcm->pollFD < 0 ? -errno : -ENOMEM;
+            discard(pcm);
+            return err;
+        }
+        pthread_mutex_init(&pcm->mutex, NULL);
+        pcm->availMin = 1;
+        pcm->io.callback = &playbackCallbacks;
+        pcm->io.poll_events = POLLIN; /* the timerfd's; poll_revents turns it into POLLOUT */
+        /* The pointer runs up to the boundary: between two reads the clock may play a whole
+           buffer, which a pointer within the buffer could not tell from none. */
+        pcm->io.flags = SND_PCM_IOPLUG_FLAG_BOUNDARY_WA;
+    } else {
+        pcm->pollFD = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC);
+        if (pcm->pollFD < 0) {
+            int err = -errno;
+            discard(pcm);
+            return err;
+        }
+        pcm->io.callback = &captureCallbacks;
+        pcm->io.poll_events = POLLIN;
+    }
+    pcm->io.poll_fd = pcm->pollFD;
     int err = snd_pcm_ioplug_create(&pcm->io, name, stream, mode);
     if (err < 0) {
-        close(pcm->readyFD);
-        if (pcm->lockFD >= 0) close(pcm->lockFD);
-        free(pcm);
+        if (stream == SND_PCM_STREAM_PLAYBACK) pthread_mutex_destroy(&pcm->mutex);
+        discard(pcm);
         return err;
     }
+    if (stream == SND_PCM_STREAM_PLAYBACK) armTimer(pcm, monotonicNow()); /* ready until it runs */
     if ((err = constrain(&pcm->io, &state)) < 0) {
         snd_pcm_ioplug_delete(&pcm->io);
         return err;

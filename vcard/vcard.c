@@ -14,9 +14,17 @@
  *   vcard exclusive on|off     one opener per PCM direction at a time, as a hw:N device:
  *                              a second non-blocking open gets EBUSY, a blocking one waits
  *   vcard show                 print the state
+ *   vcard status               print the playback recording's length and rate:
+ *                              "recording FRAMES frames rate RATE" (rate "none" before any)
+ *   vcard record-reset         empty the playback recording
  *
  * The card is found through $VCARD_DIR (set by the output of `vcard setup`).
  * Running programs see each change as ALSA control events.
+ *
+ * The playback PCM plays in real time and appends every frame it plays (16-bit stereo
+ * little-endian) to $VCARD_DIR/state.playback.raw, across streams and programs, until
+ * `vcard record-reset` (or `vcard setup`) empties it; $VCARD_DIR/state.playback.rate
+ * holds the rate of the last stream that played, as text.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +44,7 @@ static int usage(void)
 {
     fputs("usage: vcard setup [DIR] | plug PORT | unplug PORT | volume V | capture-volume V |\n"
           "             capture on|off | rates R1,R2,... | periods MIN,MAX | remove | insert |\n"
-          "             exclusive on|off | show\n"
+          "             exclusive on|off | show | status | record-reset\n"
           "PORT: headphones headset mic lineout linein hdmi\n", stderr);
     return 2;
 }
@@ -54,6 +62,48 @@ static const char *cardDirectory(void)
 static int statePath(char *path, size_t size, const char *dir)
 {
     return snprintf(path, size, "%s/state", dir) < (int)size ? 0 : -1;
+}
+
+/* The files the playback PCM writes next to the state (see pcm_vcard.c). */
+#define RECORDING_SUFFIX ".playback.raw"
+#define RATE_SUFFIX ".playback.rate"
+#define RECORDING_BYTES_PER_FRAME 4
+
+static void cardFile(char *path, size_t size, const char *dir, const char *suffix)
+{
+    snprintf(path, size, "%s/state%s", dir, suffix);
+}
+
+/* Empties the recording in place: a stream playing now appends (O_APPEND) from 0 on. */
+static int resetRecording(const char *dir)
+{
+    char path[4200];
+    cardFile(path, sizeof path, dir, RECORDING_SUFFIX);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        fprintf(stderr, "vcard: cannot empty %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    close(fd);
+    return 0;
+}
+
+static int printStatus(const char *dir)
+{
+    char path[4200];
+    cardFile(path, sizeof path, dir, RECORDING_SUFFIX);
+    struct stat info;
+    long long frames = stat(path, &info) == 0 ? (long long)info.st_size / RECORDING_BYTES_PER_FRAME : 0;
+    cardFile(path, sizeof path, dir, RATE_SUFFIX);
+    unsigned rate = 0;
+    FILE *file = fopen(path, "r");
+    if (file) {
+        if (fscanf(file, "%u", &rate) != 1) rate = 0;
+        fclose(file);
+    }
+    if (rate) printf("recording %lld frames rate %u\n", frames, rate);
+    else printf("recording %lld frames rate none\n", frames);
+    return 0;
 }
 
 static int loadState(VCardState *state)
@@ -99,6 +149,11 @@ static int setup(const char *dir)
     VCardState state;
     vcardDefaultState(&state);
     if (saveState(&state, absolute) < 0) return 1;
+    /* A new card starts with an empty recording. */
+    if (resetRecording(absolute) < 0) return 1;
+    char ratePath[4200];
+    cardFile(ratePath, sizeof ratePath, absolute, RATE_SUFFIX);
+    unlink(ratePath);
 
     char confPath[4200];
     snprintf(confPath, sizeof confPath, "%s/asound.conf", absolute);
@@ -170,6 +225,8 @@ int main(int argc, char **argv)
         state.removed = !strcmp(command, "remove");
         return saveState(&state, cardDirectory()) < 0 ? 1 : 0;
     }
+    if (!strcmp(command, "status")) return argc == 2 ? printStatus(cardDirectory()) : usage();
+    if (!strcmp(command, "record-reset")) return argc == 2 ? (resetRecording(cardDirectory()) < 0 ? 1 : 0) : usage();
     if (!strcmp(command, "show")) {
         printf("jacks 0x%x playback %d capture %d has-capture %u rates", (unsigned)state.jacks,
                (int)state.playbackVolume, (int)state.captureVolume, (unsigned)state.hasCapture);

@@ -97,8 +97,10 @@ public struct DecodedSound: Sendable {
             }
             output.removeLast(output.count - generated * 2)
         }
+        // libsndfile reads 16-bit samples as n / 32768: scaling back by 32768 gives the
+        // file's own samples exactly when nothing was converted.
         return output.map { sample in
-            let scaled = (sample * 32767).rounded()
+            let scaled = (sample * 32768).rounded()
             return Int16(max(-32768, min(32767, scaled)))
         }
     }
