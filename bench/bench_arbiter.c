@@ -3,8 +3,10 @@
  *  1. Process B activates MediaPlayback; process A, active in MediaPlayback, receives
  *     Begin on its run loop: latency from B's call to A's callback, p50/p99 over 300
  *     rounds, against the round trip of a bare Unix-socket ping-pong between two C
- *     processes measured in the same run (the arbiter's path is two hops too: B to the
- *     daemon, the daemon to A). Goal: p99 within 3x the ping-pong's.
+ *     processes (B and an echo process), measured in the same rounds, right before
+ *     each activation, so both see the same machine (the arbiter's path has two socket
+ *     hops too, B to the daemon and the daemon to A, and one more wake-up: A's run
+ *     loop). Goal: p99 within 3x the ping-pong's.
  *  2. A storm: 64 processes, each with a session, activate MediaPlayback at the same
  *     moment; total time until the arbitration settles (63 Begins received).
  * Times come from CLOCK_MONOTONIC, shared by the processes; results go through shared
@@ -28,6 +30,7 @@ struct Shared {
     atomic_int bDone;
     _Atomic double sentAt;     /* when B called AudioSessionSetActive */
     double latency[ROUNDS];
+    double pingPong[ROUNDS];
     atomic_int stormReady, stormGo, stormBegins;
     _Atomic double stormStart, stormLastBegin;
 };
@@ -54,6 +57,17 @@ static void listenerA(void *data, UInt32 state)
     }
 }
 
+static int echoSocket = -1;
+
+/* One byte to the echo process and back: the baseline of this round. */
+static double roundTrip(void)
+{
+    char byte = 'x';
+    double start = nowNanoseconds();
+    if (write(echoSocket, &byte, 1) != 1 || read(echoSocket, &byte, 1) != 1) return 0;
+    return nowNanoseconds() - start;
+}
+
 static void runB(void)
 {
     AudioSessionInitialize(NULL, NULL, NULL, NULL);
@@ -64,6 +78,7 @@ static void runB(void)
            first, or B's activation could come first and A would interrupt B. */
         pause1ms();
         pause1ms();
+        shared->pingPong[r] = roundTrip();
         atomic_store(&shared->sentAt, nowNanoseconds());
         AudioSessionSetActive(true);
         /* A's Begin arrives while B is active; then B leaves, notifying A. */
@@ -101,8 +116,8 @@ static void runStormMember(void)
     _exit(0);
 }
 
-/* The baseline: one byte there and back between two processes, ROUNDS times. */
-static void pingPong(double *roundTrips)
+/* The echo process of the baseline: sends back every byte. */
+static pid_t startEcho(void)
 {
     int pair[2];
     socketpair(AF_UNIX, SOCK_STREAM, 0, pair);
@@ -110,19 +125,12 @@ static void pingPong(double *roundTrips)
     if (child == 0) {
         char byte;
         close(pair[0]);
-        while (read(pair[1], &byte, 1) == 1) write(pair[1], &byte, 1);
+        while (read(pair[1], &byte, 1) == 1) if (write(pair[1], &byte, 1) != 1) break;
         _exit(0);
     }
     close(pair[1]);
-    for (int r = 0; r < ROUNDS; r++) {
-        char byte = 'x';
-        double start = nowNanoseconds();
-        write(pair[0], &byte, 1);
-        read(pair[0], &byte, 1);
-        roundTrips[r] = nowNanoseconds() - start;
-    }
-    close(pair[0]);
-    waitpid(child, NULL, 0);
+    echoSocket = pair[0];
+    return child;
 }
 
 int main(void)
@@ -132,9 +140,7 @@ int main(void)
     memset(shared, 0, sizeof *shared);
     atomic_store(&shared->round, -1);
 
-    static double baseline[ROUNDS];
-    pingPong(baseline);
-
+    pid_t echo = startEcho();
     pid_t b = fork();
     if (b == 0) runB();
     AudioSessionInitialize(NULL, NULL, listenerA, NULL);
@@ -143,7 +149,11 @@ int main(void)
     atomic_store(&shared->round, 0);
     while (!atomic_load(&shared->bDone)) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
     waitpid(b, NULL, 0);
+    close(echoSocket);
+    waitpid(echo, NULL, 0);
     AudioSessionSetActive(false);
+    static double baseline[ROUNDS];
+    memcpy(baseline, shared->pingPong, sizeof baseline);
 
     double latency[ROUNDS];
     memcpy(latency, shared->latency, sizeof latency);

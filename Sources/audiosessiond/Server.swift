@@ -228,11 +228,14 @@ final class Server {
         }
     }
 
-    private func event(_ line: String) {
-        Log.info(line)
-        for connection in connections.values where connection.watching {
-            send(.event(line), to: connection)
-        }
+    /// Tells watchers (and the log, when verbose) what happened. The line is only made
+    /// when someone will read it: this is on the path of every activation.
+    private func event(_ line: @autoclosure () -> String) {
+        let watchers = connections.values.filter(\.watching)
+        guard Log.verbose || !watchers.isEmpty else { return }
+        let text = line()
+        if Log.verbose { Log.info(text) }
+        for connection in watchers { send(.event(text), to: connection) }
     }
 
     private func describe(_ connection: Connection) -> String {
@@ -269,6 +272,9 @@ func monotonicSeconds() -> Double {
 }
 
 enum Log {
+    /// AUDIOSESSIOND_VERBOSE=1 logs every arbitration event (`audiosession watch` shows
+    /// them without it).
+    static let verbose = getenv("AUDIOSESSIOND_VERBOSE").map { String(cString: $0) == "1" } ?? false
     static func info(_ line: String) { write("info", line) }
     static func error(_ line: String) { write("error", line) }
     private static func write(_ level: String, _ line: String) {
