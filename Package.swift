@@ -46,7 +46,8 @@ let package = Package(
         // Where the user's daemon lives, starting it, blocking socket helpers.
         .target(name: "ArbiterSocket", dependencies: ["ArbiterProtocol"]),
         // The per-user arbitration daemon.
-        .executableTarget(name: "audiosessiond", dependencies: ["ArbiterProtocol", "ArbiterSocket", "Arbitration"]),
+        .executableTarget(name: "audiosessiond",
+                          dependencies: ["ArbiterProtocol", "ArbiterSocket", "Arbitration", "SystemSounds"]),
         // The library's side of audiosessiond: registration, events, reconnection.
         .target(name: "ArbiterClient", dependencies: ["AudioSessionCore", "ArbiterProtocol", "ArbiterSocket", "Locking"]),
         // The command-line tool: status, watch, call, alarm.

@@ -150,6 +150,19 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         }
     }
 
+    // MARK: System sounds that outlive the program
+
+    /// A play of `path` on `device` started that the daemon finishes if this program
+    /// dies first (CompletePlaybackIfAppDies).
+    public func finishIfProgramDies(token: UInt32, path: String, device: String) {
+        queue(.finishIfDies(token: token, path: path, device: device)) { _ in }
+    }
+
+    /// That play was heard to its end: nothing to finish.
+    public func playFinished(token: UInt32) {
+        queue(.finished(token: token)) { _ in }
+    }
+
     // MARK: Sending
 
     /// A daemon that reads nothing (stopped, stuck) gets this much, then the connection

@@ -16,6 +16,11 @@ public enum ArbiterMessage: Equatable, Sendable {
     case system(SystemInterruption, active: Bool)
     /// The silent switch turned on or off (the tool's `silent`).
     case silentSwitch(on: Bool)
+    /// A system sound marked CompletePlaybackIfAppDies started: if this client dies
+    /// before `finished(token)`, the daemon plays the rest of the file on the device.
+    case finishIfDies(token: UInt32, path: String, device: String)
+    /// That play was heard to its end.
+    case finished(token: UInt32)
     /// The tool asks for the table of sessions.
     case statusRequest
     /// The tool asks to receive `event` lines from now on.

@@ -23,7 +23,7 @@ extension ArbiterMessage {
     }
 
     private enum Kind: UInt8 {
-        case hello = 1, claim, activate, deactivate, system, statusRequest, watch, silentSwitch
+        case hello = 1, claim, activate, deactivate, system, statusRequest, watch, silentSwitch, finishIfDies, finished
         case welcome = 64, interruptionBegan, interruptionEnded, otherAudio, ducked, systemState, status, event, failure
         case silentSwitchState
     }
@@ -40,6 +40,9 @@ extension ArbiterMessage {
         case .statusRequest: w.u8(Kind.statusRequest.rawValue)
         case .watch: w.u8(Kind.watch.rawValue)
         case .silentSwitch(let on): w.u8(Kind.silentSwitch.rawValue); w.bool(on)
+        case .finishIfDies(let token, let path, let device):
+            w.u8(Kind.finishIfDies.rawValue); w.u32(token); w.string(path); w.string(device)
+        case .finished(let token): w.u8(Kind.finished.rawValue); w.u32(token)
         case .silentSwitchState(let on): w.u8(Kind.silentSwitchState.rawValue); w.bool(on)
         case .welcome(let version, let clientID): w.u8(Kind.welcome.rawValue); w.u16(version); w.u32(clientID)
         case .interruptionBegan(let bySystem): w.u8(Kind.interruptionBegan.rawValue); w.bool(bySystem)
@@ -88,6 +91,8 @@ extension ArbiterMessage {
         case .statusRequest: message = .statusRequest
         case .watch: message = .watch
         case .silentSwitch: message = .silentSwitch(on: try r.bool())
+        case .finishIfDies: message = .finishIfDies(token: try r.u32(), path: try r.string(), device: try r.string())
+        case .finished: message = .finished(token: try r.u32())
         case .silentSwitchState: message = .silentSwitchState(on: try r.bool())
         case .welcome: message = .welcome(version: try r.u16(), clientID: try r.u32())
         case .interruptionBegan: message = .interruptionBegan(bySystem: try r.bool())

@@ -31,6 +31,9 @@ final class SystemSoundServices: @unchecked Sendable {
     }
     private struct Completions {
         var byID: [UInt32: Registration] = [:]
+        /// Plays the daemon would finish if the program died, oldest first, per sound.
+        var outliving: [UInt32: [UInt32]] = [:]
+        var nextToken: UInt32 = 1
         /// One queue per run loop and mode, kept for the life of the process.
         var queues: [String: CallbackQueue<SoundCompletionCall>] = [:]
         var serial = 0
@@ -94,7 +97,30 @@ final class SystemSoundServices: @unchecked Sendable {
         completions.withLock { _ = $0.byID.removeValue(forKey: id) }
     }
 
+    /// A play of a sound marked CompletePlaybackIfAppDies: the daemon (when it
+    /// arbitrates this program) learns of it, to finish it should the program die.
+    func playStarted(_ id: UInt32) {
+        guard let (outlives, path) = player.withSound(id, { ($0.completePlaybackIfAppDies == 1, $0.path) }),
+              outlives, let path, let daemon = Runtime.withCurrent({ $0.daemonArbiter }) ?? nil,
+              case .alsa(let device) = SystemSoundServices.output() else { return }
+        let token = completions.withLock { c -> UInt32 in
+            let token = c.nextToken
+            c.nextToken &+= 1
+            c.outliving[id, default: []].append(token)
+            return token
+        }
+        daemon.finishIfProgramDies(token: token, path: path, device: device)
+    }
+
     private func finished(_ id: UInt32) {
+        // Plays of one sound end in the order they started: the oldest token is this one.
+        let token = completions.withLock { c -> UInt32? in
+            guard var tokens = c.outliving[id], !tokens.isEmpty else { return nil }
+            let first = tokens.removeFirst()
+            c.outliving[id] = tokens.isEmpty ? nil : tokens
+            return first
+        }
+        if let token, let daemon = Runtime.withCurrent({ $0.daemonArbiter }) ?? nil { daemon.playFinished(token: token) }
         let target = completions.withLock { c -> (CallbackQueue<SoundCompletionCall>, SoundCompletionCall)? in
             guard let registration = c.byID[id] else { return nil }
             c.serial += 1
@@ -134,7 +160,7 @@ public func audioServicesCreateSystemSoundID(_ url: CFURL?, _ outID: UnsafeMutab
     let path = CFValues.swiftString(pathString)
     do throws(DecodedSound.LoadError) {
         let sound = try DecodedSound.load(path: path)
-        outID.pointee = SystemSoundServices.shared.player.create(sound)
+        outID.pointee = SystemSoundServices.shared.player.create(sound, path: path)
         return 0
     } catch {
         Log.error("AudioServicesCreateSystemSoundID: \(path): \(error)")
@@ -155,6 +181,7 @@ public func audioServicesPlaySystemSound(_ id: UInt32) {
     if id == UInt32(kSystemSoundID_Vibrate) || id == UInt32(kSystemSoundID_FlashScreen) {
         services.player.completeWithoutSound(id)
     } else {
+        services.playStarted(id)
         services.player.play(id)
     }
 }

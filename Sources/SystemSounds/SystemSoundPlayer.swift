@@ -19,6 +19,8 @@ public final class SystemSoundPlayer: @unchecked Sendable {
 
     public struct Sound {
         let decoded: DecodedSound
+        /// The file it came from (nil for predefined sounds).
+        public let path: String?
         /// The sound converted for the mixer's rate, made on its first play there.
         var converted: (rate: Int, frames: [Int16])?
         /// Predefined sounds cannot be disposed.
@@ -68,17 +70,17 @@ public final class SystemSoundPlayer: @unchecked Sendable {
         self.silencesUISounds = silencesUISounds
         self.onFinished = onFinished
         state.withLock { s in
-            for (id, sound) in predefined { s.sounds[id] = Sound(decoded: sound, predefined: true) }
+            for (id, sound) in predefined { s.sounds[id] = Sound(decoded: sound, path: nil, predefined: true) }
         }
     }
 
     // MARK: Sounds
 
-    public func create(_ decoded: DecodedSound) -> UInt32 {
+    public func create(_ decoded: DecodedSound, path: String? = nil) -> UInt32 {
         state.withLock { s in
             let id = s.nextID
             s.nextID &+= 1
-            s.sounds[id] = Sound(decoded: decoded, predefined: false)
+            s.sounds[id] = Sound(decoded: decoded, path: path, predefined: false)
             return id
         }
     }

@@ -14,6 +14,8 @@ final class Connection {
     var pid: UInt32 = 0
     var program = ""
     var watching = false
+    /// System sounds to finish if this client dies: token → (file, device, start).
+    var outliving: [UInt32: (path: String, device: String, start: Double)] = [:]
     init(fd: Int32, id: UInt32, uid: uid_t) {
         self.fd = fd
         self.id = id
@@ -28,6 +30,7 @@ final class Server {
     private var connections: [Int32: Connection] = [:]
     private var arbitration = Arbitration()
     private var nextID: UInt32 = 1
+    private let finisher = SoundFinisher()
     /// A client that lets this much pile up unread is dropped (its session released).
     private let outboxLimit = 1 << 20
 
@@ -56,7 +59,8 @@ final class Server {
                 }
             }
             // A call, an alarm or the silent switch is state worth keeping: stay for it.
-            if connections.isEmpty && arbitration.systemInterruptions.isEmpty && !arbitration.silentSwitch {
+            if connections.isEmpty && arbitration.systemInterruptions.isEmpty && !arbitration.silentSwitch
+                && !finisher.isPlaying {
                 if monotonicSeconds() - idleSince >= Double(idleSeconds) {
                     Log.info("idle for \(idleSeconds) s: exiting")
                     return
@@ -125,6 +129,8 @@ final class Server {
         if let reason { Log.error("client \(connection.id) (pid \(connection.pid)): \(reason)") }
         connections[connection.fd] = nil
         close(connection.fd)
+        // A client that died mid-sound: the daemon plays the rest (CompletePlaybackIfAppDies).
+        for (_, play) in connection.outliving { finisher.finish(play.path, device: play.device, startedAt: play.start) }
         if connection.role == .session {
             event("\(describe(connection)) left")
             deliver(arbitration.leave(connection.id))
@@ -189,6 +195,10 @@ final class Server {
         case (.tool, .system(let kind, let active)):
             event("\(kind) \(active ? "starts" : "ends")")
             deliver(arbitration.system(kind, active: active))
+        case (_, .finishIfDies(let token, let path, let device)):
+            connection.outliving[token] = (path, device, monotonicSeconds())
+        case (_, .finished(let token)):
+            connection.outliving[token] = nil
         case (_, .statusRequest):
             send(.status(arbitration.status), to: connection)
         case (_, .watch):

@@ -24,6 +24,7 @@ let sampleMessages: [ArbiterMessage] = [
     .status(ArbiterStatus(systemInterruptions: [], sessions: [])),
     .status(ArbiterStatus(systemInterruptions: [.alarm], silentSwitch: true, sessions: [])),
     .silentSwitch(on: true), .silentSwitch(on: false), .silentSwitchState(on: true),
+    .finishIfDies(token: 7, path: "/home/u/sounds/ding é.wav", device: "default"), .finished(token: 0xFFFF_FFFF),
     .event("sp[12]#3 activates"), .failure("protocol version 9 is not 1"),
 ]
 

@@ -53,13 +53,12 @@ enum {
 
 /* Properties; the specifier of each is a SystemSoundID. */
 enum {
-    /* UInt32 0/1, default 1: a sound of the user interface, which a silent switch would
-     * mute. Kept and read back; this release has no silent switch yet, so it changes
-     * nothing audible. */
+    /* UInt32 0/1, default 1: a sound of the user interface, silent while the silent
+     * switch is on (`audiosession silent on`); the play still completes. */
     kAudioServicesPropertyIsUISound                   = AT_FOURCC('i','s','u','i'),
-    /* UInt32 0/1, default 0: on the phone, a sound playing when its program ends is
-     * finished by the system. Kept and read back; in this release a sound still stops
-     * with its program. */
+    /* UInt32 0/1, default 0: when 1, a play that is cut short because its program dies
+     * is finished by audiosessiond from where it was (when the daemon arbitrates the
+     * program's session, see audiosessiond(8); otherwise the value is only kept). */
     kAudioServicesPropertyCompletePlaybackIfAppDies   = AT_FOURCC('i','f','d','i')
 };
 
