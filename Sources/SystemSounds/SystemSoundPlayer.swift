@@ -155,21 +155,34 @@ public final class SystemSoundPlayer: @unchecked Sendable {
 
     // MARK: The mixer thread
 
-    /// Plays until nothing is left to write or to hear, then closes the stream and ends.
+    /// Plays until nothing is left to write or to hear, closes the stream, and ends —
+    /// unless a play arrived meanwhile, which opens it again. The thread says it is
+    /// gone only after its stream is closed, so two streams never overlap.
     private func mix() {
-        let sink = Sink.open(output())
-        defer { sink.close() }
+        while true {
+            let sink = Sink.open(output())
+            play(into: sink)
+            // Everything written has been heard: what is left in the device is padding.
+            sink.close()
+            let finished = state.withLock { s -> Bool in
+                guard s.voices.isEmpty && s.pending.isEmpty else { return false }
+                s.running = false
+                return true
+            }
+            if finished { return }
+        }
+    }
+
+    /// Mixes period after period into `sink` until no play is left to write or to hear.
+    private func play(into sink: Sink) {
         var written: Int64 = 0
         var period = [Int32](repeating: 0, count: Self.periodFrames * 2)
         var out = [Int16](repeating: 0, count: Self.periodFrames * 2)
         while true {
             let level = max(0, min(1, gain()))
             let silent = silencesUISounds()
-            let done = state.withLock { s -> Bool in
-                if s.voices.isEmpty && s.pending.isEmpty {
-                    s.running = false
-                    return true
-                }
+            let idle = state.withLock { s -> Bool in
+                if s.voices.isEmpty && s.pending.isEmpty { return true }
                 for i in period.indices { period[i] = 0 }
                 var finished: [Int] = []
                 for index in s.voices.indices {
@@ -191,7 +204,7 @@ public final class SystemSoundPlayer: @unchecked Sendable {
                 for index in finished.reversed() { s.voices.remove(at: index) }
                 return false
             }
-            if done { return }
+            if idle { return }
             // Saturate, never wrap: loud sounds together clip like an analogue mix.
             for i in period.indices {
                 let scaled = level == 1 ? period[i] : Int32((Float(period[i]) * level).rounded())
@@ -292,9 +305,11 @@ final class Sink {
         return Int64(max(frames, 0))
     }
 
+    /// Closes at once: the caller has heard every frame that mattered; what the device
+    /// still holds is the silence written while waiting for it.
     func close() {
         guard let pcm else { return }
-        snd_pcm_drain(pcm)
+        snd_pcm_drop(pcm)
         snd_pcm_close(pcm)
     }
 

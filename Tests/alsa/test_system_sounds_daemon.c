@@ -1,0 +1,200 @@
+/*
+ * System sounds and the arbiter, on the virtual ALSA card with a real audiosessiond
+ * (AUDIOTOOLBOX_ARBITER=daemon, a private XDG_RUNTIME_DIR, `audiosession` and `vcard` on
+ * PATH): the silent switch silences sounds marked IsUISound and not the others; with
+ * CompletePlaybackIfAppDies the daemon finishes a play whose program was killed, and
+ * without it nobody does.
+ */
+#include <AudioToolbox/AudioToolbox.h>
+#include <alsa/asoundlib.h>
+#include <math.h>
+#include <signal.h>
+#include <sndfile.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include "../c/check.h"
+
+static char dir[] = "/tmp/at-dsounds-XXXXXX";
+static char recording[4096];
+
+static void run(const char *command)
+{
+    if (system(command) != 0) { fprintf(stderr, "'%s' failed\n", command); exit(2); }
+}
+
+static const char *writeTone(const char *name, double seconds)
+{
+    static char paths[4][512];
+    static int next;
+    char *path = paths[next++ % 4];
+    snprintf(path, 512, "%s/%s", dir, name);
+    SF_INFO info = {.samplerate = 48000, .channels = 2, .format = SF_FORMAT_WAV | SF_FORMAT_PCM_16};
+    SNDFILE *file = sf_open(path, SFM_WRITE, &info);
+    long frames = (long)(seconds * 48000);
+    short *samples = malloc((size_t)frames * 4);
+    for (long i = 0; i < frames; i++) samples[2 * i] = samples[2 * i + 1] = (short)(9000 * sin(2 * M_PI * 500 * i / 48000.0));
+    sf_writef_short(file, samples, frames);
+    sf_close(file);
+    free(samples);
+    return path;
+}
+
+static SystemSoundID create(const char *path)
+{
+    CFURLRef url = CFURLCreateFromFileSystemRepresentation(NULL, (const UInt8 *)path, (CFIndex)strlen(path), false);
+    SystemSoundID id = 0;
+    CHECK_STATUS(AudioServicesCreateSystemSoundID(url, &id), noErr);
+    CFRelease(url);
+    return id;
+}
+
+static int completions, interruptions;
+static void completion(SystemSoundID id, void *data) { (void)id; (void)data; completions++; }
+static void interruption(void *data, UInt32 state) { (void)data; (void)state; interruptions++; }
+
+static void waitFor(int *counter, int count)
+{
+    while (*counter < count) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.05, true);
+}
+
+/* The span of non-silent frames in the recording, in frames (0 if silent). */
+static long heardFrames(void)
+{
+    FILE *f = fopen(recording, "rb");
+    if (!f) return 0;
+    short frame[2];
+    long index = 0, first = -1, last = -1;
+    while (fread(frame, 4, 1, f) == 1) {
+        if (frame[0] || frame[1]) { if (first < 0) first = index; last = index; }
+        index++;
+    }
+    fclose(f);
+    return first < 0 ? 0 : last - first + 1;
+}
+
+/* Waits until no one holds the card's playback (an exclusive open succeeds). */
+static void waitUntilReleased(void)
+{
+    run("vcard exclusive on");
+    for (;;) {
+        snd_pcm_t *probe = NULL;
+        if (snd_pcm_open(&probe, "default", SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK) == 0) {
+            snd_pcm_close(probe);
+            break;
+        }
+        CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.05, true);
+    }
+    run("vcard exclusive off");
+}
+
+/* A program that plays a 1 s sound with CompletePlaybackIfAppDies = `outlive` and is
+ * killed a moment into it. */
+static pid_t killedMidSound(UInt32 outlive, const char *path)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        AudioSessionInitialize(NULL, NULL, NULL, NULL);
+        CFURLRef url = CFURLCreateFromFileSystemRepresentation(NULL, (const UInt8 *)path, (CFIndex)strlen(path), false);
+        SystemSoundID id = 0;
+        AudioServicesCreateSystemSoundID(url, &id);
+        AudioServicesSetProperty(kAudioServicesPropertyCompletePlaybackIfAppDies, sizeof id, &id, sizeof outlive, &outlive);
+        AudioServicesPlaySystemSound(id);
+        /* Wait until the card has played something, then die. */
+        while (heardFrames() < 4800) { struct timespec p = {0, 5000000}; nanosleep(&p, NULL); }
+        raise(SIGKILL);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the player was killed mid-sound");
+    return child;
+}
+
+/* Waits until the daemon has dropped the session of `pid` (it saw the death). */
+static void waitUntilGone(pid_t pid)
+{
+    char needle[64];
+    snprintf(needle, sizeof needle, "\"pid\":%d,", (int)pid);
+    for (;;) {
+        FILE *status = popen("audiosession status --json", "r");
+        char text[65536] = "";
+        size_t n = status ? fread(text, 1, sizeof text - 1, status) : 0;
+        text[n] = 0;
+        if (status) pclose(status);
+        if (n > 0 && !strstr(text, needle)) return;
+        CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.05, true);
+    }
+}
+
+/* How many plays the daemon has finished for dead programs (its log says each). */
+static int finishedByDaemon(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/audiotoolbox/audiosessiond.log", getenv("XDG_RUNTIME_DIR"));
+    FILE *log = fopen(path, "r");
+    char line[1024];
+    int count = 0;
+    while (log && fgets(line, sizeof line, log)) if (strstr(line, "finishing ")) count++;
+    if (log) fclose(log);
+    return count;
+}
+
+int main(void)
+{
+    installWatchdog("system sounds with audiosessiond");
+    alarm(120);
+    const char *vcardDir = getenv("VCARD_DIR");
+    if (!vcardDir || !mkdtemp(dir)) return 2;
+    snprintf(recording, sizeof recording, "%s/state.playback.raw", vcardDir);
+    run("vcard rates 48000");
+
+    CHECK_STATUS(AudioSessionInitialize(NULL, NULL, interruption, NULL), noErr);
+    UInt32 category = kAudioSessionCategory_MediaPlayback;
+    CHECK_STATUS(AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category), noErr);
+    CHECK_STATUS(AudioSessionSetActive(true), noErr);
+
+    /* The silent switch. A call starts and ends after it: once this session has its End,
+     * it has also heard of the switch, which the daemon sent before. */
+    run("audiosession silent on");
+    run("audiosession call start");
+    waitFor(&interruptions, 1);
+    run("audiosession call end");
+    waitFor(&interruptions, 2);
+    SystemSoundID ui = create(writeTone("ui.wav", 0.2));
+    SystemSoundID plain = create(writeTone("plain.wav", 0.2));
+    UInt32 zero = 0;
+    CHECK_STATUS(AudioServicesSetProperty(kAudioServicesPropertyIsUISound, sizeof plain, &plain, sizeof zero, &zero), noErr);
+    CHECK_STATUS(AudioServicesAddSystemSoundCompletion(ui, NULL, NULL, completion, NULL), noErr);
+    CHECK_STATUS(AudioServicesAddSystemSoundCompletion(plain, NULL, NULL, completion, NULL), noErr);
+    run("vcard record-reset");
+    AudioServicesPlaySystemSound(ui);
+    waitFor(&completions, 1);
+    CHECK(heardFrames() == 0, "a UI sound is silent under the silent switch, and still completes");
+    run("vcard record-reset");
+    AudioServicesPlaySystemSound(plain);
+    waitFor(&completions, 2);
+    CHECK(labs(heardFrames() - 9600) <= 2, "a sound not marked IsUISound is heard (%ld frames)", heardFrames());
+    run("audiosession silent off");
+    AudioSessionSetActive(false);
+    waitUntilReleased();
+
+    /* CompletePlaybackIfAppDies: the daemon plays the rest; without it nobody does. */
+    const char *second = writeTone("second.wav", 1.0);
+    run("vcard record-reset");
+    killedMidSound(1, second);
+    while (heardFrames() < 47000) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.05, true);
+    waitUntilReleased();
+    long heard = heardFrames();
+    CHECK(heard >= 47000 && heard <= 48000 + 4800, "the daemon finished the sound (%ld frames heard of 48000)", heard);
+    CHECK(finishedByDaemon() == 1, "the daemon says it finished one play");
+    run("vcard record-reset");
+    pid_t plain2 = killedMidSound(0, second);
+    waitUntilGone(plain2);
+    waitUntilReleased();
+    CHECK(finishedByDaemon() == 1, "without the property the daemon finishes nothing");
+    CHECK(heardFrames() < 40000, "the sound stopped with its program (%ld frames)", heardFrames());
+
+    char command[600];
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    run(command);
+    return finish("system sounds with audiosessiond");
+}
