@@ -186,6 +186,18 @@ elif (unset AUDIOTOOLBOX_BACKEND; AUDIOTOOLBOX_ALSA_JACK_CTLS= "$out/pause_on_in
 else
     fail "PORTING.md example on the virtual card"
 fi
+# System sounds on a card of their own, whose playback runs in real time and records
+# what it plays: the exact mix, conversion, completions, interruptions; then with a real
+# audiosessiond: the silent switch and sounds finished for a program that died.
+rm -rf "$out/vcard-sounds"
+eval "$("$prefix/bin/vcard" setup "$out/vcard-sounds")"
+alsa_suite --link "$flags -lasound -lm" test_vcard_playback VCARD_DIR="$VCARD_DIR" ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH"
+alsa_suite --link "$flags -lasound -lsndfile -lm" test_system_sounds_vcard VCARD_DIR="$VCARD_DIR" \
+    ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH" AUDIOTOOLBOX_ALSA_JACK_CTLS= AUDIOTOOLBOX_ARBITER=local
+rm -rf "$out/runtime-sounds" && mkdir -m 700 -p "$out/runtime-sounds"
+alsa_suite --link "$flags -lasound -lsndfile -lm" test_system_sounds_daemon VCARD_DIR="$VCARD_DIR" \
+    ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH" AUDIOTOOLBOX_ALSA_JACK_CTLS= AUDIOTOOLBOX_ARBITER=daemon \
+    AUDIOSESSIOND_IDLE_SECONDS=2 XDG_RUNTIME_DIR="$out/runtime-sounds"
 # Busy devices, what activation holds, fork and dlclose, on a card of its own: it opens
 # PCMs itself and dlopens the library (not linked with it, so dlclose could unload it).
 rm -rf "$out/vcard-abuse"
