@@ -13,10 +13,11 @@
  * threshold above the buffer size (never stop) instead sees the clock wait at the
  * last written frame and go on from the next write. snd_pcm_drain returns once the
  * clock has played the last frame; snd_pcm_pause freezes the clock.
- *   The poll descriptor is a timerfd: whenever the stream changes it is armed for the
- * instant the stream next becomes ready (avail_min frames free, or the last frame
- * played while draining), so a blocking write, a drain and the program's own poll all
- * sleep instead of spinning. When the stream is not running it is always ready.
+ *   The poll descriptor is a timerfd, armed for the instant the stream next becomes
+ * ready (avail_min frames free, an underrun, or while draining the last frame played)
+ * each time the stream changes, so a blocking write, a drain and the program's own
+ * poll all sleep instead of spinning; it is readable whenever the stream is not
+ * running. poll_revents turns its POLLIN into POLLOUT.
  *   Every frame the clock plays is appended (16-bit stereo little-endian, as written)
  * to "<state>.playback.raw", and the stream's rate goes to "<state>.playback.rate" as
  * text when it first plays; frames discarded by snd_pcm_drop, snd_pcm_prepare or
@@ -56,14 +57,14 @@ typedef struct {
     snd_pcm_ioplug_t io;
     int pollFD;                  /* capture: an eventfd, always readable; playback: a timerfd */
     int lockFD;                  /* the exclusive lock held while open, or -1 */
-    snd_pcm_uframes_t position;  /* capture: frames transferred, modulo the buffer */
+    snd_pcm_uframes_t boundary;  /* where ioplug's pointers wrap */
 
     /* Playback. ioplug calls start, stop, pointer, transfer and pause with its own lock
        held but prepare, sw_params and poll_revents without it, so this state has a lock
        of its own. Frame counts run from the last prepare. */
     pthread_mutex_t mutex;
     char *recordPath, *ratePath;
-    snd_pcm_uframes_t availMin, stopThreshold, boundary;
+    snd_pcm_uframes_t availMin, stopThreshold;
     uint64_t written;            /* frames the program has given */
     uint64_t played;             /* frames the clock has consumed (and recorded) */
     int running, paused, xrun;
@@ -73,26 +74,41 @@ typedef struct {
     snd_pcm_uframes_t ringFrames;
     int recordFD;                /* opened at the first frame a start plays, or -1 */
     int rateNoted;               /* the rate file was written since the last start */
+    int watched;                 /* the descriptor was handed out: keep the timer true from then on */
+    int armed;                   /* TIMER_*: how the timer stands, to skip re-arming it the same way */
+    struct timespec armedTime;
 } VPcm;
+
+enum { TIMER_OFF, TIMER_NOW, TIMER_AT };
 
 /* ---- capture: silence at the program's pace ---------------------------------------- */
 
 static int captureStart(snd_pcm_ioplug_t *io) { (void)io; return 0; }
 static int captureStop(snd_pcm_ioplug_t *io) { (void)io; return 0; }
 
+/* A whole buffer of silence is always there to read. (The pointer runs up to the
+   boundary: within the buffer, a full buffer ahead would read as nothing captured.) */
 static snd_pcm_sframes_t capturePointer(snd_pcm_ioplug_t *io)
 {
     VPcm *pcm = io->private_data;
-    return (snd_pcm_sframes_t)(pcm->position % io->buffer_size);
+    if (pcm->boundary == 0) return 0;
+    return (snd_pcm_sframes_t)(((uint64_t)io->appl_ptr + io->buffer_size) % pcm->boundary);
 }
 
 static snd_pcm_sframes_t captureTransfer(snd_pcm_ioplug_t *io, const snd_pcm_channel_area_t *areas,
                                          snd_pcm_uframes_t offset, snd_pcm_uframes_t size)
 {
-    VPcm *pcm = io->private_data;
     snd_pcm_areas_silence(areas, offset, io->channels, size, io->format);
-    pcm->position += size;
     return (snd_pcm_sframes_t)size;
+}
+
+static int captureSwParams(snd_pcm_ioplug_t *io, snd_pcm_sw_params_t *params)
+{
+    VPcm *pcm = io->private_data;
+    snd_pcm_uframes_t boundary = 0;
+    snd_pcm_sw_params_get_boundary(params, &boundary);
+    pcm->boundary = boundary;
+    return 0;
 }
 
 /* ---- playback: the clock -------------------------------------------------------------- */
@@ -156,26 +172,43 @@ static uint64_t readyFrames(const VPcm *pcm)
     return target;
 }
 
+static int before(struct timespec a, struct timespec b)
+{
+    return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
+}
+
 /* Arms the poll timer for the instant the stream is next ready: at once when it is
  * ready now or not running, never while paused. Re-arming also clears a past expiry,
- * so the descriptor is readable about when the stream is ready. Returns readiness. */
+ * so the descriptor is readable about when the stream is ready. Returns readiness.
+ *   A timer set to expire at once costs a timer interrupt (some 15 us in a virtual
+ * machine), so nothing is armed before anyone holds the descriptor (negotiation-only
+ * opens never do), nor armed again the way it already is. */
 static int armTimer(VPcm *pcm, struct timespec now)
 {
-    struct itimerspec spec = {{0, 0}, {0, 1}}; /* an absolute time long past: readable at once */
-    int ready = 1;
+    int want = TIMER_NOW, ready = 1;
+    struct timespec when = {0, 1}; /* an absolute time long past */
     if (pcm->running && !pcm->xrun) {
         if (pcm->paused) {
-            spec.it_value.tv_nsec = 0; /* disarmed */
+            want = TIMER_OFF;
             ready = 0;
         } else {
             uint64_t target = readyFrames(pcm);
             if (clockFrames(pcm, now) < target) {
-                spec.it_value = clockTime(pcm, target);
+                want = TIMER_AT;
+                when = clockTime(pcm, target);
                 ready = 0;
             }
         }
     }
+    if (!pcm->watched) return ready;
+    if (want == TIMER_NOW && pcm->armed == TIMER_AT && !before(now, pcm->armedTime))
+        pcm->armed = TIMER_NOW; /* it has expired (or is about to): readable as it is */
+    if (want == pcm->armed && (want != TIMER_AT || !memcmp(&when, &pcm->armedTime, sizeof when))) return ready;
+    struct itimerspec spec = {{0, 0}, {0, 0}};
+    if (want != TIMER_OFF) spec.it_value = when;
     timerfd_settime(pcm->pollFD, TFD_TIMER_ABSTIME, &spec, NULL);
+    pcm->armed = want;
+    pcm->armedTime = when;
     return ready;
 }
 
@@ -295,8 +328,10 @@ static snd_pcm_sframes_t playbackPointer(snd_pcm_ioplug_t *io)
 {
     VPcm *pcm = io->private_data;
     pthread_mutex_lock(&pcm->mutex);
+    struct timespec now = monotonicNow();
     syncWritten(pcm);
-    advance(pcm, monotonicNow(), 1);
+    advance(pcm, now, 1);
+    armTimer(pcm, now); /* an underrun, or a rewind, moves the next ready instant */
     snd_pcm_sframes_t result = pcm->xrun ? -EPIPE
                              : (snd_pcm_sframes_t)(pcm->boundary ? pcm->played % pcm->boundary : pcm->played);
     pthread_mutex_unlock(&pcm->mutex);
@@ -399,6 +434,25 @@ static int playbackPollRevents(snd_pcm_ioplug_t *io, struct pollfd *pfd, unsigne
     return 0;
 }
 
+static int playbackPollCount(snd_pcm_ioplug_t *io)
+{
+    (void)io;
+    return 1;
+}
+
+/* Whoever asks for the descriptor is about to poll it: from now on it tells the truth. */
+static int playbackPollDescriptors(snd_pcm_ioplug_t *io, struct pollfd *pfd, unsigned int space)
+{
+    VPcm *pcm = io->private_data;
+    if (space < 1) return 0;
+    pthread_mutex_lock(&pcm->mutex);
+    pcm->watched = 1;
+    armTimer(pcm, monotonicNow());
+    pthread_mutex_unlock(&pcm->mutex);
+    pfd[0] = (struct pollfd){.fd = pcm->pollFD, .events = POLLIN};
+    return 1;
+}
+
 static int closePcm(snd_pcm_ioplug_t *io)
 {
     VPcm *pcm = io->private_data;
@@ -419,6 +473,7 @@ static const snd_pcm_ioplug_callback_t captureCallbacks = {
     .pointer = capturePointer,
     .transfer = captureTransfer,
     .close = closePcm,
+    .sw_params = captureSwParams,
 };
 
 static const snd_pcm_ioplug_callback_t playbackCallbacks = {
@@ -430,6 +485,8 @@ static const snd_pcm_ioplug_callback_t playbackCallbacks = {
     .prepare = playbackPrepare,
     .pause = playbackPause,
     .sw_params = playbackSwParams,
+    .poll_descriptors_count = playbackPollCount,
+    .poll_descriptors = playbackPollDescriptors,
     .poll_revents = playbackPollRevents,
 };
 
@@ -549,6 +606,7 @@ SND_PCM_PLUGIN_DEFINE_FUNC(vcard)
         }
         pcm->io.callback = &captureCallbacks;
         pcm->io.poll_events = POLLIN;
+        pcm->io.flags = SND_PCM_IOPLUG_FLAG_BOUNDARY_WA;
     }
     pcm->io.poll_fd = pcm->pollFD;
     int err = snd_pcm_ioplug_create(&pcm->io, name, stream, mode);
@@ -557,7 +615,6 @@ SND_PCM_PLUGIN_DEFINE_FUNC(vcard)
         discard(pcm);
         return err;
     }
-    if (stream == SND_PCM_STREAM_PLAYBACK) armTimer(pcm, monotonicNow()); /* ready until it runs */
     if ((err = constrain(&pcm->io, &state)) < 0) {
         snd_pcm_ioplug_delete(&pcm->io);
         return err;

@@ -72,10 +72,10 @@ static long heardFrames(void)
     return first < 0 ? 0 : last - first + 1;
 }
 
-/* Waits until no one holds the card's playback (an exclusive open succeeds). */
+/* Waits until no one holds the card's playback (with `vcard exclusive on` from the
+ * start, a non-blocking open succeeds only then). */
 static void waitUntilReleased(void)
 {
-    run("vcard exclusive on");
     for (;;) {
         snd_pcm_t *probe = NULL;
         if (snd_pcm_open(&probe, "default", SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK) == 0) {
@@ -84,7 +84,6 @@ static void waitUntilReleased(void)
         }
         CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.05, true);
     }
-    run("vcard exclusive off");
 }
 
 /* A program that plays a 1 s sound with CompletePlaybackIfAppDies = `outlive` and is
@@ -146,6 +145,7 @@ int main(void)
     if (!vcardDir || !mkdtemp(dir)) return 2;
     snprintf(recording, sizeof recording, "%s/state.playback.raw", vcardDir);
     run("vcard rates 48000");
+    run("vcard exclusive on");
 
     CHECK_STATUS(AudioSessionInitialize(NULL, NULL, interruption, NULL), noErr);
     UInt32 category = kAudioSessionCategory_MediaPlayback;
@@ -193,6 +193,7 @@ int main(void)
     CHECK(finishedByDaemon() == 1, "without the property the daemon finishes nothing");
     CHECK(heardFrames() < 40000, "the sound stopped with its program (%ld frames)", heardFrames());
 
+    run("vcard exclusive off");
     char command[600];
     snprintf(command, sizeof command, "rm -rf '%s'", dir);
     run(command);

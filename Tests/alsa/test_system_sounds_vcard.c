@@ -86,11 +86,11 @@ static short *readRecording(long *frames)
     return samples;
 }
 
-/* Waits until nothing holds the card's playback any more (an exclusive open succeeds):
- * the mixer closed its stream, so everything it played is in the recording. */
+/* Waits until nothing holds the card's playback any more (with `vcard exclusive on`, a
+ * non-blocking open succeeds only then): the mixer closed its stream, so everything it
+ * played is in the recording. */
 static int waitUntilReleased(void)
 {
-    vcard("exclusive on");
     int released = 0;
     for (int attempt = 0; attempt < 400 && !released; attempt++) {
         snd_pcm_t *probe = NULL;
@@ -101,7 +101,6 @@ static int waitUntilReleased(void)
             CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.05, true);
         }
     }
-    vcard("exclusive off");
     return released;
 }
 
@@ -126,6 +125,9 @@ int main(void)
     snprintf(recording, sizeof recording, "%s/state.playback.raw", vcardDir);
     snprintf(ratePath, sizeof ratePath, "%s/state.playback.rate", vcardDir);
     vcard("rates 44100,48000");
+    /* Exclusive from the start: every stream the mixer opens holds the card, so an
+     * exclusive open of our own succeeds only once it is closed. */
+    vcard("exclusive on");
     CHECK_STATUS(AudioSessionInitialize(NULL, NULL, NULL, NULL), noErr);
 
     /* 1. Two overlapping sounds at the card's rate: the recording is A + B (B starting a
@@ -209,6 +211,7 @@ int main(void)
     free(rec);
     CHECK_STATUS(AudioSessionVirtualDeviceEndInterruption(true), noErr);
 
+    vcard("exclusive off");
     char command[600];
     snprintf(command, sizeof command, "rm -rf '%s'", dir);
     if (system(command) != 0) return 2;
