@@ -39,6 +39,18 @@ static void writeWav(const char *path, int rate, int channels, double seconds)
     free(samples);
 }
 
+static int completions;
+static void completed(SystemSoundID id, void *data) { (void)id; (void)data; completions++; }
+
+/* The card's note of when its latest stream started (CLOCK_MONOTONIC ns), or 0. */
+static double startedAt(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    long long ns = 0;
+    if (f) { if (fscanf(f, "%lld", &ns) != 1) ns = 0; fclose(f); }
+    return (double)ns;
+}
+
 int main(void)
 {
     char path[] = "/tmp/at-bench-sound-XXXXXX.wav";
@@ -82,6 +94,40 @@ int main(void)
            "the decoded samples alone are %.0f KiB\n", (double)(after - before) / SOUNDS, SOUNDS, after - before,
            44100.0 * 2 * sizeof(float) / 1024);
     for (int i = 0; i < SOUNDS; i++) AudioServicesDisposeSystemSoundID(ids[i]);
+
+    /* 2. Latency to the card's first frame, when the virtual ALSA card is set up. */
+    const char *vcardDir = getenv("VCARD_DIR");
+    if (vcardDir) {
+        char started[4096], command[8192];
+        snprintf(started, sizeof started, "%s/state.playback.started", vcardDir);
+        writeWav(path, 48000, 2, 0.05);
+        CFRelease(url);
+        url = CFURLCreateFromFileSystemRepresentation(NULL, (const UInt8 *)path, (CFIndex)strlen(path), false);
+        SystemSoundID short1 = 0;
+        AudioServicesCreateSystemSoundID(url, &short1);
+        AudioServicesAddSystemSoundCompletion(short1, NULL, NULL, completed, NULL);
+        enum { RUNS = 15 };
+        double ours[RUNS], theirs[RUNS];
+        for (int run = 0; run < RUNS; run++) {
+            unlink(started);
+            int before = completions;
+            double start = nowNanoseconds();
+            AudioServicesPlaySystemSound(short1);
+            while (completions == before) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+            /* The stream is closed right after: wait for it, so each run opens anew. */
+            usleep(20000);
+            ours[run] = startedAt(started) - start;
+            unlink(started);
+            snprintf(command, sizeof command, "aplay -q -D default '%s'", path);
+            start = nowNanoseconds();
+            if (system(command) != 0) { printf("system sounds: aplay failed, no latency baseline\n"); break; }
+            theirs[run] = startedAt(started) - start;
+        }
+        double o50 = percentile(ours, RUNS, 50) / 1e6, t50 = percentile(theirs, RUNS, 50) / 1e6;
+        printf("system sounds: AudioServicesPlaySystemSound -> first frame at the card: p50 %.2f ms; "
+               "aplay of the same file -> first frame: p50 %.2f ms; ratio %.2f (%d runs each)\n",
+               o50, t50, o50 / t50, RUNS);
+    }
     CFRelease(url);
     unlink(path);
     return 0;

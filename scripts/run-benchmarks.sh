@@ -17,7 +17,13 @@ export AUDIOTOOLBOX_BACKEND=virtual
 "$out/bench_listener_latency"
 "$out/bench_listener_memory"
 cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_system_sounds" "$here/bench/bench_system_sounds.c" $flags -lsndfile -lm
-AUDIOTOOLBOX_BACKEND=virtual "$out/bench_system_sounds"
+(
+    # On a virtual ALSA card of its own, which notes when each stream starts playing.
+    unset AUDIOTOOLBOX_BACKEND
+    rm -rf "$out/vcard-sounds"
+    eval "$("$prefix/bin/vcard" setup "$out/vcard-sounds")"
+    AUDIOTOOLBOX_ARBITER=local AUDIOTOOLBOX_ALSA_JACK_CTLS= "$out/bench_system_sounds"
+)
 cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_arbiter" "$here/bench/bench_arbiter.c" $flags -lpthread
 (
     # Its own daemon, in a runtime folder of its own; the daemon leaves 2 s after.

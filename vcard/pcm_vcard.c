@@ -63,7 +63,7 @@ typedef struct {
        held but prepare, sw_params and poll_revents without it, so this state has a lock
        of its own. Frame counts run from the last prepare. */
     pthread_mutex_t mutex;
-    char *recordPath, *ratePath;
+    char *recordPath, *ratePath, *startedPath;
     snd_pcm_uframes_t availMin, stopThreshold;
     uint64_t written;            /* frames the program has given */
     uint64_t played;             /* frames the clock has consumed (and recorded) */
@@ -291,6 +291,16 @@ static int playbackStart(snd_pcm_ioplug_t *io)
     if (pcm->recordFD >= 0) close(pcm->recordFD);
     pcm->recordFD = -1;
     pcm->rateNoted = 0;
+    /* When the first frame of this start plays (CLOCK_MONOTONIC, ns): benchmarks
+       measure how long sound takes to reach the card. */
+    int startedFD = open(pcm->startedPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (startedFD >= 0) {
+        char text[32];
+        int length = snprintf(text, sizeof text, "%lld\n",
+                              (long long)now.tv_sec * 1000000000LL + (long long)now.tv_nsec);
+        writeAll(startedFD, (const unsigned char *)text, (size_t)length);
+        close(startedFD);
+    }
     armTimer(pcm, now);
     pthread_mutex_unlock(&pcm->mutex);
     return 0;
@@ -463,6 +473,7 @@ static int closePcm(snd_pcm_ioplug_t *io)
     free(pcm->ring);
     free(pcm->recordPath);
     free(pcm->ratePath);
+    free(pcm->startedPath);
     free(pcm);
     return 0;
 }
@@ -554,6 +565,7 @@ static void discard(VPcm *pcm)
     if (pcm->lockFD >= 0) close(pcm->lockFD);
     free(pcm->recordPath);
     free(pcm->ratePath);
+    free(pcm->startedPath);
     free(pcm);
 }
 
@@ -585,7 +597,8 @@ SND_PCM_PLUGIN_DEFINE_FUNC(vcard)
         pcm->pollFD = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
         pcm->recordPath = pathWithSuffix(statePath, ".playback.raw");
         pcm->ratePath = pathWithSuffix(statePath, ".playback.rate");
-        if (pcm->pollFD < 0 || !pcm->recordPath || !pcm->ratePath) {
+        pcm->startedPath = pathWithSuffix(statePath, ".playback.started");
+        if (pcm->pollFD < 0 || !pcm->recordPath || !pcm->ratePath || !pcm->startedPath) {
             int err = pcm->pollFD < 0 ? -errno : -ENOMEM;
             discard(pcm);
             return err;
