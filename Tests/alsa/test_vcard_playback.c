@@ -38,49 +38,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__has_include)
-#if __has_include(<AudioToolbox/AudioToolbox.h>)
+/* The house harness (check.h needs the AudioToolbox headers for its types). */
 #include <AudioToolbox/AudioToolbox.h>
-#define HAVE_CHECK_H 1
-#endif
-#endif
-#ifdef HAVE_CHECK_H
 #include "../c/check.h"
-#else
-/* ../c/check.h's harness, for a build without the AudioToolbox headers it needs. */
-#include <signal.h>
-static int checksPassed, checksFailed;
-#define CHECK(condition, ...)                                                      \
-    do {                                                                           \
-        if (condition) {                                                           \
-            checksPassed++;                                                        \
-        } else {                                                                   \
-            checksFailed++;                                                        \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                   \
-            fprintf(stderr, __VA_ARGS__);                                          \
-            fputc('\n', stderr);                                                   \
-        }                                                                          \
-    } while (0)
-static inline int finish(const char *name)
-{
-    printf("%s: %d passed, %d failed\n", name, checksPassed, checksFailed);
-    return checksFailed == 0 ? 0 : 1;
-}
-static const char *watchdogName = "test";
-static inline void watchdogFired(int signal)
-{
-    (void)signal;
-    (void)!write(2, "FAIL: hung (", 12);
-    (void)!write(2, watchdogName, strlen(watchdogName));
-    (void)!write(2, ")\n", 2);
-    _exit(1);
-}
-static inline void installWatchdog(const char *name)
-{
-    watchdogName = name;
-    signal(SIGALRM, watchdogFired);
-}
-#endif
 
 enum { RATE = 48000, HALF_SECOND = RATE / 2 };
 
