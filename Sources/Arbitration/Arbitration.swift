@@ -213,8 +213,10 @@ public struct Arbitration: Sendable {
             let others = active.filter { $0.0 != id }
             let otherAudio = others.contains { ArbitrationTable.countsAsOtherAudio($0.1.traits) }
             let ducked = others.contains { ArbitrationTable.ducksOthers($0.1.traits) }
-            if otherAudio != p.toldOtherAudio { notices.append((id, .otherAudio(playing: otherAudio))) }
+            // Ducking first: the OtherAudioIsPlaying listener that follows is then a point
+            // where the program's sounds are already lowered.
             if ducked != p.toldDucked { notices.append((id, .ducked(ducked))) }
+            if otherAudio != p.toldOtherAudio { notices.append((id, .otherAudio(playing: otherAudio))) }
             if interrupting != p.toldSystem { notices.append((id, .systemState(interrupting: interrupting))) }
             if silentSwitch != p.toldSilent { notices.append((id, .silentSwitch(on: silentSwitch))) }
             p.toldSilent = silentSwitch

@@ -1,7 +1,8 @@
 /*
  * System sounds and the arbiter, on the virtual ALSA card with a real audiosessiond
  * (AUDIOTOOLBOX_ARBITER=daemon, a private XDG_RUNTIME_DIR, `audiosession` and `vcard` on
- * PATH): the silent switch silences sounds marked IsUISound and not the others; with
+ * PATH): the silent switch silences sounds marked IsUISound and not the others; another
+ * program's ducking session lowers this program's sounds; with
  * CompletePlaybackIfAppDies the daemon finishes a play whose program was killed, and
  * without it nobody does.
  */
@@ -48,7 +49,15 @@ static SystemSoundID create(const char *path)
     return id;
 }
 
-static int completions, interruptions;
+static int completions, interruptions, otherAudioChanges;
+static void otherAudio(void *data, AudioSessionPropertyID id, UInt32 size, const void *value)
+{
+    (void)data; (void)id; (void)size; (void)value;
+    otherAudioChanges++;
+}
+
+/* The largest sample in the recording. */
+static long peakLevel(void);
 static void completion(SystemSoundID id, void *data) { (void)id; (void)data; completions++; }
 static void interruption(void *data, UInt32 state) { (void)data; (void)state; interruptions++; }
 
@@ -70,6 +79,20 @@ static long heardFrames(void)
     }
     fclose(f);
     return first < 0 ? 0 : last - first + 1;
+}
+
+static long peakLevel(void)
+{
+    FILE *f = fopen(recording, "rb");
+    if (!f) return 0;
+    short frame[2];
+    long peak = 0;
+    while (fread(frame, 4, 1, f) == 1) {
+        if (labs(frame[0]) > peak) peak = labs(frame[0]);
+        if (labs(frame[1]) > peak) peak = labs(frame[1]);
+    }
+    fclose(f);
+    return peak;
 }
 
 /* Waits until no one holds the card's playback (with `vcard exclusive on` from the
@@ -176,6 +199,35 @@ int main(void)
     run("audiosession silent off");
     AudioSessionSetActive(false);
     waitUntilReleased();
+
+    /* Ducking: while another program's ducking session is active, this program's sounds
+     * play at 0.3 of their level. Its OtherAudioIsPlaying listener marks the moment: the
+     * daemon tells a session it is ducked before it tells it of the other audio. */
+    int ready[2], release[2];
+    if (pipe(ready) != 0 || pipe(release) != 0) return 2;
+    AudioSessionAddPropertyListener(kAudioSessionProperty_OtherAudioIsPlaying, otherAudio, NULL);
+    pid_t ducker = fork();
+    if (ducker == 0) {
+        AudioSessionInitialize(NULL, NULL, NULL, NULL);
+        UInt32 ambient = kAudioSessionCategory_AmbientSound, one = 1;
+        AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof ambient, &ambient);
+        AudioSessionSetProperty(kAudioSessionProperty_OtherMixableAudioShouldDuck, sizeof one, &one);
+        AudioSessionSetActive(true);
+        char byte = 1;
+        if (write(ready[1], &byte, 1) != 1 || read(release[0], &byte, 1) != 1) _exit(1);
+        _exit(0);
+    }
+    char byte;
+    if (read(ready[0], &byte, 1) != 1) return 2;
+    waitFor(&otherAudioChanges, 1);
+    run("vcard record-reset");
+    AudioServicesPlaySystemSound(plain);
+    waitFor(&completions, 3);
+    waitUntilReleased();
+    long peak = peakLevel();
+    CHECK(labs(peak - (long)lround(9000 * 0.3)) <= 2, "a ducked program's sound plays at 0.3 (peak %ld of 9000)", peak);
+    if (write(release[1], &byte, 1) != 1) return 2;
+    waitpid(ducker, NULL, 0);
 
     /* CompletePlaybackIfAppDies: the daemon plays the rest; without it nobody does. */
     const char *second = writeTone("second.wav", 1.0);
