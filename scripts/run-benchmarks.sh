@@ -47,4 +47,9 @@ if command -v valgrind >/dev/null; then
         "$out/bench_listener_memory" 20000 2>"$out/valgrind.log" \
         && echo "listener-memory under valgrind: no definite leaks (log: $out/valgrind.log)" \
         || { echo "valgrind reported problems:"; tail -30 "$out/valgrind.log"; exit 1; }
+    cc -std=gnu11 -O2 -o "$out/leak_system_sounds" "$here/bench/leak_system_sounds.c" $flags -lsndfile
+    AUDIOTOOLBOX_BACKEND=virtual LD_LIBRARY_PATH=$out/stripped valgrind --leak-check=full \
+        --errors-for-leak-kinds=definite --error-exitcode=3 -q "$out/leak_system_sounds" 2>"$out/valgrind-sounds.log" \
+        && echo "system sounds under valgrind: 300 creations (good, corrupt, missing files), no definite leaks" \
+        || { echo "valgrind reported problems:"; tail -30 "$out/valgrind-sounds.log"; exit 1; }
 fi
