@@ -28,6 +28,8 @@ final class Server {
     private let listener: Int32
     private let idleSeconds: Int
     private var connections: [Int32: Connection] = [:]
+    /// The session connections by client ID (notices are addressed by it).
+    private var sessions: [UInt32: Connection] = [:]
     private var arbitration = Arbitration()
     private var nextID: UInt32 = 1
     private let finisher = SoundFinisher()
@@ -93,12 +95,14 @@ final class Server {
         connections[fd] = connection
     }
 
+    /// One read buffer for every connection: the loop is single-threaded.
+    private var readBuffer = [UInt8](repeating: 0, count: 16384)
+
     private func receive(_ connection: Connection) {
-        var buffer = [UInt8](repeating: 0, count: 16384)
         while true {
-            let n = buffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
+            let n = readBuffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
-                connection.decoder.feed(buffer[0..<n])
+                connection.decoder.feed(readBuffer[0..<n])
                 continue
             }
             if n < 0 && errno == EINTR { continue }
@@ -128,6 +132,7 @@ final class Server {
     private func drop(_ connection: Connection, reason: String?) {
         if let reason { Log.error("client \(connection.id) (pid \(connection.pid)): \(reason)") }
         connections[connection.fd] = nil
+        sessions[connection.id] = nil
         close(connection.fd)
         // A client that died mid-sound: the daemon plays the rest (CompletePlaybackIfAppDies).
         for (_, play) in connection.outliving { finisher.finish(play.path, device: play.device, startedAt: play.start) }
@@ -174,6 +179,7 @@ final class Server {
             connection.program = program
             send(.welcome(version: ArbiterMessage.version, clientID: connection.id), to: connection)
             if role == .session {
+                sessions[connection.id] = connection
                 event("\(describe(connection)) joined")
                 deliver(arbitration.join(connection.id, pid: pid, program: program))
             }
@@ -215,10 +221,9 @@ final class Server {
 
     /// Sends each notice to its client, and tells watchers what it means.
     private func deliver(_ notices: Arbitration.Notices) {
-        let byID = Dictionary(connections.values.filter { $0.role == .session }.map { ($0.id, $0) },
-                              uniquingKeysWith: { first, _ in first })
+        guard !notices.isEmpty else { return }
         for (client, notice) in notices {
-            guard let connection = byID[client] else { continue }
+            guard let connection = sessions[client] else { continue }
             let message: ArbiterMessage
             switch notice {
             case .interruptionBegan(let bySystem):
