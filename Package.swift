@@ -45,9 +45,12 @@ let package = Package(
         .target(name: "Arbitration", dependencies: ["ArbiterProtocol"]),
         // Where the user's daemon lives, starting it, blocking socket helpers.
         .target(name: "ArbiterSocket", dependencies: ["ArbiterProtocol"]),
+        // The sound server (PipeWire) as the daemon sees it: other programs' streams.
+        .systemLibrary(name: "CPipeWire", pkgConfig: "libpipewire-0.3", providers: [.apt(["libpipewire-0.3-dev"])]),
+        .target(name: "CSoundServer", dependencies: ["CPipeWire"]),
         // The per-user arbitration daemon.
         .executableTarget(name: "audiosessiond",
-                          dependencies: ["ArbiterProtocol", "ArbiterSocket", "Arbitration", "SystemSounds"]),
+                          dependencies: ["ArbiterProtocol", "ArbiterSocket", "Arbitration", "SystemSounds", "CSoundServer"]),
         // The library's side of audiosessiond: registration, events, reconnection.
         .target(name: "ArbiterClient", dependencies: ["AudioSessionCore", "ArbiterProtocol", "ArbiterSocket", "Locking"]),
         // The command-line tool: status, watch, call, alarm.

@@ -2,7 +2,8 @@
 # Installs the Debian packages the build and the tests need, when they are missing and
 # we are root; otherwise says what to install.
 set -euo pipefail
-needed=(libffi-dev pkg-config valgrind libasound2-dev alsa-utils python3 util-linux libsndfile1-dev libsamplerate0-dev)
+needed=(libffi-dev pkg-config valgrind libasound2-dev alsa-utils python3 util-linux libsndfile1-dev libsamplerate0-dev
+        libpipewire-0.3-dev pipewire pipewire-bin wireplumber pipewire-pulse pulseaudio-utils dbus)
 missing=()
 for package in "${needed[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

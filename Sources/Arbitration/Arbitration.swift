@@ -62,6 +62,8 @@ public struct Arbitration: Sendable {
     public private(set) var systemInterruptions: [SystemInterruption] = []
     /// The silent switch (a system state): sounds marked IsUISound stay silent.
     public private(set) var silentSwitch = false
+    /// The processes with a playback stream running on the sound server (0: unknown).
+    public private(set) var soundServerStreams: [Int32] = []
 
     public init() {}
 
@@ -153,6 +155,13 @@ public struct Arbitration: Sendable {
         return notices + refreshDerived()
     }
 
+    /// The sound server's running playback streams changed: they are other audio to
+    /// every session but their own program's.
+    public mutating func setSoundServerStreams(_ owners: [Int32]) -> Notices {
+        soundServerStreams = owners
+        return refreshDerived()
+    }
+
     public mutating func setSilentSwitch(_ on: Bool) -> Notices {
         silentSwitch = on
         return refreshDerived()
@@ -212,6 +221,7 @@ public struct Arbitration: Sendable {
             guard var p = participants[id] else { continue }
             let others = active.filter { $0.0 != id }
             let otherAudio = others.contains { ArbitrationTable.countsAsOtherAudio($0.1.traits) }
+                || soundServerStreams.contains { $0 == 0 || UInt32(bitPattern: $0) != p.pid }
             let ducked = others.contains { ArbitrationTable.ducksOthers($0.1.traits) }
             // Ducking first: the OtherAudioIsPlaying listener that follows is then a point
             // where the program's sounds are already lowered.

@@ -33,6 +33,7 @@ final class Server {
     private var arbitration = Arbitration()
     private var nextID: UInt32 = 1
     private let finisher = SoundFinisher()
+    private let soundServer = SoundServerWatcher()
     /// A client that lets this much pile up unread is dropped (its session released).
     private let outboxLimit = 1 << 20
 
@@ -45,15 +46,22 @@ final class Server {
     func run() {
         var idleSince = monotonicSeconds()
         while true {
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: soundServer.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
             for connection in connections.values {
                 let events = POLLIN | (connection.outbox.isEmpty ? 0 : POLLOUT)
                 fds.append(pollfd(fd: connection.fd, events: Int16(events), revents: 0))
             }
             let ready = poll(&fds, nfds_t(fds.count), 1000)
             if ready < 0 && errno != EINTR { Log.error("poll: \(String(cString: strerror(errno)))"); return }
+            if soundServer.connectIfNeeded() { soundServerChanged() }
             for entry in fds where entry.revents != 0 {
                 if entry.fd == listener { accept(); continue }
+                if entry.fd == soundServer.wakeDescriptor {
+                    soundServer.drainWake()
+                    soundServerChanged()
+                    continue
+                }
                 guard let connection = connections[entry.fd] else { continue }
                 if entry.revents & Int16(POLLOUT) != 0 { flush(connection) }
                 if entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0, connections[entry.fd] != nil {
@@ -71,6 +79,14 @@ final class Server {
                 idleSince = monotonicSeconds()
             }
         }
+    }
+
+    /// Other programs' streams on the sound server count as other audio.
+    private func soundServerChanged() {
+        let owners = soundServer.runningStreamOwners()
+        guard owners != arbitration.soundServerStreams else { return }
+        event("sound server: \(owners.count) other stream(s) running")
+        deliver(arbitration.setSoundServerStreams(owners))
     }
 
     // MARK: Connections

@@ -893,6 +893,41 @@ def case_m(c):
         watch.wait()
 
 
+def case_n(c):
+    """Issue 10, first part: another program's stream on the sound server (a private,
+    headless PipeWire in this case's runtime folder) is other audio: A's
+    OtherAudioIsPlaying listener hears it start and stop."""
+    if not all(shutil.which(t) for t in ("pipewire", "wireplumber", "pipewire-pulse", "pw-play", "dbus-daemon")):
+        raise CaseSkip("no PipeWire on this machine")
+    stack = os.path.join(os.path.dirname(HERE), "..", "scripts", "pw-stack.sh")
+    started = subprocess.run([stack, "start", c.runtime], capture_output=True, text=True, timeout=HANG)
+    if started.returncode != 0:
+        raise CaseFailure(f"the private PipeWire did not start: {started.stderr[-300:]}")
+    try:
+        for word in shlex.split(started.stdout.replace("export ", "")):
+            key, _, value = word.partition("=")
+            c.env[key] = value
+        tone = os.path.join(c.runtime, "tone.wav")
+        import wave, struct, math
+        with wave.open(tone, "wb") as w:
+            w.setnchannels(2); w.setsampwidth(2); w.setframerate(48000)
+            w.writeframes(b"".join(struct.pack("<hh", int(6000 * math.sin(i / 9)), int(6000 * math.sin(i / 9)))
+                                   for i in range(48000 * 10)))
+        (a,) = c.start("A")
+        a.othr(0)
+        player = subprocess.Popen(["pw-play", "--media-role", "Music", tone], env=c.env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            a.expect(r"^LISTEN othr 1$")
+        finally:
+            player.kill()
+            player.wait()
+        a.expect(r"^LISTEN othr 0$")
+        a.othr(0)
+    finally:
+        subprocess.run([stack, "stop", c.runtime], capture_output=True, timeout=HANG)
+
+
 CASES = [
     ("a-interrupt-and-resume", case_a),
     ("a2-reactivate-on-end", case_a2),
@@ -915,6 +950,7 @@ CASES = [
     ("k-peer-refused", case_k),
     ("l-socket-activation", case_l),
     ("m-watch", case_m),
+    ("n-sound-server-streams", case_n),
 ]
 
 

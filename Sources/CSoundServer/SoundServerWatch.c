@@ -1,0 +1,210 @@
+/* See CSoundServer.h. Nodes are bound to receive their state; clients to learn the
+ * process behind a node (node props name the client, client props the pid). */
+#include <pipewire/pipewire.h>
+#include <spa/utils/result.h>
+#include <stdlib.h>
+#include <string.h>
+#include "CSoundServer.h"
+
+enum { MAX_STREAMS = 256, MAX_CLIENTS = 256 };
+
+typedef struct {
+    struct SoundServerWatch *watch;
+    struct pw_proxy *proxy;
+    struct spa_hook listener;
+    SoundServerStream stream;
+    uint32_t client;
+    int used;
+} Node;
+
+typedef struct {
+    uint32_t id;
+    int32_t pid;
+    int used;
+} Client;
+
+struct SoundServerWatch {
+    struct pw_thread_loop *loop;
+    struct pw_context *context;
+    struct pw_core *core;
+    struct pw_registry *registry;
+    struct spa_hook coreListener, registryListener;
+    Node nodes[MAX_STREAMS];
+    Client clients[MAX_CLIENTS];
+    int connected;
+    void (*changed)(void *);
+    void *changedContext;
+};
+
+static int32_t pidOfClient(struct SoundServerWatch *w, uint32_t id)
+{
+    for (int i = 0; i < MAX_CLIENTS; i++)
+        if (w->clients[i].used && w->clients[i].id == id) return w->clients[i].pid;
+    return 0;
+}
+
+static void refreshPids(struct SoundServerWatch *w)
+{
+    for (int i = 0; i < MAX_STREAMS; i++)
+        if (w->nodes[i].used && w->nodes[i].stream.pid == 0)
+            w->nodes[i].stream.pid = pidOfClient(w, w->nodes[i].client);
+}
+
+static void copy(char *to, size_t size, const char *from)
+{
+    if (!from) from = "";
+    strncpy(to, from, size - 1);
+    to[size - 1] = 0;
+}
+
+static void nodeInfo(void *data, const struct pw_node_info *info)
+{
+    Node *node = data;
+    int running = info->state == PW_NODE_STATE_RUNNING;
+    const char *role = info->props ? spa_dict_lookup(info->props, PW_KEY_MEDIA_ROLE) : NULL;
+    const char *pid = info->props ? spa_dict_lookup(info->props, PW_KEY_APP_PROCESS_ID) : NULL;
+    int changed = running != node->stream.running;
+    node->stream.running = running;
+    if (role) copy(node->stream.role, sizeof node->stream.role, role);
+    if (pid && node->stream.pid == 0) node->stream.pid = atoi(pid);
+    if (changed && node->watch->changed) node->watch->changed(node->watch->changedContext);
+}
+
+static const struct pw_node_events nodeEvents = {PW_VERSION_NODE_EVENTS, .info = nodeInfo};
+
+static void registryGlobal(void *data, uint32_t id, uint32_t permissions, const char *type, uint32_t version,
+                           const struct spa_dict *props)
+{
+    (void)permissions; (void)version;
+    struct SoundServerWatch *w = data;
+    if (strcmp(type, PW_TYPE_INTERFACE_Client) == 0) {
+        const char *pid = props ? spa_dict_lookup(props, PW_KEY_SEC_PID) : NULL;
+        if (!pid && props) pid = spa_dict_lookup(props, PW_KEY_APP_PROCESS_ID);
+        for (int i = 0; i < MAX_CLIENTS; i++) {
+            if (w->clients[i].used) continue;
+            w->clients[i] = (Client){.id = id, .pid = pid ? atoi(pid) : 0, .used = 1};
+            break;
+        }
+        refreshPids(w);
+        return;
+    }
+    if (strcmp(type, PW_TYPE_INTERFACE_Node) != 0 || !props) return;
+    const char *class = spa_dict_lookup(props, PW_KEY_MEDIA_CLASS);
+    if (!class || strcmp(class, "Stream/Output/Audio") != 0) return;
+    for (int i = 0; i < MAX_STREAMS; i++) {
+        Node *node = &w->nodes[i];
+        if (node->used) continue;
+        memset(node, 0, sizeof *node);
+        node->used = 1;
+        node->watch = w;
+        node->stream.node = id;
+        const char *client = spa_dict_lookup(props, PW_KEY_CLIENT_ID);
+        node->client = client ? (uint32_t)atoi(client) : 0;
+        node->stream.pid = pidOfClient(w, node->client);
+        copy(node->stream.application, sizeof node->stream.application, spa_dict_lookup(props, PW_KEY_APP_NAME));
+        copy(node->stream.role, sizeof node->stream.role, spa_dict_lookup(props, PW_KEY_MEDIA_ROLE));
+        node->proxy = pw_registry_bind(w->registry, id, PW_TYPE_INTERFACE_Node, PW_VERSION_NODE, 0);
+        if (node->proxy) pw_proxy_add_object_listener(node->proxy, &node->listener, &nodeEvents, node);
+        break;
+    }
+    if (w->changed) w->changed(w->changedContext);
+}
+
+static void registryGlobalRemove(void *data, uint32_t id)
+{
+    struct SoundServerWatch *w = data;
+    for (int i = 0; i < MAX_CLIENTS; i++)
+        if (w->clients[i].used && w->clients[i].id == id) w->clients[i].used = 0;
+    for (int i = 0; i < MAX_STREAMS; i++) {
+        Node *node = &w->nodes[i];
+        if (!node->used || node->stream.node != id) continue;
+        spa_hook_remove(&node->listener);
+        if (node->proxy) pw_proxy_destroy(node->proxy);
+        node->used = 0;
+        if (w->changed) w->changed(w->changedContext);
+    }
+}
+
+static const struct pw_registry_events registryEvents = {
+    PW_VERSION_REGISTRY_EVENTS, .global = registryGlobal, .global_remove = registryGlobalRemove};
+
+static void coreError(void *data, uint32_t id, int seq, int res, const char *message)
+{
+    (void)seq; (void)message;
+    struct SoundServerWatch *w = data;
+    if (id == PW_ID_CORE && res == -EPIPE) {
+        /* The server went away: nothing plays through it any more. */
+        w->connected = 0;
+        for (int i = 0; i < MAX_STREAMS; i++) w->nodes[i].stream.running = 0;
+        if (w->changed) w->changed(w->changedContext);
+    }
+}
+
+static const struct pw_core_events coreEvents = {PW_VERSION_CORE_EVENTS, .error = coreError};
+
+SoundServerWatch *SoundServerWatchStart(void (*changed)(void *), void *context)
+{
+    pw_init(NULL, NULL);
+    struct SoundServerWatch *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->loop = pw_thread_loop_new("audiosessiond-pipewire", NULL);
+    if (!w->loop) { free(w); return NULL; }
+    w->context = pw_context_new(pw_thread_loop_get_loop(w->loop), NULL, 0);
+    if (!w->context) { pw_thread_loop_destroy(w->loop); free(w); return NULL; }
+    w->core = pw_context_connect(w->context, NULL, 0);
+    if (!w->core) {
+        pw_context_destroy(w->context);
+        pw_thread_loop_destroy(w->loop);
+        free(w);
+        return NULL;
+    }
+    w->connected = 1;
+    pw_core_add_listener(w->core, &w->coreListener, &coreEvents, w);
+    w->registry = pw_core_get_registry(w->core, PW_VERSION_REGISTRY, 0);
+    pw_registry_add_listener(w->registry, &w->registryListener, &registryEvents, w);
+    /* Callbacks start only once everything above is in place. */
+    w->changed = changed;
+    w->changedContext = context;
+    if (pw_thread_loop_start(w->loop) < 0) {
+        SoundServerWatchStop(w);
+        return NULL;
+    }
+    return w;
+}
+
+int SoundServerWatchStreams(SoundServerWatch *w, SoundServerStream *streams, int capacity)
+{
+    pw_thread_loop_lock(w->loop);
+    int count = 0;
+    for (int i = 0; i < MAX_STREAMS; i++) {
+        if (!w->nodes[i].used) continue;
+        if (count < capacity) streams[count] = w->nodes[i].stream;
+        count++;
+    }
+    pw_thread_loop_unlock(w->loop);
+    return count;
+}
+
+int SoundServerWatchConnected(SoundServerWatch *w)
+{
+    pw_thread_loop_lock(w->loop);
+    int connected = w->connected;
+    pw_thread_loop_unlock(w->loop);
+    return connected;
+}
+
+void SoundServerWatchStop(SoundServerWatch *w)
+{
+    if (!w) return;
+    pw_thread_loop_stop(w->loop);
+    for (int i = 0; i < MAX_STREAMS; i++)
+        if (w->nodes[i].used && w->nodes[i].proxy) {
+            spa_hook_remove(&w->nodes[i].listener);
+            pw_proxy_destroy(w->nodes[i].proxy);
+        }
+    if (w->registry) pw_proxy_destroy((struct pw_proxy *)w->registry);
+    if (w->core) pw_core_disconnect(w->core);
+    pw_context_destroy(w->context);
+    pw_thread_loop_destroy(w->loop);
+    free(w);
+}

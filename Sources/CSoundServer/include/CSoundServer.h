@@ -1,0 +1,31 @@
+/* The sound server (PipeWire) as audiosessiond sees it: the other programs' playback
+ * streams, whether each is running, and which process owns it. A small C layer because
+ * libpipewire's API is made of macros and callbacks Swift cannot call directly. */
+#ifndef CSOUNDSERVER_H
+#define CSOUNDSERVER_H
+#include <stdint.h>
+
+typedef struct SoundServerWatch SoundServerWatch;
+
+/* One playback stream (a node of media.class Stream/Output/Audio). */
+typedef struct {
+    uint32_t node;
+    int32_t pid;       /* the owning process, 0 if unknown */
+    int running;       /* the node's state is "running" */
+    char role[32];     /* media.role, "" if none */
+    char application[64];
+} SoundServerStream;
+
+/* Connects to the user's PipeWire (PIPEWIRE_RUNTIME_DIR / XDG_RUNTIME_DIR) on a thread of
+ * its own; `changed` is called on that thread whenever the streams change or the server
+ * goes away. NULL when no server answers. */
+SoundServerWatch *SoundServerWatchStart(void (*changed)(void *context), void *context);
+
+/* Copies up to `capacity` streams; returns how many exist (may exceed capacity). */
+int SoundServerWatchStreams(SoundServerWatch *watch, SoundServerStream *streams, int capacity);
+
+/* Whether the connection to the server is still up. */
+int SoundServerWatchConnected(SoundServerWatch *watch);
+
+void SoundServerWatchStop(SoundServerWatch *watch);
+#endif

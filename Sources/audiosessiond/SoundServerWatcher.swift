@@ -1,0 +1,59 @@
+import CSoundServer
+import Glibc
+
+/// The sound server's other streams, for OtherAudioIsPlaying (issue 10, first part):
+/// which processes have a playback stream running. Optional: without a server the
+/// daemon behaves as on plain ALSA, and it notices a server starting or stopping.
+final class SoundServerWatcher {
+    private var watch: OpaquePointer?
+    /// Readable when the streams changed (written on PipeWire's thread).
+    let wakeDescriptor: Int32
+    private let wakeWrite: Int32
+    private var lastAttempt = 0.0
+
+    init() {
+        var ends: [Int32] = [-1, -1]
+        _ = pipe(&ends)
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, O_NONBLOCK)
+        }
+        wakeDescriptor = ends[0]
+        wakeWrite = ends[1]
+        connectIfNeeded()
+    }
+
+    /// Connects when no server was there (or it went away); tried at most every two
+    /// seconds. Returns true when the connection state changed.
+    @discardableResult
+    func connectIfNeeded() -> Bool {
+        if let watch, SoundServerWatchConnected(watch) != 0 { return false }
+        let now = monotonicSeconds()
+        guard now - lastAttempt >= 2 else { return false }
+        lastAttempt = now
+        let hadServer = watch != nil
+        if let watch { SoundServerWatchStop(watch) }
+        let context = UnsafeMutableRawPointer(bitPattern: Int(wakeWrite) + 1)
+        watch = SoundServerWatchStart({ context in
+            var byte: UInt8 = 1
+            _ = write(Int32(Int(bitPattern: context) - 1), &byte, 1)
+        }, context)
+        if watch != nil && !hadServer { Log.info("sound server found: its other streams count as other audio") }
+        if watch == nil && hadServer { Log.info("the sound server went away") }
+        return (watch != nil) != hadServer
+    }
+
+    /// Empties the wake pipe.
+    func drainWake() {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while read(wakeDescriptor, &buffer, buffer.count) > 0 {}
+    }
+
+    /// The processes whose playback streams are running (0: unknown process).
+    func runningStreamOwners() -> [Int32] {
+        guard let watch else { return [] }
+        var streams = [SoundServerStream](repeating: SoundServerStream(), count: 256)
+        let count = Int(SoundServerWatchStreams(watch, &streams, Int32(streams.count)))
+        return streams.prefix(min(count, streams.count)).filter { $0.running != 0 }.map(\.pid)
+    }
+}

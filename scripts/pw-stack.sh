@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# A private, headless sound server for tests: a session D-Bus, PipeWire, WirePlumber and
+# pipewire-pulse in the runtime folder DIR (XDG_RUNTIME_DIR), no sound card needed
+# (pipewire-pulse brings a "Dummy Output" sink). Nothing of the user's own is touched.
+#
+#   pw-stack.sh start DIR   prints the environment to eval (XDG_RUNTIME_DIR,
+#                           DBUS_SESSION_BUS_ADDRESS, PIPEWIRE_RUNTIME_DIR)
+#   pw-stack.sh stop DIR    stops what `start` started, by the PIDs it recorded
+set -euo pipefail
+command=${1:?usage: pw-stack.sh start|stop DIR}
+dir=${2:?usage: pw-stack.sh start|stop DIR}
+case "$command" in
+start)
+    mkdir -p -m 700 "$dir"
+    export XDG_RUNTIME_DIR=$dir PIPEWIRE_RUNTIME_DIR=$dir
+    # Nothing of the user's configuration or state.
+    export XDG_CONFIG_HOME=$dir/config XDG_STATE_HOME=$dir/state XDG_DATA_HOME=$dir/data
+    mkdir -p "$XDG_CONFIG_HOME" "$XDG_STATE_HOME" "$XDG_DATA_HOME"
+    dbus-daemon --session --address="unix:path=$dir/bus" --nofork --nopidfile >"$dir/dbus.log" 2>&1 &
+    echo $! > "$dir/pids"
+    export DBUS_SESSION_BUS_ADDRESS=unix:path=$dir/bus
+    for _ in $(seq 100); do [ -S "$dir/bus" ] && break; sleep 0.02; done
+    pipewire >"$dir/pipewire.log" 2>&1 &
+    echo $! >> "$dir/pids"
+    for _ in $(seq 100); do [ -S "$dir/pipewire-0" ] && break; sleep 0.02; done
+    wireplumber >"$dir/wireplumber.log" 2>&1 &
+    echo $! >> "$dir/pids"
+    pipewire-pulse >"$dir/pipewire-pulse.log" 2>&1 &
+    echo $! >> "$dir/pids"
+    # Ready when the default sink exists.
+    for _ in $(seq 250); do
+        pactl info 2>/dev/null | grep -q "^Default Sink: ." && break
+        sleep 0.02
+    done
+    echo "export XDG_RUNTIME_DIR='$dir' PIPEWIRE_RUNTIME_DIR='$dir' DBUS_SESSION_BUS_ADDRESS='unix:path=$dir/bus'"
+    ;;
+stop)
+    [ -f "$dir/pids" ] || exit 0
+    tac "$dir/pids" | while read -r pid; do kill "$pid" 2>/dev/null || true; done
+    sleep 0.1
+    tac "$dir/pids" | while read -r pid; do kill -9 "$pid" 2>/dev/null || true; done
+    rm -f "$dir/pids"
+    ;;
+*) echo "usage: pw-stack.sh start|stop DIR" >&2; exit 2 ;;
+esac
