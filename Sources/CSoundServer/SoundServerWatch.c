@@ -1,6 +1,9 @@
 /* See CSoundServer.h. Nodes are bound to receive their state; clients to learn the
  * process behind a node (node props name the client, client props the pid). */
 #include <pipewire/pipewire.h>
+#include <spa/param/props.h>
+#include <spa/pod/builder.h>
+#include <spa/pod/parser.h>
 #include <spa/utils/result.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +73,39 @@ static void nodeInfo(void *data, const struct pw_node_info *info)
     if (changed && node->watch->changed) node->watch->changed(node->watch->changedContext);
 }
 
-static const struct pw_node_events nodeEvents = {PW_VERSION_NODE_EVENTS, .info = nodeInfo};
+/* The node's Props: its channel volumes and mute, which the policy lowers or mutes and
+ * the user may change meanwhile. */
+static void nodeParam(void *data, int seq, uint32_t id, uint32_t index, uint32_t next, const struct spa_pod *param)
+{
+    (void)seq; (void)index; (void)next;
+    Node *node = data;
+    if (id != SPA_PARAM_Props || !param || !spa_pod_is_object(param)) return;
+    const struct spa_pod_prop *prop;
+    int changed = 0;
+    SPA_POD_OBJECT_FOREACH((const struct spa_pod_object *)param, prop) {
+        if (prop->key == SPA_PROP_channelVolumes) {
+            float values[8];
+            uint32_t count = spa_pod_copy_array(&prop->value, SPA_TYPE_Float, values, 8);
+            if (count > 0) {
+                node->stream.channels = (int)count;
+                memcpy(node->stream.volumes, values, count * sizeof(float));
+                changed = 1;
+            }
+        } else if (prop->key == SPA_PROP_mute) {
+            bool mute = false;
+            if (spa_pod_get_bool(&prop->value, &mute) == 0) {
+                node->stream.mute = mute;
+                changed = 1;
+            }
+        }
+    }
+    if (changed) {
+        node->stream.changes++;
+        if (node->watch->changed) node->watch->changed(node->watch->changedContext);
+    }
+}
+
+static const struct pw_node_events nodeEvents = {PW_VERSION_NODE_EVENTS, .info = nodeInfo, .param = nodeParam};
 
 static void registryGlobal(void *data, uint32_t id, uint32_t permissions, const char *type, uint32_t version,
                            const struct spa_dict *props)
@@ -104,7 +139,11 @@ static void registryGlobal(void *data, uint32_t id, uint32_t permissions, const 
         copy(node->stream.application, sizeof node->stream.application, spa_dict_lookup(props, PW_KEY_APP_NAME));
         copy(node->stream.role, sizeof node->stream.role, spa_dict_lookup(props, PW_KEY_MEDIA_ROLE));
         node->proxy = pw_registry_bind(w->registry, id, PW_TYPE_INTERFACE_Node, PW_VERSION_NODE, 0);
-        if (node->proxy) pw_proxy_add_object_listener(node->proxy, &node->listener, &nodeEvents, node);
+        if (node->proxy) {
+            pw_proxy_add_object_listener(node->proxy, &node->listener, &nodeEvents, node);
+            uint32_t ids[] = {SPA_PARAM_Props};
+            pw_node_subscribe_params((struct pw_node *)node->proxy, ids, 1);
+        }
         break;
     }
     if (w->changed) w->changed(w->changedContext);
@@ -183,6 +222,26 @@ int SoundServerWatchStreams(SoundServerWatch *w, SoundServerStream *streams, int
     }
     pw_thread_loop_unlock(w->loop);
     return count;
+}
+
+int SoundServerWatchSetStream(SoundServerWatch *w, uint32_t id, const float *volumes, int channels, int mute)
+{
+    if (channels < 1 || channels > 8) return -EINVAL;
+    pw_thread_loop_lock(w->loop);
+    int result = -ENOENT;
+    for (int i = 0; i < MAX_STREAMS; i++) {
+        Node *node = &w->nodes[i];
+        if (!node->used || node->stream.node != id || !node->proxy) continue;
+        uint8_t buffer[1024];
+        struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof buffer);
+        struct spa_pod *props = spa_pod_builder_add_object(&b, SPA_TYPE_OBJECT_Props, SPA_PARAM_Props,
+            SPA_PROP_channelVolumes, SPA_POD_Array(sizeof(float), SPA_TYPE_Float, channels, volumes),
+            SPA_PROP_mute, SPA_POD_Bool(mute != 0));
+        result = pw_node_set_param((struct pw_node *)node->proxy, SPA_PARAM_Props, 0, props);
+        break;
+    }
+    pw_thread_loop_unlock(w->loop);
+    return result < 0 ? result : 0;
 }
 
 int SoundServerWatchConnected(SoundServerWatch *w)

@@ -34,12 +34,14 @@ final class Server {
     private var nextID: UInt32 = 1
     private let finisher = SoundFinisher()
     private let soundServer = SoundServerWatcher()
+    private let others: OthersPolicy
     /// A client that lets this much pile up unread is dropped (its session released).
     private let outboxLimit = 1 << 20
 
-    init(listener: Int32, idleSeconds: Int) {
+    init(listener: Int32, idleSeconds: Int, journalPath: String) {
         self.listener = listener
         self.idleSeconds = idleSeconds
+        others = OthersPolicy(journalPath: journalPath)
     }
 
     /// Serves until idle for `idleSeconds` (no connection, no system interruption).
@@ -72,6 +74,7 @@ final class Server {
             if connections.isEmpty && arbitration.systemInterruptions.isEmpty && !arbitration.silentSwitch
                 && !finisher.isPlaying {
                 if monotonicSeconds() - idleSince >= Double(idleSeconds) {
+                    others.restoreAll(watch: soundServer.connection)
                     Log.info("idle for \(idleSeconds) s: exiting")
                     return
                 }
@@ -84,9 +87,19 @@ final class Server {
     /// Other programs' streams on the sound server count as other audio.
     private func soundServerChanged() {
         let owners = soundServer.runningStreamOwners()
-        guard owners != arbitration.soundServerStreams else { return }
-        event("sound server: \(owners.count) other stream(s) running")
-        deliver(arbitration.setSoundServerStreams(owners))
+        if owners != arbitration.soundServerStreams {
+            event("sound server: \(owners.count) other stream(s) running")
+            deliver(arbitration.setSoundServerStreams(owners))
+        } else {
+            applyOthersPolicy()
+        }
+    }
+
+    /// Lowers, mutes or restores the sound server's other streams for the sessions now
+    /// active (see OthersPolicy).
+    private func applyOthersPolicy() {
+        guard let watch = soundServer.connection else { return }
+        others.update(arbitration, streams: soundServer.streams(), watch: watch)
     }
 
     // MARK: Connections
@@ -237,6 +250,7 @@ final class Server {
 
     /// Sends each notice to its client, and tells watchers what it means.
     private func deliver(_ notices: Arbitration.Notices) {
+        defer { applyOthersPolicy() }
         guard !notices.isEmpty else { return }
         for (client, notice) in notices {
             guard let connection = sessions[client] else { continue }

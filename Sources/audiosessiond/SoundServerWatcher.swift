@@ -49,11 +49,19 @@ final class SoundServerWatcher {
         while read(wakeDescriptor, &buffer, buffer.count) > 0 {}
     }
 
-    /// The processes whose playback streams are running (0: unknown process).
-    func runningStreamOwners() -> [Int32] {
+    /// The connection, for changing streams (nil without a server).
+    var connection: OpaquePointer? { watch }
+
+    /// Every playback stream of the server now.
+    func streams() -> [SoundServerStream] {
         guard let watch else { return [] }
         var streams = [SoundServerStream](repeating: SoundServerStream(), count: 256)
         let count = Int(SoundServerWatchStreams(watch, &streams, Int32(streams.count)))
-        return streams.prefix(min(count, streams.count)).filter { $0.running != 0 }.map(\.pid)
+        return Array(streams.prefix(min(count, streams.count)))
+    }
+
+    /// The processes whose playback streams are running (0: unknown process).
+    func runningStreamOwners() -> [Int32] {
+        streams().filter { $0.running != 0 }.map(\.pid)
     }
 }

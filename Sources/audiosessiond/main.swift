@@ -115,7 +115,7 @@ if pidDescriptor >= 0 {
 }
 Log.info("serving \(systemdListener == nil ? endpoint.socketPath : "the socket systemd passed")")
 
-Server(listener: listener, idleSeconds: idleSeconds).run()
+Server(listener: listener, idleSeconds: idleSeconds, journalPath: endpoint.directory + "/soundserver.journal").run()
 
 // Leaving: the socket goes first, so a program that connects from now on starts a new
 // daemon rather than reaching a closing one.

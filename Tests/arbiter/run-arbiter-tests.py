@@ -928,6 +928,164 @@ def case_n(c):
         subprocess.run([stack, "stop", c.runtime], capture_output=True, timeout=HANG)
 
 
+class SoundServer:
+    """A private PipeWire stack in a case's runtime folder, and a stream of another
+    program (pw-play of a long tone) whose volume and mute the tests read with pw-dump."""
+
+    def __init__(self, case, config=None):
+        if not all(shutil.which(t) for t in ("pipewire", "wireplumber", "pipewire-pulse", "pw-play", "pw-dump",
+                                             "wpctl", "dbus-daemon")):
+            raise CaseSkip("no PipeWire on this machine")
+        self.case = case
+        self.stack = os.path.join(os.path.dirname(HERE), "..", "scripts", "pw-stack.sh")
+        if config:
+            folder = os.path.join(case.runtime, "config", "audiotoolbox")
+            os.makedirs(folder, exist_ok=True)
+            with open(os.path.join(folder, "audiosessiond.conf"), "w") as f:
+                f.write(config)
+        started = subprocess.run([self.stack, "start", case.runtime], capture_output=True, text=True, timeout=HANG)
+        if started.returncode != 0:
+            raise CaseFailure(f"the private PipeWire did not start: {started.stderr[-300:]}")
+        for word in shlex.split(started.stdout.replace("export ", "")):
+            key, _, value = word.partition("=")
+            case.env[key] = value
+        case.env["XDG_CONFIG_HOME"] = os.path.join(case.runtime, "config")
+        self.player = None
+
+    def play(self):
+        tone = os.path.join(self.case.runtime, "tone.wav")
+        import wave, struct, math
+        with wave.open(tone, "wb") as w:
+            w.setnchannels(2); w.setsampwidth(2); w.setframerate(48000)
+            w.writeframes(b"".join(struct.pack("<hh", int(6000 * math.sin(i / 9)), int(6000 * math.sin(i / 9)))
+                                   for i in range(48000 * 20)))
+        self.player = subprocess.Popen(["pw-play", "--media-role", "Music", tone], env=self.case.env,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return self.wait(lambda v, m: v is not None, "pw-play's stream")
+
+    def stream(self):
+        """(node, channel volumes, mute) of pw-play's stream, or None."""
+        run = subprocess.run(["pw-dump"], env=self.case.env, capture_output=True, text=True, timeout=HANG)
+        try:
+            objects = json.loads(run.stdout or "[]")
+        except ValueError:
+            return None
+        for o in objects:
+            info = o.get("info") or {}
+            props = info.get("props") or {}
+            if props.get("media.class") == "Stream/Output/Audio" and props.get("application.name") in ("pw-play", "pw-cat"):
+                params = [p for p in (info.get("params") or {}).get("Props", []) if "channelVolumes" in p]
+                if params:
+                    return o["id"], params[0]["channelVolumes"], params[0].get("mute", False)
+        return None
+
+    def wait(self, predicate, what):
+        """Polls pw-dump until predicate(volumes, mute) holds."""
+        deadline = time.monotonic() + HANG
+        last = None
+        while time.monotonic() < deadline:
+            last = self.stream()
+            if predicate(last[1] if last else None, last[2] if last else None):
+                return last
+            time.sleep(0.05)
+        raise CaseFailure(f"the other program's stream never showed {what}; last: {last}")
+
+    def close(self):
+        if self.player:
+            self.player.kill()
+            self.player.wait()
+        subprocess.run([self.stack, "stop", self.case.runtime], capture_output=True, timeout=HANG)
+
+
+def near(volumes, value):
+    return volumes is not None and all(abs(v - value) < 0.01 for v in volumes)
+
+
+def case_o(c):
+    """A ducking session lowers another program's stream while active and restores it
+    exactly; the default policy lowers it for a non-mixing session too."""
+    server = SoundServer(c)
+    try:
+        server.play()
+        server.wait(lambda v, m: near(v, 1.0), "volume 1.0")
+        (a, b) = c.start("A", "B")
+        a.set_category("ambi")
+        a.command("duck 1")
+        a.command("activate")
+        server.wait(lambda v, m: near(v, 0.3), "volume 0.3 while A ducks")
+        a.command("deactivate")
+        server.wait(lambda v, m: near(v, 1.0), "volume 1.0 again")
+        b.set_category("medi")
+        b.command("activate")
+        server.wait(lambda v, m: near(v, 0.3), "volume 0.3 while B (not mixing) plays: the default 'duck'")
+        b.command("deactivate")
+        server.wait(lambda v, m: near(v, 1.0) and not m, "volume 1.0 again")
+    finally:
+        server.close()
+
+
+def case_p(c):
+    """With `others = mute`, a non-mixing session mutes the other program and unmutes it."""
+    server = SoundServer(c, config="others = mute\n")
+    try:
+        server.play()
+        (a,) = c.start("A")
+        a.set_category("medi")
+        a.command("activate")
+        server.wait(lambda v, m: m is True and near(v, 1.0), "muted (volume kept)")
+        a.command("deactivate")
+        server.wait(lambda v, m: m is False and near(v, 1.0), "unmuted")
+    finally:
+        server.close()
+
+
+def case_q(c):
+    """A change the user makes while a session ducks is kept, not overwritten or restored."""
+    server = SoundServer(c)
+    try:
+        node = server.play()[0]
+        (a,) = c.start("A")
+        a.set_category("ambi")
+        a.command("duck 1")
+        a.command("activate")
+        server.wait(lambda v, m: near(v, 0.3), "volume 0.3 while A ducks")
+        subprocess.run(["wpctl", "set-volume", str(node), "0.8"], env=c.env, capture_output=True, timeout=HANG)
+        server.wait(lambda v, m: near(v, 0.8 ** 3), "the user's volume")
+        a.command("deactivate")
+        # A marker that the daemon handled the deactivation: the status shows A inactive.
+        c.wait_status(lambda s: session(s, a)["state"] == "inactive", "A inactive")
+        stream = server.stream()
+        if not stream or not near(stream[1], 0.8 ** 3):
+            raise CaseFailure(f"the user's volume was not kept: {stream}")
+    finally:
+        server.close()
+
+
+def case_r(c):
+    """A daemon killed while it had lowered a stream: the next daemon puts it back."""
+    server = SoundServer(c)
+    try:
+        server.play()
+        (a,) = c.start("A")
+        a.set_category("ambi")
+        a.command("duck 1")
+        a.command("activate")
+        server.wait(lambda v, m: near(v, 0.3), "volume 0.3 while A ducks")
+        # The program is frozen first, so that it cannot reconnect (and duck again) nor
+        # leave (which would restore): only the journal can.
+        os.kill(a.proc.pid, signal.SIGSTOP)
+        c.kill_daemons()
+        a.proc.kill()
+        a.proc.wait()
+        stream = server.stream()
+        if not stream or not near(stream[1], 0.3):
+            raise CaseFailure(f"the stream should still be lowered after the kills: {stream}")
+        c.tool("silent", "off")  # starts a new daemon, which finds the journal
+        server.wait(lambda v, m: near(v, 1.0), "volume 1.0 restored by the new daemon")
+    finally:
+        server.close()
+
+
 CASES = [
     ("a-interrupt-and-resume", case_a),
     ("a2-reactivate-on-end", case_a2),
@@ -951,6 +1109,10 @@ CASES = [
     ("l-socket-activation", case_l),
     ("m-watch", case_m),
     ("n-sound-server-streams", case_n),
+    ("o-sound-server-ducking", case_o),
+    ("p-sound-server-mute", case_p),
+    ("q-sound-server-user-change-kept", case_q),
+    ("r-sound-server-restored-after-kill", case_r),
 ]
 
 

@@ -14,6 +14,10 @@ typedef struct {
     int running;       /* the node's state is "running" */
     char role[32];     /* media.role, "" if none */
     char application[64];
+    int channels;      /* how many of `volumes` are known; 0 before the first report */
+    float volumes[8];  /* channel volumes, linear, as the node reports them */
+    int mute;
+    uint32_t changes;  /* counts the node's reports of its volume or mute */
 } SoundServerStream;
 
 /* Connects to the user's PipeWire (PIPEWIRE_RUNTIME_DIR / XDG_RUNTIME_DIR) on a thread of
@@ -26,6 +30,9 @@ int SoundServerWatchStreams(SoundServerWatch *watch, SoundServerStream *streams,
 
 /* Whether the connection to the server is still up. */
 int SoundServerWatchConnected(SoundServerWatch *watch);
+
+/* Sets a stream's channel volumes (linear) and mute; returns 0 or a negative errno. */
+int SoundServerWatchSetStream(SoundServerWatch *watch, uint32_t node, const float *volumes, int channels, int mute);
 
 void SoundServerWatchStop(SoundServerWatch *watch);
 #endif

@@ -1,0 +1,200 @@
+import Arbitration
+import ArbiterProtocol
+import CSoundServer
+import Glibc
+
+/// What happens to the sound server's other streams (other programs: a browser, a music
+/// player) while sessions are active: a ducking session lowers them; a session that does
+/// not mix lowers, mutes or leaves them, as the user's configuration says
+/// (`others = duck | mute | mix` in ~/.config/audiotoolbox/audiosessiond.conf, with
+/// `duck = 0.3`, the level streams are lowered to).
+///
+/// Default `duck`: a desktop plays the user's music for the user, who did not ask a game
+/// or a call to silence it; lowering keeps the session audible without taking anything
+/// away, where muting would surprise. The phone's behaviour (`mute`) is one line away.
+///
+/// Never fights the user: a stream whose volume or mute changes after we set it is the
+/// user's again and is neither changed further nor restored. What was changed is written
+/// to a journal next to the socket first, so a daemon killed meanwhile restores it when
+/// it starts again.
+final class OthersPolicy {
+    enum Mode: String { case duck, mute, mix }
+
+    struct Config {
+        var others: Mode = .duck
+        var duckLevel: Float = 0.3
+
+        static func load() -> Config {
+            var config = Config()
+            let home = getenv("XDG_CONFIG_HOME").map { String(cString: $0) }
+                ?? (getenv("HOME").map { String(cString: $0) + "/.config" } ?? "/nonexistent")
+            guard let file = fopen(home + "/audiotoolbox/audiosessiond.conf", "r") else { return config }
+            defer { fclose(file) }
+            var line = [CChar](repeating: 0, count: 512)
+            while fgets(&line, Int32(line.count), file) != nil {
+                let text = String(cString: line).split(separator: "#", maxSplits: 1).first.map(String.init) ?? ""
+                let parts = text.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters() }
+                guard parts.count == 2 else { continue }
+                if parts[0] == "others", let mode = Mode(rawValue: parts[1]) { config.others = mode }
+                if parts[0] == "duck", let level = Float(parts[1]), (0...1).contains(level) { config.duckLevel = level }
+            }
+            return config
+        }
+    }
+
+    private enum Phase { case applying, applied }
+    private struct Managed {
+        let application: String
+        let original: [Float]
+        let originalMute: Bool
+        var applied: [Float]
+        var appliedMute: Bool
+        var phase: Phase
+    }
+
+    private let config = Config.load()
+    private let journalPath: String
+    private var managed: [UInt32: Managed] = [:]
+    /// Nodes the user took back: left alone until their stream ends.
+    private var released: Set<UInt32> = []
+    private var recovered = false
+
+    init(journalPath: String) {
+        self.journalPath = journalPath
+    }
+
+    /// What the streams should be now, given the active sessions; applies the difference.
+    func update(_ arbitration: Arbitration, streams: [SoundServerStream], watch: OpaquePointer) {
+        recoverJournal(streams: streams, watch: watch)
+        let nodes = Set(streams.map(\.node))
+        managed = managed.filter { nodes.contains($0.key) }
+        released = released.filter { nodes.contains($0) }
+
+        // Which effect, and whose own streams are spared.
+        var effect: (volume: Float, mute: Bool)?
+        var spared: Set<Int32> = []
+        for id in arbitration.stack {
+            guard let p = arbitration.participants[id], p.state == .active, p.traits.contains(.output) else { continue }
+            let ducks = p.traits.contains(.ducks)
+            let mixes = p.traits.contains(.mixes)
+            if ducks { effect = (config.duckLevel, false); spared.insert(Int32(bitPattern: p.pid)) }
+            else if !mixes {
+                spared.insert(Int32(bitPattern: p.pid))
+                switch config.others {
+                case .duck: if effect == nil || effect!.mute == false { effect = (config.duckLevel, false) }
+                case .mute: effect = (1, true)
+                case .mix: break
+                }
+            }
+        }
+
+        for stream in streams {
+            let volumes = withUnsafeBytes(of: stream.volumes) { Array($0.bindMemory(to: Float.self).prefix(Int(stream.channels))) }
+            let mute = stream.mute != 0
+            guard !volumes.isEmpty, !released.contains(stream.node) else { continue }
+            if var m = managed[stream.node] {
+                // The user's change since ours: theirs stands.
+                let matches = close(volumes, m.applied) && mute == m.appliedMute
+                if m.phase == .applying && matches { m.phase = .applied; managed[stream.node] = m }
+                else if m.phase == .applied && !matches {
+                    Log.info("stream \(stream.node) changed by the user: left as it is")
+                    managed[stream.node] = nil
+                    released.insert(stream.node)
+                    writeJournal()
+                    continue
+                }
+            }
+            // A stream of no known process is someone else's too.
+            let wanted = effect != nil && (stream.pid == 0 || !spared.contains(stream.pid))
+            if wanted, let effect {
+                let original = managed[stream.node]
+                let base = original?.original ?? volumes
+                let target = effect.mute ? base : base.map { $0 * effect.volume }
+                if original == nil || !close(original!.applied, target) || original!.appliedMute != effect.mute {
+                    managed[stream.node] = Managed(application: string(stream.application),
+                                                   original: base, originalMute: original?.originalMute ?? mute,
+                                                   applied: target, appliedMute: effect.mute, phase: .applying)
+                    writeJournal()
+                    set(watch, stream.node, target, effect.mute)
+                }
+            } else if let m = managed[stream.node] {
+                set(watch, stream.node, m.original, m.originalMute)
+                managed[stream.node] = nil
+                writeJournal()
+            }
+        }
+    }
+
+    /// Puts every stream we changed back (the daemon is leaving).
+    func restoreAll(watch: OpaquePointer?) {
+        if let watch { for (node, m) in managed { set(watch, node, m.original, m.originalMute) } }
+        managed = [:]
+        unlink(journalPath)
+    }
+
+    /// What a description of the policy says in `audiosession status`.
+    var summary: String {
+        "others: \(config.others.rawValue), duck to \(config.duckLevel); \(managed.count) stream(s) changed"
+    }
+
+    private func set(_ watch: OpaquePointer, _ node: UInt32, _ volumes: [Float], _ mute: Bool) {
+        _ = volumes.withUnsafeBufferPointer {
+            SoundServerWatchSetStream(watch, node, $0.baseAddress, Int32($0.count), mute ? 1 : 0)
+        }
+    }
+
+    // MARK: The journal
+
+    /// One line per changed stream: node, application, mute, original volumes.
+    private func writeJournal() {
+        guard !managed.isEmpty else { unlink(journalPath); return }
+        let text = managed.map { node, m in
+            "\(node)\t\(m.application)\t\(m.originalMute ? 1 : 0)\t" + m.original.map { String($0) }.joined(separator: ",")
+        }.joined(separator: "\n") + "\n"
+        let temporary = journalPath + ".new"
+        guard let file = fopen(temporary, "w") else { return }
+        fputs(text, file)
+        fclose(file)
+        rename(temporary, journalPath)
+    }
+
+    /// A daemon killed while streams were lowered left a journal: put them back.
+    private func recoverJournal(streams: [SoundServerStream], watch: OpaquePointer) {
+        guard !recovered else { return }
+        recovered = true
+        guard let file = fopen(journalPath, "r") else { return }
+        var line = [CChar](repeating: 0, count: 1024)
+        var restored = 0
+        while fgets(&line, Int32(line.count), file) != nil {
+            let fields = String(cString: line).trimmingCharacters().split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count == 4, let node = UInt32(fields[0]) else { continue }
+            let volumes = fields[3].split(separator: ",").compactMap { Float($0) }
+            guard let stream = streams.first(where: { $0.node == node }), string(stream.application) == fields[1],
+                  !volumes.isEmpty else { continue }
+            set(watch, node, volumes, fields[2] == "1")
+            restored += 1
+        }
+        fclose(file)
+        unlink(journalPath)
+        if restored > 0 { Log.info("restored \(restored) stream(s) a previous daemon had changed") }
+    }
+}
+
+private func close(_ a: [Float], _ b: [Float]) -> Bool {
+    a.count == b.count && zip(a, b).allSatisfy { abs($0 - $1) < 0.001 }
+}
+
+private func string<T>(_ tuple: T) -> String {
+    withUnsafeBytes(of: tuple) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+    }
+}
+
+extension StringProtocol {
+    func trimmingCharacters() -> String {
+        var s = Substring(self)
+        while let first = s.first, first == " " || first == "\t" || first == "\n" || first == "\r" { s.removeFirst() }
+        while let last = s.last, last == " " || last == "\t" || last == "\n" || last == "\r" { s.removeLast() }
+        return String(s)
+    }
+}
