@@ -256,6 +256,7 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         case .ducked(let ducked): return .duckedChanged(ducked)
         case .systemState(let interrupting): return .systemInterruptionChanged(interrupting)
         case .silentSwitchState(let on): return .silentSwitchChanged(on)
+        case .serverVolume(let volume): return .serverVolumeChanged(volume)
         default: return nil
         }
     }
@@ -276,6 +277,7 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         handler?(.otherAudioChanged(playing: false))
         handler?(.systemInterruptionChanged(false))
         handler?(.silentSwitchChanged(false))
+        handler?(.serverVolumeChanged(nil))
         var pause: UInt32 = 10_000
         while !state.withLock({ $0.stopping }) {
             if let (fd, spawned) = DaemonLauncher.startAndConnect(endpoint, executable: daemonExecutable),

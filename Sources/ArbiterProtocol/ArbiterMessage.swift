@@ -44,6 +44,9 @@ public enum ArbiterMessage: Equatable, Sendable {
     case failure(String)
     /// Whether the silent switch is on: sounds marked IsUISound stay silent meanwhile.
     case silentSwitchState(on: Bool)
+    /// The sound server's default output volume on the desktop's scale (nil: no server,
+    /// or not known): the session's CurrentHardwareOutputVolume while there is one.
+    case serverVolume(Float?)
 
     public static let version: UInt16 = 1
     /// No frame may be larger: a status of 64 sessions fits comfortably.

@@ -25,7 +25,7 @@ extension ArbiterMessage {
     private enum Kind: UInt8 {
         case hello = 1, claim, activate, deactivate, system, statusRequest, watch, silentSwitch, finishIfDies, finished
         case welcome = 64, interruptionBegan, interruptionEnded, otherAudio, ducked, systemState, status, event, failure
-        case silentSwitchState
+        case silentSwitchState, serverVolume
     }
 
     private func encode(into w: inout Writer) {
@@ -44,6 +44,8 @@ extension ArbiterMessage {
             w.u8(Kind.finishIfDies.rawValue); w.u32(token); w.string(path); w.string(device)
         case .finished(let token): w.u8(Kind.finished.rawValue); w.u32(token)
         case .silentSwitchState(let on): w.u8(Kind.silentSwitchState.rawValue); w.bool(on)
+        case .serverVolume(let volume):
+            w.u8(Kind.serverVolume.rawValue); w.bool(volume != nil); w.u32((volume ?? 0).bitPattern)
         case .welcome(let version, let clientID): w.u8(Kind.welcome.rawValue); w.u16(version); w.u32(clientID)
         case .interruptionBegan(let bySystem): w.u8(Kind.interruptionBegan.rawValue); w.bool(bySystem)
         case .interruptionEnded(let resume): w.u8(Kind.interruptionEnded.rawValue); w.bool(resume)
@@ -94,6 +96,11 @@ extension ArbiterMessage {
         case .finishIfDies: message = .finishIfDies(token: try r.u32(), path: try r.string(), device: try r.string())
         case .finished: message = .finished(token: try r.u32())
         case .silentSwitchState: message = .silentSwitchState(on: try r.bool())
+        case .serverVolume:
+            let known = try r.bool()
+            let volume = Float(bitPattern: try r.u32())
+            guard !known || (volume.isFinite && volume >= 0 && volume <= 4) else { throw .invalidValue("volume") }
+            message = .serverVolume(known ? volume : nil)
         case .welcome: message = .welcome(version: try r.u16(), clientID: try r.u32())
         case .interruptionBegan: message = .interruptionBegan(bySystem: try r.bool())
         case .interruptionEnded: message = .interruptionEnded(shouldResume: try r.bool())

@@ -34,6 +34,9 @@ public enum ArbiterEvent: Equatable, Sendable {
     /// The silent switch turned on or off: the library's sounds marked IsUISound are
     /// silent while it is on.
     case silentSwitchChanged(Bool)
+    /// The sound server's default output volume (the desktop's slider), which then is
+    /// CurrentHardwareOutputVolume; nil: the device's mixer again.
+    case serverVolumeChanged(Float?)
     /// The sound server died. `sessionSurvives`: the arbiter restarts and the library
     /// re-registers the session, which stays as it was; otherwise (the simulated media
     /// server of the virtual device) the session is made inactive.

@@ -273,6 +273,8 @@ public final class Session: Sendable {
                 s.systemInterruptionInProgress = interrupting
             case .silentSwitchChanged(let on):
                 s.silentSwitchOn = on
+            case .serverVolumeChanged(let volume):
+                s.serverVolume = volume  // listeners: change detection in `transact`
             case .serverDied(let sessionSurvives):
                 if !sessionSurvives, s.phase == .active {
                     backend.deactivate()

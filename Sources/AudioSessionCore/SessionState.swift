@@ -32,6 +32,8 @@ struct SessionState {
     var ducked = false
     /// The system's silent switch, as the arbiter says.
     var silentSwitchOn = false
+    /// The sound server's default output volume, when one runs (the arbiter says).
+    var serverVolume: Float?
     /// Set only while the interruption listener runs for an End.
     var endInterruptionType: InterruptionType?
     /// Listener calls produced by the current change, queued when it succeeds.
@@ -93,7 +95,7 @@ extension SessionState {
         case .currentHardwareSampleRate: return .float64(format.sampleRate)
         case .currentHardwareInputNumberChannels: return .uint32(route.inputs.first?.channelCount ?? 0)
         case .currentHardwareOutputNumberChannels: return .uint32(route.outputs.first?.channelCount ?? 0)
-        case .currentHardwareOutputVolume: return .float32(facts.outputVolume)
+        case .currentHardwareOutputVolume: return .float32(serverVolume ?? facts.outputVolume)
         case .currentHardwareInputLatency: return .float32(format.inputLatency)
         case .currentHardwareOutputLatency: return .float32(format.outputLatency)
         case .currentHardwareIOBufferDuration: return .float32(format.ioBufferDuration)

@@ -5,6 +5,8 @@
 #include <spa/pod/builder.h>
 #include <spa/pod/parser.h>
 #include <spa/utils/result.h>
+#include <pipewire/extensions/metadata.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "CSoundServer.h"
@@ -26,6 +28,19 @@ typedef struct {
     int used;
 } Client;
 
+/* An audio sink: its name (the default is named in the "default" metadata) and volume. */
+typedef struct {
+    struct SoundServerWatch *watch;
+    struct pw_proxy *proxy;
+    struct spa_hook listener;
+    uint32_t id;
+    char name[128];
+    float volume;      /* the largest channel volume, linear; -1 unknown */
+    int used;
+} Sink;
+
+enum { MAX_SINKS = 32 };
+
 struct SoundServerWatch {
     struct pw_thread_loop *loop;
     struct pw_context *context;
@@ -34,7 +49,12 @@ struct SoundServerWatch {
     struct spa_hook coreListener, registryListener;
     Node nodes[MAX_STREAMS];
     Client clients[MAX_CLIENTS];
+    Sink sinks[MAX_SINKS];
+    struct pw_proxy *metadata;
+    struct spa_hook metadataListener;
+    char defaultSink[128];
     int connected;
+    int syncSeq, synced;
     void (*changed)(void *);
     void *changedContext;
 };
@@ -107,6 +127,50 @@ static void nodeParam(void *data, int seq, uint32_t id, uint32_t index, uint32_t
 
 static const struct pw_node_events nodeEvents = {PW_VERSION_NODE_EVENTS, .info = nodeInfo, .param = nodeParam};
 
+static void sinkParam(void *data, int seq, uint32_t id, uint32_t index, uint32_t next, const struct spa_pod *param)
+{
+    (void)seq; (void)index; (void)next;
+    Sink *sink = data;
+    if (id != SPA_PARAM_Props || !param || !spa_pod_is_object(param)) return;
+    const struct spa_pod_prop *prop;
+    SPA_POD_OBJECT_FOREACH((const struct spa_pod_object *)param, prop) {
+        if (prop->key != SPA_PROP_channelVolumes) continue;
+        float values[8];
+        uint32_t count = spa_pod_copy_array(&prop->value, SPA_TYPE_Float, values, 8);
+        if (count == 0) continue;
+        float largest = 0;
+        for (uint32_t i = 0; i < count; i++) if (values[i] > largest) largest = values[i];
+        if (largest != sink->volume) {
+            sink->volume = largest;
+            if (sink->watch->changed) sink->watch->changed(sink->watch->changedContext);
+        }
+    }
+}
+
+static const struct pw_node_events sinkEvents = {PW_VERSION_NODE_EVENTS, .param = sinkParam};
+
+/* The "default" metadata names the default sink: {"name":"..."}. */
+static int metadataProperty(void *data, uint32_t subject, const char *key, const char *type, const char *value)
+{
+    (void)subject; (void)type;
+    struct SoundServerWatch *w = data;
+    if (!key || strcmp(key, "default.audio.sink") != 0) return 0;
+    w->defaultSink[0] = 0;
+    const char *name = value ? strstr(value, "\"name\"") : NULL;
+    if (name && (name = strchr(name + 6, '"'))) {
+        name++;
+        const char *end = strchr(name, '"');
+        if (end && (size_t)(end - name) < sizeof w->defaultSink) {
+            memcpy(w->defaultSink, name, (size_t)(end - name));
+            w->defaultSink[end - name] = 0;
+        }
+    }
+    if (w->changed) w->changed(w->changedContext);
+    return 0;
+}
+
+static const struct pw_metadata_events metadataEvents = {PW_VERSION_METADATA_EVENTS, .property = metadataProperty};
+
 static void registryGlobal(void *data, uint32_t id, uint32_t permissions, const char *type, uint32_t version,
                            const struct spa_dict *props)
 {
@@ -123,8 +187,37 @@ static void registryGlobal(void *data, uint32_t id, uint32_t permissions, const 
         refreshPids(w);
         return;
     }
+    if (strcmp(type, PW_TYPE_INTERFACE_Metadata) == 0 && props && !w->metadata) {
+        const char *name = spa_dict_lookup(props, PW_KEY_METADATA_NAME);
+        if (name && strcmp(name, "default") == 0) {
+            w->metadata = pw_registry_bind(w->registry, id, PW_TYPE_INTERFACE_Metadata, PW_VERSION_METADATA, 0);
+            if (w->metadata) pw_metadata_add_listener((struct pw_metadata *)w->metadata, &w->metadataListener,
+                                                      &metadataEvents, w);
+        }
+        return;
+    }
     if (strcmp(type, PW_TYPE_INTERFACE_Node) != 0 || !props) return;
     const char *class = spa_dict_lookup(props, PW_KEY_MEDIA_CLASS);
+    if (class && strcmp(class, "Audio/Sink") == 0) {
+        for (int i = 0; i < MAX_SINKS; i++) {
+            Sink *sink = &w->sinks[i];
+            if (sink->used) continue;
+            memset(sink, 0, sizeof *sink);
+            sink->used = 1;
+            sink->watch = w;
+            sink->id = id;
+            sink->volume = -1;
+            copy(sink->name, sizeof sink->name, spa_dict_lookup(props, PW_KEY_NODE_NAME));
+            sink->proxy = pw_registry_bind(w->registry, id, PW_TYPE_INTERFACE_Node, PW_VERSION_NODE, 0);
+            if (sink->proxy) {
+                pw_proxy_add_object_listener(sink->proxy, &sink->listener, &sinkEvents, sink);
+                uint32_t ids[] = {SPA_PARAM_Props};
+                pw_node_subscribe_params((struct pw_node *)sink->proxy, ids, 1);
+            }
+            break;
+        }
+        return;
+    }
     if (!class || strcmp(class, "Stream/Output/Audio") != 0) return;
     for (int i = 0; i < MAX_STREAMS; i++) {
         Node *node = &w->nodes[i];
@@ -152,6 +245,14 @@ static void registryGlobal(void *data, uint32_t id, uint32_t permissions, const 
 static void registryGlobalRemove(void *data, uint32_t id)
 {
     struct SoundServerWatch *w = data;
+    for (int i = 0; i < MAX_SINKS; i++) {
+        Sink *sink = &w->sinks[i];
+        if (!sink->used || sink->id != id) continue;
+        spa_hook_remove(&sink->listener);
+        if (sink->proxy) pw_proxy_destroy(sink->proxy);
+        sink->used = 0;
+        if (w->changed) w->changed(w->changedContext);
+    }
     for (int i = 0; i < MAX_CLIENTS; i++)
         if (w->clients[i].used && w->clients[i].id == id) w->clients[i].used = 0;
     for (int i = 0; i < MAX_STREAMS; i++) {
@@ -179,7 +280,17 @@ static void coreError(void *data, uint32_t id, int seq, int res, const char *mes
     }
 }
 
-static const struct pw_core_events coreEvents = {PW_VERSION_CORE_EVENTS, .error = coreError};
+/* The answer to our sync: every global the server had has been announced before it. */
+static void coreDone(void *data, uint32_t id, int seq)
+{
+    struct SoundServerWatch *w = data;
+    if (id == PW_ID_CORE && seq == w->syncSeq && !w->synced) {
+        w->synced = 1;
+        if (w->changed) w->changed(w->changedContext);
+    }
+}
+
+static const struct pw_core_events coreEvents = {PW_VERSION_CORE_EVENTS, .done = coreDone, .error = coreError};
 
 SoundServerWatch *SoundServerWatchStart(void (*changed)(void *), void *context)
 {
@@ -201,6 +312,7 @@ SoundServerWatch *SoundServerWatchStart(void (*changed)(void *), void *context)
     pw_core_add_listener(w->core, &w->coreListener, &coreEvents, w);
     w->registry = pw_core_get_registry(w->core, PW_VERSION_REGISTRY, 0);
     pw_registry_add_listener(w->registry, &w->registryListener, &registryEvents, w);
+    w->syncSeq = pw_core_sync(w->core, PW_ID_CORE, 0);
     /* Callbacks start only once everything above is in place. */
     w->changed = changed;
     w->changedContext = context;
@@ -224,6 +336,21 @@ int SoundServerWatchStreams(SoundServerWatch *w, SoundServerStream *streams, int
     return count;
 }
 
+int SoundServerWatchDefaultSinkVolume(SoundServerWatch *w, float *volume)
+{
+    pw_thread_loop_lock(w->loop);
+    int known = 0;
+    for (int i = 0; i < MAX_SINKS && w->defaultSink[0]; i++) {
+        Sink *sink = &w->sinks[i];
+        if (!sink->used || sink->volume < 0 || strcmp(sink->name, w->defaultSink) != 0) continue;
+        *volume = cbrtf(sink->volume);
+        known = 1;
+        break;
+    }
+    pw_thread_loop_unlock(w->loop);
+    return known;
+}
+
 int SoundServerWatchSetStream(SoundServerWatch *w, uint32_t id, const float *volumes, int channels, int mute)
 {
     if (channels < 1 || channels > 8) return -EINVAL;
@@ -244,6 +371,14 @@ int SoundServerWatchSetStream(SoundServerWatch *w, uint32_t id, const float *vol
     return result < 0 ? result : 0;
 }
 
+int SoundServerWatchSynced(SoundServerWatch *w)
+{
+    pw_thread_loop_lock(w->loop);
+    int synced = w->synced;
+    pw_thread_loop_unlock(w->loop);
+    return synced;
+}
+
 int SoundServerWatchConnected(SoundServerWatch *w)
 {
     pw_thread_loop_lock(w->loop);
@@ -256,6 +391,15 @@ void SoundServerWatchStop(SoundServerWatch *w)
 {
     if (!w) return;
     pw_thread_loop_stop(w->loop);
+    for (int i = 0; i < MAX_SINKS; i++)
+        if (w->sinks[i].used && w->sinks[i].proxy) {
+            spa_hook_remove(&w->sinks[i].listener);
+            pw_proxy_destroy(w->sinks[i].proxy);
+        }
+    if (w->metadata) {
+        spa_hook_remove(&w->metadataListener);
+        pw_proxy_destroy(w->metadata);
+    }
     for (int i = 0; i < MAX_STREAMS; i++)
         if (w->nodes[i].used && w->nodes[i].proxy) {
             spa_hook_remove(&w->nodes[i].listener);

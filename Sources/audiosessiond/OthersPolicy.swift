@@ -160,7 +160,9 @@ final class OthersPolicy {
 
     /// A daemon killed while streams were lowered left a journal: put them back.
     private func recoverJournal(streams: [SoundServerStream], watch: OpaquePointer) {
-        guard !recovered else { return }
+        // Only once the server has shown everything it has: a stream not seen yet
+        // would be taken for gone.
+        guard !recovered, SoundServerWatchSynced(watch) != 0 else { return }
         recovered = true
         guard let file = fopen(journalPath, "r") else { return }
         var line = [CChar](repeating: 0, count: 1024)

@@ -85,7 +85,15 @@ final class Server {
     }
 
     /// Other programs' streams on the sound server count as other audio.
+    /// The volume last told to the sessions.
+    private var serverVolume: Float?
+
     private func soundServerChanged() {
+        let volume = soundServer.defaultSinkVolume()
+        if volume != serverVolume {
+            serverVolume = volume
+            for connection in sessions.values { send(.serverVolume(volume), to: connection) }
+        }
         let owners = soundServer.runningStreamOwners()
         if owners != arbitration.soundServerStreams {
             event("sound server: \(owners.count) other stream(s) running")
@@ -209,6 +217,7 @@ final class Server {
             send(.welcome(version: ArbiterMessage.version, clientID: connection.id), to: connection)
             if role == .session {
                 sessions[connection.id] = connection
+                if serverVolume != nil { send(.serverVolume(serverVolume), to: connection) }
                 event("\(describe(connection)) joined")
                 deliver(arbitration.join(connection.id, pid: pid, program: program))
             }

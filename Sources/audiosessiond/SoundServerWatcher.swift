@@ -60,6 +60,13 @@ final class SoundServerWatcher {
         return Array(streams.prefix(min(count, streams.count)))
     }
 
+    /// The default sink's volume on the desktop's scale, nil when unknown.
+    func defaultSinkVolume() -> Float? {
+        guard let watch else { return nil }
+        var volume: Float = 0
+        return SoundServerWatchDefaultSinkVolume(watch, &volume) != 0 ? volume : nil
+    }
+
     /// The processes whose playback streams are running (0: unknown process).
     func runningStreamOwners() -> [Int32] {
         streams().filter { $0.running != 0 }.map(\.pid)

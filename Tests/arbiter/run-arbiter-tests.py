@@ -1086,6 +1086,24 @@ def case_r(c):
         server.close()
 
 
+def case_s(c):
+    """On a PipeWire system CurrentHardwareOutputVolume is the default sink's volume as the
+    desktop shows it, and the listener hears the desktop's slider (wpctl)."""
+    server = SoundServer(c)
+    try:
+        (a,) = c.start("A")
+        a.expect(r"^LISTEN vol 1\.00$")
+        subprocess.run(["wpctl", "set-volume", "@DEFAULT_AUDIO_SINK@", "0.3"], env=c.env, capture_output=True,
+                       timeout=HANG)
+        a.expect(r"^LISTEN vol 0\.30$")
+        a.send("vol")
+        line = a.expect(r"^vol \S+ \S+$")
+        if line != "vol 0 0.30":
+            a.fail(f"CurrentHardwareOutputVolume read '{line}', expected 'vol 0 0.30'")
+    finally:
+        server.close()
+
+
 CASES = [
     ("a-interrupt-and-resume", case_a),
     ("a2-reactivate-on-end", case_a2),
@@ -1113,6 +1131,7 @@ CASES = [
     ("p-sound-server-mute", case_p),
     ("q-sound-server-user-change-kept", case_q),
     ("r-sound-server-restored-after-kill", case_r),
+    ("s-sound-server-volume", case_s),
 ]
 
 

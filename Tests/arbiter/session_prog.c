@@ -15,7 +15,7 @@
  *   quit                     -> "quit 0", then exits
  *
  * <status> is 0 or the four-character code ("activate what"), a number if unprintable.
- * Callbacks print "BEGIN", "END resume|noresume|unreadable", "LISTEN othr <v>",
+ * Callbacks print "BEGIN", "END resume|noresume|unreadable", "LISTEN othr <v>", "LISTEN vol <v>",
  * "LISTEN died <v>". "ready <pid>" comes once the session is initialised. A callback
  * that runs off the main thread prints "WRONG-THREAD <what>" (SPEC 6 forbids it).
  * End of stdin is a quit, so a test that dies takes its programs with it.
@@ -105,9 +105,15 @@ static void propertyListener(void *clientData, AudioSessionPropertyID id, UInt32
         say("LISTEN %s badsize %u", name, (unsigned)size);
         return;
     }
+    (void)id;
+    if (strcmp(name, "vol") == 0) {
+        Float32 volume;
+        memcpy(&volume, data, sizeof volume);
+        say("LISTEN vol %.2f", volume);
+        return;
+    }
     UInt32 value;
     memcpy(&value, data, sizeof value);
-    (void)id;
     say("LISTEN %s %u", name, (unsigned)value);
 }
 
@@ -151,6 +157,11 @@ static int handle(char *text)
         UInt32 value = 0, size = sizeof value;
         OSStatus status = AudioSessionGetProperty(kAudioSessionProperty_OtherAudioIsPlaying, &size, &value);
         say("othr %s %u", statusText(status, b), (unsigned)value);
+    } else if (strcmp(command, "vol") == 0 && arg == NULL) {
+        Float32 volume = -1;
+        UInt32 size = sizeof volume;
+        OSStatus status = AudioSessionGetProperty(kAudioSessionProperty_CurrentHardwareOutputVolume, &size, &volume);
+        say("vol %s %.2f", statusText(status, b), volume);
     } else if (strcmp(command, "quit") == 0) {
         say("quit 0");
         return 0;
@@ -238,7 +249,9 @@ int main(int argc, char **argv)
         say("init-failed %s", statusText(status, b));
         return 1;
     }
-    static char othr[] = "othr", died[] = "died";
+    static char othr[] = "othr", died[] = "died", vol[] = "vol";
+    status = AudioSessionAddPropertyListener(kAudioSessionProperty_CurrentHardwareOutputVolume, propertyListener, vol);
+    if (status != noErr) say("listen-failed vol %s", statusText(status, b));
     status = AudioSessionAddPropertyListener(kAudioSessionProperty_OtherAudioIsPlaying, propertyListener, othr);
     if (status != noErr) say("listen-failed othr %s", statusText(status, b));
     status = AudioSessionAddPropertyListener(kAudioSessionProperty_ServerDied, propertyListener, died);

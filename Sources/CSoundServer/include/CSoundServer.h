@@ -28,8 +28,15 @@ SoundServerWatch *SoundServerWatchStart(void (*changed)(void *context), void *co
 /* Copies up to `capacity` streams; returns how many exist (may exceed capacity). */
 int SoundServerWatchStreams(SoundServerWatch *watch, SoundServerStream *streams, int capacity);
 
+/* Whether the server has reported every object it had when we connected. */
+int SoundServerWatchSynced(SoundServerWatch *watch);
+
 /* Whether the connection to the server is still up. */
 int SoundServerWatchConnected(SoundServerWatch *watch);
+
+/* The default sink's volume on the desktop's scale (the cube root of its linear channel
+ * volume, as wpctl and the desktop sliders show it): 1 and *volume set when known. */
+int SoundServerWatchDefaultSinkVolume(SoundServerWatch *watch, float *volume);
 
 /* Sets a stream's channel volumes (linear) and mute; returns 0 or a negative errno. */
 int SoundServerWatchSetStream(SoundServerWatch *watch, uint32_t node, const float *volumes, int channels, int mute);
