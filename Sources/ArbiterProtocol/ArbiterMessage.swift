@@ -83,10 +83,39 @@ public struct ArbiterStatus: Equatable, Sendable {
     public var systemInterruptions: [SystemInterruption]
     public var silentSwitch: Bool
     public var sessions: [Entry]
-    public init(systemInterruptions: [SystemInterruption], silentSwitch: Bool = false, sessions: [Entry]) {
+    /// The sound server's other streams, nil when no server runs.
+    public var soundServer: [Stream]?
+    public init(systemInterruptions: [SystemInterruption], silentSwitch: Bool = false, sessions: [Entry],
+                soundServer: [Stream]? = nil) {
         self.systemInterruptions = systemInterruptions
         self.silentSwitch = silentSwitch
         self.sessions = sessions
+        self.soundServer = soundServer
+    }
+
+    /// A playback stream of another program on the sound server, and what the arbiter
+    /// did to it.
+    public struct Stream: Equatable, Sendable {
+        public var node: UInt32
+        public var pid: UInt32
+        public var application: String
+        public var role: String
+        public var running: Bool
+        public var volume: Float
+        public var mute: Bool
+        /// "", "lowered", "muted" or "left to the user".
+        public var action: String
+        public init(node: UInt32, pid: UInt32, application: String, role: String, running: Bool, volume: Float,
+                    mute: Bool, action: String) {
+            self.node = node
+            self.pid = pid
+            self.application = application
+            self.role = role
+            self.running = running
+            self.volume = volume
+            self.mute = mute
+            self.action = action
+        }
     }
 
     public enum State: UInt8, Sendable, CaseIterable, CustomStringConvertible {

@@ -57,6 +57,12 @@ extension ArbiterMessage {
             w.u8(UInt8(status.systemInterruptions.count))
             for kind in status.systemInterruptions { w.u8(kind.rawValue) }
             w.bool(status.silentSwitch)
+            w.bool(status.soundServer != nil)
+            w.u8(UInt8(min(status.soundServer?.count ?? 0, 255)))
+            for stream in (status.soundServer ?? []).prefix(255) {
+                w.u32(stream.node); w.u32(stream.pid); w.string(stream.application); w.string(stream.role)
+                w.bool(stream.running); w.u32(stream.volume.bitPattern); w.bool(stream.mute); w.string(stream.action)
+            }
             w.u8(UInt8(min(status.sessions.count, 255)))
             for entry in status.sessions.prefix(255) {
                 w.u32(entry.clientID); w.u32(entry.pid); w.string(entry.program); w.u32(entry.category)
@@ -217,6 +223,19 @@ private struct Reader {
             systems.append(kind)
         }
         let silent = try bool()
+        let hasServer = try bool()
+        var streams: [ArbiterStatus.Stream] = []
+        for _ in 0..<(try u8()) {
+            let node = try u32(), pid = try u32(), application = try string(), role = try string()
+            let running = try bool()
+            let volume = Float(bitPattern: try u32())
+            guard volume.isFinite else { throw .invalidValue("volume") }
+            let mute = try bool()
+            let action = try string()
+            streams.append(.init(node: node, pid: pid, application: application, role: role, running: running,
+                                 volume: volume, mute: mute, action: action))
+        }
+        guard hasServer || streams.isEmpty else { throw .invalidValue("streams without a server") }
         var sessions: [ArbiterStatus.Entry] = []
         for _ in 0..<(try u8()) {
             let clientID = try u32(), pid = try u32(), program = try string(), category = try u32(), mode = try u32()
@@ -229,6 +248,7 @@ private struct Reader {
             sessions.append(.init(clientID: clientID, pid: pid, program: program, category: category, mode: mode,
                                   traits: traits, state: state, ducked: ducked, interruptedBy: by))
         }
-        return ArbiterStatus(systemInterruptions: systems, silentSwitch: silent, sessions: sessions)
+        return ArbiterStatus(systemInterruptions: systems, silentSwitch: silent, sessions: sessions,
+                             soundServer: hasServer ? streams : nil)
     }
 }

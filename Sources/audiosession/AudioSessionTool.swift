@@ -175,6 +175,17 @@ enum Report {
             zip(row, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }
                 .joined(separator: "  ").trimmingTrailingSpaces()
         }
+        if let streams = status.soundServer {
+            lines.append("sound server: \(streams.count) other stream(s)")
+            for s in streams {
+                let state = (s.running ? "running" : "idle") + (s.mute ? ", muted" : "")
+                let volume = String(Int((s.volume * 100).rounded())) + "%"
+                lines.append("  node \(s.node) pid \(s.pid) \(s.application)\(s.role.isEmpty ? "" : " (\(s.role))"): "
+                             + "\(state), volume \(volume)\(s.action.isEmpty ? "" : ", " + s.action)")
+            }
+        } else {
+            lines.append("sound server: none")
+        }
         let system = status.systemInterruptions.map(\.description)
         lines.append("system: " + (system.isEmpty ? "no interruption" : system.joined(separator: ", ") + " in progress")
                      + "; silent switch " + (status.silentSwitch ? "on" : "off"))
@@ -189,7 +200,13 @@ enum Report {
                 + "\"state\":\(quoted(e.state.description)),\"ducked\":\(e.ducked),"
                 + "\"interruptedBy\":[\(e.interruptedBy.map(String.init).joined(separator: ","))]}"
         }
-        return "{\"daemon\":\(daemon),\"silentSwitch\":\(status.silentSwitch),\"systemInterruptions\":[\(status.systemInterruptions.map { quoted($0.description) }.joined(separator: ","))],"
+        let server = status.soundServer.map { streams in
+            "[" + streams.map { s in
+                "{\"node\":\(s.node),\"pid\":\(s.pid),\"application\":\(quoted(s.application)),\"role\":\(quoted(s.role)),"
+                    + "\"running\":\(s.running),\"volume\":\(s.volume),\"mute\":\(s.mute),\"action\":\(quoted(s.action))}"
+            }.joined(separator: ",") + "]"
+        } ?? "null"
+        return "{\"daemon\":\(daemon),\"soundServer\":\(server),\"silentSwitch\":\(status.silentSwitch),\"systemInterruptions\":[\(status.systemInterruptions.map { quoted($0.description) }.joined(separator: ","))],"
             + "\"sessions\":[\(sessions.joined(separator: ","))]}"
     }
 

@@ -132,6 +132,13 @@ final class OthersPolicy {
         unlink(journalPath)
     }
 
+    /// What was done to a stream, for `audiosession status`.
+    func action(for node: UInt32) -> String {
+        if released.contains(node) { return "left to the user" }
+        guard let m = managed[node] else { return "" }
+        return m.appliedMute ? "muted" : "lowered"
+    }
+
     /// What a description of the policy says in `audiosession status`.
     var summary: String {
         "others: \(config.others.rawValue), duck to \(config.duckLevel); \(managed.count) stream(s) changed"

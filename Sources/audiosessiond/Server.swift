@@ -244,7 +244,18 @@ final class Server {
         case (_, .finished(let token)):
             connection.outliving[token] = nil
         case (_, .statusRequest):
-            send(.status(arbitration.status), to: connection)
+            var status = arbitration.status
+            if soundServer.connection != nil {
+                status.soundServer = soundServer.streams().map { stream in
+                    let volume = withUnsafeBytes(of: stream.volumes) { $0.bindMemory(to: Float.self).first ?? 1 }
+                    return ArbiterStatus.Stream(
+                        node: stream.node, pid: UInt32(bitPattern: stream.pid), application: cString(stream.application),
+                        role: cString(stream.role), running: stream.running != 0,
+                        volume: stream.channels > 0 ? volume : 1, mute: stream.mute != 0,
+                        action: others.action(for: stream.node))
+                }
+            }
+            send(.status(status), to: connection)
         case (_, .watch):
             connection.watching = true
             // The first line confirms the watch (a script can wait for it, then act).
@@ -295,6 +306,11 @@ final class Server {
     private func describe(_ connection: Connection) -> String {
         "\(connection.program)[\(connection.pid)]#\(connection.id)"
     }
+}
+
+/// A fixed C character array as a Swift string.
+func cString<T>(_ tuple: T) -> String {
+    withUnsafeBytes(of: tuple) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
 }
 
 func fourCC(_ value: UInt32) -> String {

@@ -23,7 +23,13 @@ let sampleMessages: [ArbiterMessage] = [
     ])),
     .status(ArbiterStatus(systemInterruptions: [], sessions: [])),
     .status(ArbiterStatus(systemInterruptions: [.alarm], silentSwitch: true, sessions: [])),
+    .status(ArbiterStatus(systemInterruptions: [], sessions: [], soundServer: [
+        .init(node: 42, pid: 100, application: "Firefox", role: "Music", running: true, volume: 0.3, mute: false,
+              action: "lowered"),
+    ])),
+    .status(ArbiterStatus(systemInterruptions: [], sessions: [], soundServer: [])),
     .silentSwitch(on: true), .silentSwitch(on: false), .silentSwitchState(on: true),
+    .serverVolume(0.3), .serverVolume(nil), .serverVolume(1),
     .finishIfDies(token: 7, path: "/home/u/sounds/ding é.wav", device: "default"), .finished(token: 0xFFFF_FFFF),
     .event("sp[12]#3 activates"), .failure("protocol version 9 is not 1"),
 ]

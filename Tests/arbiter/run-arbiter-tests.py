@@ -1013,6 +1013,9 @@ def case_o(c):
         a.command("duck 1")
         a.command("activate")
         server.wait(lambda v, m: near(v, 0.3), "volume 0.3 while A ducks")
+        # `audiosession status` shows the server's stream and what was done to it.
+        c.wait_status(lambda s: any(x["action"] == "lowered" and x["running"] for x in (s["soundServer"] or [])),
+                      "the other program's stream, lowered")
         a.command("deactivate")
         server.wait(lambda v, m: near(v, 1.0), "volume 1.0 again")
         b.set_category("medi")
