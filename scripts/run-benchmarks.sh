@@ -31,6 +31,22 @@ cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_arbiter" "$here/bench/bench_arbit
     rm -rf "$XDG_RUNTIME_DIR" && mkdir -m 700 -p "$XDG_RUNTIME_DIR"
     "$out/bench_arbiter"
 )
+if command -v pipewire >/dev/null && command -v pw-play >/dev/null && pkg-config --exists libpipewire-0.3; then
+    cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_soundserver" "$here/bench/bench_soundserver.c" $flags \
+        $(pkg-config --cflags --libs libpipewire-0.3) -lm
+    (
+        # A private PipeWire stack and daemon of its own, stopped at the end.
+        stack=$out/pipewire
+        rm -rf "$stack"
+        trap '"$here/scripts/pw-stack.sh" stop "$stack"' EXIT
+        eval "$("$here/scripts/pw-stack.sh" start "$stack")"
+        python3 -c "import wave,struct,math
+w=wave.open('$stack/tone.wav','wb'); w.setnchannels(2); w.setsampwidth(2); w.setframerate(48000)
+w.writeframes(b''.join(struct.pack('<hh',int(6000*math.sin(i/9)),int(6000*math.sin(i/9))) for i in range(48000)))"
+        AUDIOTOOLBOX_BACKEND=virtual AUDIOTOOLBOX_ARBITER=daemon AUDIOSESSIOND_IDLE_SECONDS=2 \
+            "$out/bench_soundserver" "$stack/tone.wav"
+    )
+fi
 cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_alsa" "$here/bench/bench_alsa.c" $flags -lasound -lpthread
 (
     unset AUDIOTOOLBOX_BACKEND

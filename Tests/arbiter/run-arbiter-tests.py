@@ -1107,6 +1107,24 @@ def case_s(c):
         server.close()
 
 
+def case_t(c):
+    """A sound server that starts after the daemon is found (and one that stops is
+    noticed): another program's stream counts once the server is up, and no more once it
+    is gone."""
+    (a,) = c.start("A")
+    c.wait_joined([a])
+    if c.status().get("soundServer") is not None:
+        raise CaseFailure("a sound server is reported before one runs")
+    server = SoundServer(c)
+    try:
+        server.play()
+        a.expect(r"^LISTEN othr 1$")
+        subprocess.run([server.stack, "stop", c.runtime], capture_output=True, timeout=HANG)
+        a.expect(r"^LISTEN othr 0$")
+    finally:
+        server.close()
+
+
 CASES = [
     ("a-interrupt-and-resume", case_a),
     ("a2-reactivate-on-end", case_a2),
@@ -1135,6 +1153,7 @@ CASES = [
     ("q-sound-server-user-change-kept", case_q),
     ("r-sound-server-restored-after-kill", case_r),
     ("s-sound-server-volume", case_s),
+    ("t-sound-server-comes-and-goes", case_t),
 ]
 
 
