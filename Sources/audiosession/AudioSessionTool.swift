@@ -35,7 +35,7 @@ struct Watch: ParsableCommand {
     @Flag(help: "Print each event as a JSON object.") var json = false
 
     func run() throws {
-        let exchange = try Exchange(connectOrStart())
+        let exchange = try connectedExchange()
         try exchange.send(.watch)
         setvbuf(stdout, nil, _IOLBF, 0)
         while let message = try exchange.receive() {
@@ -72,14 +72,14 @@ struct Silent: ParsableCommand {
         abstract: "Turn the silent switch on or off: system sounds marked IsUISound stay silent while it is on.")
     @Argument(help: "on or off") var state: OnOff
     func run() throws {
-        let exchange = try Exchange(connectOrStart())
+        let exchange = try connectedExchange()
         try exchange.send(.silentSwitch(on: state == .on))
         _ = try exchange.status()
     }
 }
 
 func systemInterruption(_ kind: SystemInterruption, _ action: Switch) throws {
-    let exchange = try Exchange(connectOrStart())
+    let exchange = try connectedExchange()
     try exchange.send(.system(kind, active: action == .start))
     // The status request is answered after the interruption was applied.
     _ = try exchange.status()
@@ -87,6 +87,21 @@ func systemInterruption(_ kind: SystemInterruption, _ action: Switch) throws {
 
 struct ToolError: Error, CustomStringConvertible {
     let description: String
+}
+
+/// A greeted connection to the daemon, starting it if needed. A daemon that goes away
+/// between the connection and its welcome (killed, or replaced) is tried again, twice.
+func connectedExchange() throws -> Exchange {
+    var lastError: Error = ToolError(description: "audiosessiond did not answer")
+    for _ in 0..<3 {
+        do {
+            return try Exchange(try connectOrStart())
+        } catch let error as ToolError where error.description == "audiosessiond did not answer" {
+            lastError = error
+            usleep(50_000)
+        }
+    }
+    throw lastError
 }
 
 /// The daemon's socket, starting the daemon (from this tool's folder) if none runs.
@@ -113,6 +128,8 @@ func siblingExecutable(_ name: String) -> String {
 final class Exchange {
     let fd: Int32
     var decoder = FrameDecoder()
+
+    deinit { close(fd) }
 
     init(_ fd: Int32) throws {
         self.fd = fd

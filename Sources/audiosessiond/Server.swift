@@ -49,7 +49,8 @@ final class Server {
         var idleSince = monotonicSeconds()
         while true {
             var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: soundServer.wakeDescriptor, events: Int16(POLLIN), revents: 0)]
+                       pollfd(fd: soundServer.wakeDescriptor, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: soundServer.folderDescriptor, events: Int16(POLLIN), revents: 0)]
             for connection in connections.values {
                 let events = POLLIN | (connection.outbox.isEmpty ? 0 : POLLOUT)
                 fds.append(pollfd(fd: connection.fd, events: Int16(events), revents: 0))
@@ -59,6 +60,10 @@ final class Server {
             if soundServer.connectIfNeeded() { soundServerChanged() }
             for entry in fds where entry.revents != 0 {
                 if entry.fd == listener { accept(); continue }
+                if entry.fd == soundServer.folderDescriptor {
+                    if soundServer.folderChanged() { soundServerChanged() }
+                    continue
+                }
                 if entry.fd == soundServer.wakeDescriptor {
                     soundServer.drainWake()
                     soundServerChanged()

@@ -9,9 +9,22 @@ final class SoundServerWatcher {
     /// Readable when the streams changed (written on PipeWire's thread).
     let wakeDescriptor: Int32
     private let wakeWrite: Int32
+    /// Readable when something appears in the server's runtime folder (its socket):
+    /// connecting is tried then, not by polling — a failed attempt costs milliseconds
+    /// the arbitration loop should not spend.
+    let folderDescriptor: Int32
     private var lastAttempt = 0.0
+    private var quickRetries = 0
+    /// Without a folder to watch, or as a safety net, a slow retry.
+    private static let retrySeconds = 30.0
 
     init() {
+        folderDescriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        let folder = getenv("PIPEWIRE_RUNTIME_DIR").map { String(cString: $0) }
+            ?? getenv("XDG_RUNTIME_DIR").map { String(cString: $0) } ?? ""
+        if folderDescriptor >= 0 && !folder.isEmpty {
+            _ = inotify_add_watch(folderDescriptor, folder, UInt32(IN_CREATE | IN_MOVED_TO))
+        }
         var ends: [Int32] = [-1, -1]
         _ = pipe(&ends)
         for end in ends {
@@ -23,13 +36,15 @@ final class SoundServerWatcher {
         connectIfNeeded()
     }
 
-    /// Connects when no server was there (or it went away); tried at most every two
-    /// seconds. Returns true when the connection state changed.
+    /// Connects when no server was there (or it went away): at once when `promptly`
+    /// (the runtime folder changed, or the server just went away), otherwise at most
+    /// every 30 s. Returns true when the connection state changed.
     @discardableResult
-    func connectIfNeeded() -> Bool {
+    func connectIfNeeded(promptly: Bool = false) -> Bool {
         if let watch, SoundServerWatchConnected(watch) != 0 { return false }
         let now = monotonicSeconds()
-        guard now - lastAttempt >= 2 else { return false }
+        let lost = watch != nil
+        guard promptly || lost || now - lastAttempt >= Self.retrySeconds else { return false }
         lastAttempt = now
         let hadServer = watch != nil
         if let watch { SoundServerWatchStop(watch) }
@@ -38,9 +53,24 @@ final class SoundServerWatcher {
             var byte: UInt8 = 1
             _ = write(Int32(Int(bitPattern: context) - 1), &byte, 1)
         }, context)
+        // A socket may appear a moment before its server listens: retry each second a
+        // few times after a prompt attempt that failed.
+        if watch == nil && promptly { quickRetries = 5 }
+        if watch == nil && quickRetries > 0 {
+            quickRetries -= 1
+            lastAttempt = now - Self.retrySeconds + 1
+        }
+        if watch != nil { quickRetries = 0 }
         if watch != nil && !hadServer { Log.info("sound server found: its other streams count as other audio") }
         if watch == nil && hadServer { Log.info("the sound server went away") }
         return (watch != nil) != hadServer
+    }
+
+    /// Something appeared in the runtime folder: perhaps the server's socket.
+    func folderChanged() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while read(folderDescriptor, &buffer, buffer.count) > 0 {}
+        return connectIfNeeded(promptly: true)
     }
 
     /// Empties the wake pipe.
