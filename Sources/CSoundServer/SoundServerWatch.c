@@ -248,8 +248,11 @@ static void registryGlobalRemove(void *data, uint32_t id)
     for (int i = 0; i < MAX_SINKS; i++) {
         Sink *sink = &w->sinks[i];
         if (!sink->used || sink->id != id) continue;
-        spa_hook_remove(&sink->listener);
-        if (sink->proxy) pw_proxy_destroy(sink->proxy);
+        /* The hook was only added when binding worked. */
+        if (sink->proxy) {
+            spa_hook_remove(&sink->listener);
+            pw_proxy_destroy(sink->proxy);
+        }
         sink->used = 0;
         if (w->changed) w->changed(w->changedContext);
     }
@@ -258,8 +261,10 @@ static void registryGlobalRemove(void *data, uint32_t id)
     for (int i = 0; i < MAX_STREAMS; i++) {
         Node *node = &w->nodes[i];
         if (!node->used || node->stream.node != id) continue;
-        spa_hook_remove(&node->listener);
-        if (node->proxy) pw_proxy_destroy(node->proxy);
+        if (node->proxy) {
+            spa_hook_remove(&node->listener);
+            pw_proxy_destroy(node->proxy);
+        }
         node->used = 0;
         if (w->changed) w->changed(w->changedContext);
     }
