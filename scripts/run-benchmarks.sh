@@ -25,6 +25,8 @@ cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_system_sounds" "$here/bench/bench
     AUDIOTOOLBOX_ARBITER=local AUDIOTOOLBOX_ALSA_JACK_CTLS= "$out/bench_system_sounds"
 )
 cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_arbiter" "$here/bench/bench_arbiter.c" $flags -lpthread
+cc -std=gnu11 -O2 -o "$out/bench_arbiter_floor" "$here/bench/bench_arbiter_floor.c" -lpthread
+"$out/bench_arbiter_floor"
 (
     # Its own daemon, in a runtime folder of its own; the daemon leaves 2 s after.
     export XDG_RUNTIME_DIR=$out/runtime AUDIOTOOLBOX_ARBITER=daemon AUDIOSESSIOND_IDLE_SECONDS=2
