@@ -276,12 +276,7 @@ public final class Session: Sendable {
             case .serverVolumeChanged(let volume):
                 s.serverVolume = volume  // listeners: change detection in `transact`
             case .serverDied(let sessionSurvives):
-                if !sessionSurvives, s.phase == .active {
-                    backend.deactivate()
-                    s.phase = .inactive
-                    s.format = backend.idleFormat(s.streamRequest)
-                    apply(arbiter.deactivated(notifyOthers: false), to: &s)
-                }
+                if !sessionSurvives { deactivate(&s, notifyOthers: false) }
                 s.outbox.append(.property(.serverDied, .uint32(1)))
             }
         }

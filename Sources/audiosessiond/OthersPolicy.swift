@@ -111,7 +111,7 @@ final class OthersPolicy {
                 let base = original?.original ?? volumes
                 let target = effect.mute ? base : base.map { $0 * effect.volume }
                 if original == nil || !close(original!.applied, target) || original!.appliedMute != effect.mute {
-                    managed[stream.node] = Managed(application: string(stream.application),
+                    managed[stream.node] = Managed(application: cString(stream.application),
                                                    original: base, originalMute: original?.originalMute ?? mute,
                                                    applied: target, appliedMute: effect.mute, phase: .applying)
                     writeJournal()
@@ -178,7 +178,7 @@ final class OthersPolicy {
             let fields = String(cString: line).trimmingCharacters().split(separator: "\t", omittingEmptySubsequences: false)
             guard fields.count == 4, let node = UInt32(fields[0]) else { continue }
             let volumes = fields[3].split(separator: ",").compactMap { Float($0) }
-            guard let stream = streams.first(where: { $0.node == node }), string(stream.application) == fields[1],
+            guard let stream = streams.first(where: { $0.node == node }), cString(stream.application) == fields[1],
                   !volumes.isEmpty else { continue }
             set(watch, node, volumes, fields[2] == "1")
             restored += 1
@@ -191,12 +191,6 @@ final class OthersPolicy {
 
 private func close(_ a: [Float], _ b: [Float]) -> Bool {
     a.count == b.count && zip(a, b).allSatisfy { abs($0 - $1) < 0.001 }
-}
-
-private func string<T>(_ tuple: T) -> String {
-    withUnsafeBytes(of: tuple) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-    }
 }
 
 extension StringProtocol {

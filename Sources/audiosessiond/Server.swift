@@ -301,11 +301,10 @@ final class Server {
     /// Tells watchers (and the log, when verbose) what happened. The line is only made
     /// when someone will read it: this is on the path of every activation.
     private func event(_ line: @autoclosure () -> String) {
-        let watchers = connections.values.filter(\.watching)
-        guard Log.verbose || !watchers.isEmpty else { return }
+        guard Log.verbose || connections.values.contains(where: \.watching) else { return }
         let text = line()
         if Log.verbose { Log.info(text) }
-        for connection in watchers { send(.event(text), to: connection) }
+        for connection in connections.values where connection.watching { send(.event(text), to: connection) }
     }
 
     private func describe(_ connection: Connection) -> String {
