@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 #include "../c/check.h"
+#include "sounds.h"
 
 static char dir[] = "/tmp/at-dsounds-XXXXXX";
 static char recording[4096];
@@ -23,30 +24,15 @@ static void run(const char *command)
     if (system(command) != 0) { fprintf(stderr, "'%s' failed\n", command); exit(2); }
 }
 
+/* A 500 Hz tone at 48 kHz stereo, `seconds` long, as a WAV file in the test's folder. */
 static const char *writeTone(const char *name, double seconds)
 {
-    static char paths[4][512];
-    static int next;
-    char *path = paths[next++ % 4];
-    snprintf(path, 512, "%s/%s", dir, name);
-    SF_INFO info = {.samplerate = 48000, .channels = 2, .format = SF_FORMAT_WAV | SF_FORMAT_PCM_16};
-    SNDFILE *file = sf_open(path, SFM_WRITE, &info);
     long frames = (long)(seconds * 48000);
     short *samples = malloc((size_t)frames * 4);
     for (long i = 0; i < frames; i++) samples[2 * i] = samples[2 * i + 1] = (short)(9000 * sin(2 * M_PI * 500 * i / 48000.0));
-    sf_writef_short(file, samples, frames);
-    sf_close(file);
+    const char *path = writeWav(dir, name, 48000, 2, samples, frames);
     free(samples);
     return path;
-}
-
-static SystemSoundID create(const char *path)
-{
-    CFURLRef url = CFURLCreateFromFileSystemRepresentation(NULL, (const UInt8 *)path, (CFIndex)strlen(path), false);
-    SystemSoundID id = 0;
-    CHECK_STATUS(AudioServicesCreateSystemSoundID(url, &id), noErr);
-    CFRelease(url);
-    return id;
 }
 
 static int completions, interruptions, otherAudioChanges;
@@ -182,8 +168,8 @@ int main(void)
     waitFor(&interruptions, 1);
     run("audiosession call end");
     waitFor(&interruptions, 2);
-    SystemSoundID ui = create(writeTone("ui.wav", 0.2));
-    SystemSoundID plain = create(writeTone("plain.wav", 0.2));
+    SystemSoundID ui = createSound(writeTone("ui.wav", 0.2));
+    SystemSoundID plain = createSound(writeTone("plain.wav", 0.2));
     UInt32 zero = 0;
     CHECK_STATUS(AudioServicesSetProperty(kAudioServicesPropertyIsUISound, sizeof plain, &plain, sizeof zero, &zero), noErr);
     CHECK_STATUS(AudioServicesAddSystemSoundCompletion(ui, NULL, NULL, completion, NULL), noErr);

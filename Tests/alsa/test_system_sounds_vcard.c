@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "../c/check.h"
+#include "sounds.h"
 
 static char dir[] = "/tmp/at-vsounds-XXXXXX";
 static char recording[4096], ratePath[4096];
@@ -32,30 +33,6 @@ static void vcard(const char *arguments)
     char command[512];
     snprintf(command, sizeof command, "vcard %s", arguments);
     if (system(command) != 0) { fprintf(stderr, "'%s' failed\n", command); exit(2); }
-}
-
-/* Writes 16-bit samples (interleaved) as a WAV file; returns the path. */
-static const char *writeWav(const char *name, int rate, int channels, const short *samples, long frames)
-{
-    static char paths[8][512];
-    static int next;
-    char *path = paths[next++ % 8];
-    snprintf(path, 512, "%s/%s", dir, name);
-    SF_INFO info = {.samplerate = rate, .channels = channels, .format = SF_FORMAT_WAV | SF_FORMAT_PCM_16};
-    SNDFILE *file = sf_open(path, SFM_WRITE, &info);
-    if (!file) exit(2);
-    sf_writef_short(file, samples, frames);
-    sf_close(file);
-    return path;
-}
-
-static SystemSoundID create(const char *path)
-{
-    CFURLRef url = CFURLCreateFromFileSystemRepresentation(NULL, (const UInt8 *)path, (CFIndex)strlen(path), false);
-    SystemSoundID id = 0;
-    CHECK_STATUS(AudioServicesCreateSystemSoundID(url, &id), noErr);
-    CFRelease(url);
-    return id;
 }
 
 static int completions;
@@ -136,8 +113,8 @@ int main(void)
     static short a[AF * 2], b[BF * 2];
     for (long i = 0; i < AF; i++) { a[2 * i] = (short)(20000 + i % 1000); a[2 * i + 1] = (short)-(i % 3000); }
     for (long i = 0; i < BF; i++) { b[2 * i] = (short)(15000 + i % 7); b[2 * i + 1] = (short)(-30000 + i % 11); }
-    SystemSoundID soundA = create(writeWav("a.wav", 48000, 2, a, AF));
-    SystemSoundID soundB = create(writeWav("b.wav", 48000, 2, b, BF));
+    SystemSoundID soundA = createSound(writeWav(dir, "a.wav", 48000, 2, a, AF));
+    SystemSoundID soundB = createSound(writeWav(dir, "b.wav", 48000, 2, b, BF));
     CHECK_STATUS(AudioServicesAddSystemSoundCompletion(soundA, NULL, NULL, completion, NULL), noErr);
     CHECK_STATUS(AudioServicesAddSystemSoundCompletion(soundB, NULL, NULL, completion, NULL), noErr);
     vcard("record-reset");
@@ -178,7 +155,7 @@ int main(void)
     enum { MF = 22050 };
     static short mono[MF];
     for (long i = 0; i < MF; i++) mono[i] = (short)(12000 * sin(2 * M_PI * 441 * i / 22050.0));
-    SystemSoundID soundM = create(writeWav("m.wav", 22050, 1, mono, MF));
+    SystemSoundID soundM = createSound(writeWav(dir, "m.wav", 22050, 1, mono, MF));
     CHECK_STATUS(AudioServicesAddSystemSoundCompletion(soundM, NULL, NULL, completion, NULL), noErr);
     vcard("record-reset");
     start = now();
