@@ -44,7 +44,8 @@ let package = Package(
         // SPEC 7 as one data table and a stack of claims: pure, shared by the daemon.
         .target(name: "Arbitration", dependencies: ["ArbiterProtocol"]),
         // Where the user's daemon lives, starting it, blocking socket helpers.
-        .target(name: "ArbiterSocket", dependencies: ["ArbiterProtocol"]),
+        .target(name: "CDescriptors"),
+        .target(name: "ArbiterSocket", dependencies: ["ArbiterProtocol", "CDescriptors"]),
         // The sound server (PipeWire) as the daemon sees it: other programs' streams.
         .systemLibrary(name: "CPipeWire", pkgConfig: "libpipewire-0.3", providers: [.apt(["libpipewire-0.3-dev"])]),
         .target(name: "CSoundServer", dependencies: ["CPipeWire"]),
@@ -52,7 +53,8 @@ let package = Package(
         .executableTarget(name: "audiosessiond",
                           dependencies: ["ArbiterProtocol", "ArbiterSocket", "Arbitration", "SystemSounds", "CSoundServer"]),
         // The library's side of audiosessiond: registration, events, reconnection.
-        .target(name: "ArbiterClient", dependencies: ["AudioSessionCore", "ArbiterProtocol", "ArbiterSocket", "Locking"]),
+        .target(name: "ArbiterClient",
+                dependencies: ["AudioSessionCore", "ArbiterProtocol", "ArbiterSocket", "CDescriptors", "Locking"]),
         // The command-line tool: status, watch, call, alarm.
         .executableTarget(name: "audiosession", dependencies: [
             "ArbiterProtocol", "ArbiterSocket", .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -71,7 +73,7 @@ let package = Package(
         // Real sound cards: PCM negotiation, mixer, jack controls and control events.
         .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "Locking"]),
         // Delivery of callbacks on the client's CFRunLoop or through a pollable fd.
-        .target(name: "RunLoopDispatch", dependencies: ["Locking"]),
+        .target(name: "RunLoopDispatch", dependencies: ["Locking", "CDescriptors"]),
         // C: the exported `const CFStringRef` data symbols, and the public headers for Swift.
         .target(
             name: "CAudioToolbox",

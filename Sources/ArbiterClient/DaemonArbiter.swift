@@ -1,6 +1,7 @@
 import ArbiterProtocol
 import ArbiterSocket
 import AudioSessionCore
+import CDescriptors
 import Glibc
 import Locking
 import Synchronization
@@ -12,6 +13,16 @@ import Synchronization
 /// send; a thread of its own reads the socket, writes what is left, and reconnects when
 /// the daemon dies — with back-off, starting a new daemon, and re-registering the
 /// session's claim and active state, so the program does nothing.
+///
+/// Reading on the run loop: the thread is one wake-up more between the daemon and the
+/// program's callback, and on a machine with few cores each wake-up of a sleeping
+/// thread is the larger part of the latency. So when the program's run loop waits for
+/// events and the daemon has the session's doorbell (`attachDoorbell`), the thread stops
+/// watching the socket for data: the daemon rings the doorbell after writing, the run
+/// loop wakes on it and reads the socket itself (`runLoopDidWake`, `readFromRunLoop`).
+/// Whenever the run loop is not waiting — busy in a callout, run in another mode, or
+/// never run at all — the thread reads as before, so the session's state never waits
+/// for the program.
 public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     private struct State {
         var fd: Int32
@@ -23,16 +34,45 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         var early: [ArbiterEvent] = []
         var stopping = false
         var spawnedDaemon: pid_t?
+        /// The run loop's doorbell, handed to every connection; -1 until attached.
+        var doorbell: Int32 = -1
+        /// Whether the current connection's daemon has the doorbell.
+        var doorbellDelivered = false
+        /// Whether the run loop waits on the doorbell now (between its observer's
+        /// before-waiting and after-waiting).
+        var runLoopWaiting = false
+        /// The events the thread's epoll watches on the socket now.
+        var interest: UInt32 = 0
+    }
+    /// The socket's reading side: one reader at a time (the thread or the run loop), so
+    /// messages are decoded and reported in order.
+    private struct Reading {
+        var fd: Int32 = -1
+        var decoder = FrameDecoder()
+        /// The connection ended (end of stream, error, malformed message): the thread
+        /// reconnects.
+        var lost = false
+        var buffer = [UInt8](repeating: 0, count: 16384)
     }
     private let state: Locked<State>
+    private let reading = Locked(Reading())
     private let endpoint: ArbiterEndpoint
     private let daemonExecutable: String
     private let program: String
-    /// Wakes the thread when bytes wait to be written or when shutting down.
+    /// Wakes the thread when bytes wait to be written, the connection is lost, or when
+    /// shutting down.
     private let wakePipe: (read: Int32, write: Int32)
+    /// What the thread waits on: the wake pipe and the socket.
+    private let epoll: Int32
     private var thread: pthread_t?
     /// The connected socket, readable without the lock (a forked child may not lock).
     private let socketForFork = Atomic<Int32>(-1)
+    /// Set once the session is wired (`start`): the run loop reads nothing before.
+    private let started = Atomic<Bool>(false)
+    /// The run loop read the socket when it woke: the doorbell's call in the same
+    /// wake-up finds nothing newer (the daemon writes before it rings). Touched only
+    /// on the run loop's thread.
+    private var readOnWake = false
 
     /// Connects (starting the daemon if nobody answers) and says hello. Nil when no
     /// daemon can be reached or started: the caller then arbitrates in-process.
@@ -42,6 +82,8 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         else { return nil }
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else { close(fd); return nil }
+        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epoll >= 0 else { close(fd); close(pipeEnds[0]); close(pipeEnds[1]); return nil }
         for end in pipeEnds {
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
             _ = fcntl(end, F_SETFL, O_NONBLOCK)
@@ -49,30 +91,45 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         self.endpoint = endpoint
         self.daemonExecutable = daemonExecutable
         self.program = program
+        self.epoll = epoll
         wakePipe = (pipeEnds[0], pipeEnds[1])
         state = Locked(State(fd: fd, spawnedDaemon: spawned))
         guard handshake(fd) else {
             close(fd)
             close(pipeEnds[0])
             close(pipeEnds[1])
+            close(epoll)
             return nil
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        var wakeEvent = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakePipe.read))
+        _ = epoll_ctl(epoll, EPOLL_CTL_ADD, wakePipe.read, &wakeEvent)
+        reading.withLock { $0.fd = fd }
+        state.withLock { s in
+            s.interest = Self.socketEvents(reading: true, writing: false)
+            var event = epoll_event(events: s.interest, data: epoll_data_t(fd: fd))
+            _ = epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event)
+        }
         socketForFork.store(fd, ordering: .relaxed)
     }
 
     /// In the child of a fork: close the parent's connection, which would otherwise keep
     /// the parent's claim alive after the parent exits. Takes no lock, starts nothing.
+    /// The epoll instance is shared with the parent: the child never touches it again
+    /// (the run loop's doorbell is detached first, see Runtime).
     public func detachAfterFork() {
+        started.store(false, ordering: .relaxed)
         let fd = socketForFork.load(ordering: .relaxed)
         if fd >= 0 { close(fd) }
         close(wakePipe.read)
         close(wakePipe.write)
+        close(epoll)
     }
 
     deinit {
         close(wakePipe.read)
         close(wakePipe.write)
+        close(epoll)
     }
 
     /// Hello, then the welcome (blocking briefly: the daemon answers at once).
@@ -105,6 +162,82 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         if let event = Self.event(for: message) { state.withLock { $0.early.append(event) } }
     }
 
+    // MARK: The run loop's doorbell
+
+    /// Hands `doorbell` (the ringing end of the doorbell the program's run loop waits on) to the
+    /// daemon, now and after every reconnection. The caller keeps it open.
+    public func attachDoorbell(_ doorbell: Int32) {
+        state.withLock { s in
+            s.doorbell = doorbell
+            Self.deliverDoorbell(&s)
+        }
+    }
+
+    /// Sends the doorbell on the current connection, once, if nothing is queued before
+    /// it (the descriptor travels with the first byte of its message: it must not
+    /// overtake queued bytes). Without it the thread simply keeps reading.
+    private static func deliverDoorbell(_ s: inout State) {
+        guard s.doorbell >= 0, s.fd >= 0, !s.doorbellDelivered else { return }
+        flush(&s)
+        guard s.outbox.isEmpty else { return }
+        s.doorbellDelivered = SocketIO.sendPassing(s.doorbell, on: s.fd, ArbiterMessage.doorbell.frame())
+    }
+
+    /// The run loop is about to wait (its doorbell among what it waits on): the thread
+    /// leaves the data to it.
+    public func runLoopWillWait() {
+        readOnWake = false
+        state.withLock { s in
+            guard s.doorbellDelivered else { return }
+            s.runLoopWaiting = true
+            updateInterest(&s)
+        }
+    }
+
+    /// The run loop woke, for its doorbell or for anything else: it reads what came (so
+    /// the thread is not woken for it), then the thread watches the socket again for
+    /// as long as the run loop does other work.
+    public func runLoopDidWake() {
+        readFromRunLoop()
+        readOnWake = true
+        state.withLock { s in
+            guard s.runLoopWaiting else { return }
+            s.runLoopWaiting = false
+            updateInterest(&s)
+        }
+    }
+
+    /// The doorbell rang: reads and reports what the socket holds, on the run loop's
+    /// thread, unless the run loop just did as it woke.
+    public func doorbellRang() {
+        if readOnWake {
+            readOnWake = false
+            return
+        }
+        readFromRunLoop()
+    }
+
+    private func readFromRunLoop() {
+        guard started.load(ordering: .acquiring) else { return }
+        if !readAvailable() { wake() }  // the thread reconnects
+    }
+
+    private static func socketEvents(reading: Bool, writing: Bool) -> UInt32 {
+        // A hang-up is always watched: the thread reconnects even while the run loop reads.
+        EPOLLRDHUP.rawValue | (reading ? EPOLLIN.rawValue : 0) | (writing ? EPOLLOUT.rawValue : 0)
+    }
+
+    /// Makes the thread's epoll watch what it should now: data unless the run loop waits
+    /// for it, room to write while bytes are queued. One system call, only on a change.
+    private func updateInterest(_ s: inout State) {
+        guard s.fd >= 0 else { return }
+        let wanted = Self.socketEvents(reading: !s.runLoopWaiting, writing: !s.outbox.isEmpty)
+        guard wanted != s.interest else { return }
+        s.interest = wanted
+        var event = epoll_event(events: wanted, data: epoll_data_t(fd: s.fd))
+        _ = epoll_ctl(epoll, EPOLL_CTL_MOD, s.fd, &event)
+    }
+
     // MARK: Arbiter
 
     public func start(reportingTo handler: @escaping @Sendable (ArbiterEvent) -> Void) {
@@ -114,6 +247,7 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
             return s.early
         }
         for event in early { handler(event) }
+        started.store(true, ordering: .releasing)
         let box = Unmanaged.passRetained(self)
         var thread = pthread_t()
         let created = pthread_create(&thread, nil, { context in
@@ -182,6 +316,7 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
             }
             return !s.outbox.isEmpty
         }
+        // The thread writes the rest when the socket takes it.
         if leftover { wake() }
     }
 
@@ -203,34 +338,58 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     // MARK: The thread
 
     private func serve() {
-        var decoder = FrameDecoder()
-        var buffer = [UInt8](repeating: 0, count: 16384)
+        var events = [epoll_event](repeating: epoll_event(), count: 4)
+        var drain = [UInt8](repeating: 0, count: 64)
         while true {
-            let (fd, wantsWrite, stopping) = state.withLock { ($0.fd, !$0.outbox.isEmpty, $0.stopping) }
-            if stopping { return }
-            var fds = [pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: fd, events: Int16(POLLIN | (wantsWrite ? POLLOUT : 0)), revents: 0)]
-            if poll(&fds, 2, -1) < 0 { continue }
-            if fds[0].revents != 0 {
-                while read(wakePipe.read, &buffer, buffer.count) > 0 {}
-            }
-            if fds[1].revents & Int16(POLLOUT) != 0 { state.withLock { Self.flush(&$0) } }
-            guard fds[1].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 else { continue }
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-            var lost = n <= 0
-            if n > 0 {
-                decoder.feed(buffer[0..<n])
-                do throws(ProtocolError) {
-                    while let message = try decoder.next() { report(message) }
-                } catch {
-                    lost = true
+            let ready = epoll_wait(epoll, &events, Int32(events.count), -1)
+            if state.withLock({ $0.stopping }) { return }
+            if ready < 0 { continue }
+            var socketReady: UInt32 = 0
+            for event in events.prefix(Int(ready)) {
+                if event.data.fd == wakePipe.read {
+                    while read(wakePipe.read, &drain, drain.count) > 0 {}
+                } else {
+                    socketReady |= event.events
                 }
             }
-            if lost {
-                decoder = FrameDecoder()
+            // Queued bytes first (a wake-up may mean that too); then the interest follows
+            // what is left.
+            state.withLock { s in
+                Self.flush(&s)
+                updateInterest(&s)
+            }
+            if socketReady & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+                _ = readAvailable()
+            }
+            if reading.withLock({ $0.lost }) {
                 guard reconnect() else { return }
             }
+        }
+    }
+
+    /// Reads what the socket holds now and reports each message, in order, whoever calls
+    /// it (the thread or the run loop). False once the connection is lost.
+    @discardableResult
+    private func readAvailable() -> Bool {
+        reading.withLock { r in
+            guard r.fd >= 0 else { return true }  // reconnecting
+            while !r.lost {
+                let fd = r.fd
+                let n = r.buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
+                guard n > 0 else { r.lost = true; break }
+                r.decoder.feed(r.buffer[0..<n])
+                do throws(ProtocolError) {
+                    while let message = try r.decoder.next() { report(message) }
+                } catch {
+                    r.lost = true
+                }
+                // A short read took all there was; anything newer rings again (or wakes
+                // the thread), so no system call is spent to hear "nothing more".
+                if n < r.buffer.count { break }
+            }
+            return !r.lost
         }
     }
 
@@ -264,9 +423,20 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     /// The daemon is gone: tell the session (ServerDied), then start or find a new one
     /// and register again, with back-off. Returns false when shutting down.
     private func reconnect() -> Bool {
+        // Nobody reads the old connection any more.
+        reading.withLock { r in
+            r.fd = -1
+            r.decoder = FrameDecoder()
+            r.lost = false
+        }
         let handler = state.withLock { s -> (@Sendable (ArbiterEvent) -> Void)? in
-            if s.fd >= 0 { close(s.fd) }
+            if s.fd >= 0 {
+                _ = epoll_ctl(epoll, EPOLL_CTL_DEL, s.fd, nil)
+                close(s.fd)
+            }
             s.fd = -1
+            s.doorbellDelivered = false
+            s.runLoopWaiting = false
             socketForFork.store(-1, ordering: .relaxed)
             s.outbox = []
             if let pid = s.spawnedDaemon { DaemonLauncher.reapIfExited(pid) }
@@ -283,18 +453,27 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
             if let (fd, spawned) = DaemonLauncher.startAndConnect(endpoint, executable: daemonExecutable),
                handshake(fd) {
                 _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                let early = state.withLock { s -> [ArbiterEvent] in
-                    s.fd = fd
-                    socketForFork.store(fd, ordering: .relaxed)
-                    if let spawned { s.spawnedDaemon = spawned }
-                    // Register again what the session is.
-                    if let claim = s.claim { s.outbox += Self.message(for: claim).frame() }
-                    if s.active { s.outbox += ArbiterMessage.activate.frame() }
-                    Self.flush(&s)
-                    defer { s.early = [] }
-                    return s.early
+                // Under the reading lock: what came with the welcome is reported before
+                // anything the run loop could read from the new connection.
+                reading.withLock { r in
+                    let early = state.withLock { s -> [ArbiterEvent] in
+                        s.fd = fd
+                        socketForFork.store(fd, ordering: .relaxed)
+                        if let spawned { s.spawnedDaemon = spawned }
+                        // The doorbell first (nothing is queued yet), then what the session is.
+                        Self.deliverDoorbell(&s)
+                        if let claim = s.claim { s.outbox += Self.message(for: claim).frame() }
+                        if s.active { s.outbox += ArbiterMessage.activate.frame() }
+                        Self.flush(&s)
+                        s.interest = Self.socketEvents(reading: true, writing: !s.outbox.isEmpty)
+                        var event = epoll_event(events: s.interest, data: epoll_data_t(fd: fd))
+                        _ = epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event)
+                        defer { s.early = [] }
+                        return s.early
+                    }
+                    for event in early { state.withLock { $0.handler }?(event) }
+                    r.fd = fd
                 }
-                for event in early { state.withLock { $0.handler }?(event) }
                 return true
             }
             usleep(pause)

@@ -25,6 +25,10 @@ public enum ArbiterMessage: Equatable, Sendable {
     case statusRequest
     /// The tool asks to receive `event` lines from now on.
     case watch
+    /// Sent with an eventfd attached (SCM_RIGHTS): the session's doorbell, which the
+    /// daemon rings after each batch of messages to it, so that its run loop wakes
+    /// directly. Version 2.
+    case doorbell
 
     // From the daemon.
     case welcome(version: UInt16, clientID: UInt32)
@@ -48,7 +52,8 @@ public enum ArbiterMessage: Equatable, Sendable {
     /// or not known): the session's CurrentHardwareOutputVolume while there is one.
     case serverVolume(Float?)
 
-    public static let version: UInt16 = 1
+    /// 2: sessions may hand the daemon a doorbell.
+    public static let version: UInt16 = 2
     /// No frame may be larger: a status of 64 sessions fits comfortably.
     public static let maximumPayload = 64 * 1024
 }

@@ -24,6 +24,7 @@ extension ArbiterMessage {
 
     private enum Kind: UInt8 {
         case hello = 1, claim, activate, deactivate, system, statusRequest, watch, silentSwitch, finishIfDies, finished
+        case doorbell
         case welcome = 64, interruptionBegan, interruptionEnded, otherAudio, ducked, systemState, status, event, failure
         case silentSwitchState, serverVolume
     }
@@ -43,6 +44,7 @@ extension ArbiterMessage {
         case .finishIfDies(let token, let path, let device):
             w.u8(Kind.finishIfDies.rawValue); w.u32(token); w.string(path); w.string(device)
         case .finished(let token): w.u8(Kind.finished.rawValue); w.u32(token)
+        case .doorbell: w.u8(Kind.doorbell.rawValue)
         case .silentSwitchState(let on): w.u8(Kind.silentSwitchState.rawValue); w.bool(on)
         case .serverVolume(let volume):
             w.u8(Kind.serverVolume.rawValue); w.bool(volume != nil); w.u32((volume ?? 0).bitPattern)
@@ -101,6 +103,7 @@ extension ArbiterMessage {
         case .silentSwitch: message = .silentSwitch(on: try r.bool())
         case .finishIfDies: message = .finishIfDies(token: try r.u32(), path: try r.string(), device: try r.string())
         case .finished: message = .finished(token: try r.u32())
+        case .doorbell: message = .doorbell
         case .silentSwitchState: message = .silentSwitchState(on: try r.bool())
         case .serverVolume:
             let known = try r.bool()

@@ -36,6 +36,8 @@ final class Runtime: @unchecked Sendable {
     let session: Session
     let listeners: ListenerRegistry
     let callbacks: CallbackQueue<ListenerCall>
+    /// The run loop's doorbell, rung by audiosessiond (see DaemonArbiter); nil without it.
+    let doorbell: RunLoopDoorbell?
 
     /// Builds the session and its delivery, then starts hardware events — last, so that
     /// no event can arrive before everything it reaches exists.
@@ -58,7 +60,24 @@ final class Runtime: @unchecked Sendable {
         self.callbacks = callbacks
         session = Session(backend: backend, arbiter: arbiter, sink: callbacks)
         dispatcher.session = session
+        doorbell = daemonArbiter.flatMap { daemon in Runtime.ringableRunLoop(runLoop, mode: mode, daemon, callbacks) }
         session.start()
+    }
+
+    /// A doorbell on the run loop for the daemon to ring: the run loop then reads the
+    /// daemon's messages and delivers their callbacks in the same wake-up.
+    static func ringableRunLoop(_ runLoop: CFRunLoop, mode: CFString, _ daemon: DaemonArbiter,
+                                _ callbacks: CallbackQueue<ListenerCall>) -> RunLoopDoorbell? {
+        let doorbell = RunLoopDoorbell(
+            runLoop: runLoop, mode: mode,
+            willWait: { daemon.runLoopWillWait() },
+            didWake: { daemon.runLoopDidWake() },
+            rang: {
+                daemon.doorbellRang()
+                callbacks.drain()
+            })
+        if let doorbell { daemon.attachDoorbell(doorbell.fileDescriptor) }
+        return doorbell
     }
 
     /// `AUDIOTOOLBOX_BACKEND=virtual` or `=alsa` insists on one (an ALSA card that does
@@ -165,6 +184,7 @@ final class Runtime: @unchecked Sendable {
             if let inherited = Runtime.instance {
                 inherited._withUnsafeGuaranteedRef { runtime in
                     runtime.callbacks.detachAfterFork()
+                    runtime.doorbell?.detachAfterFork()
                     runtime.daemonArbiter?.detachAfterFork()
                 }
             }

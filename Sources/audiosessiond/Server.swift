@@ -14,6 +14,13 @@ final class Connection {
     var pid: UInt32 = 0
     var program = ""
     var watching = false
+    /// The session's doorbell (a Unix packet socket), rung after bytes are sent to it; -1: none.
+    var doorbell: Int32 = -1
+    /// A descriptor that came with the bytes of a `doorbell` message not yet complete.
+    var passed: Int32 = -1
+    var ringPending = false
+    /// Messages were queued for it since its outbox was last flushed.
+    var flushPending = false
     /// System sounds to finish if this client dies: token → (file, device, start).
     var outliving: [UInt32: (path: String, device: String, start: Double)] = [:]
     init(fd: Int32, id: UInt32, uid: uid_t) {
@@ -37,6 +44,10 @@ final class Server {
     private let others: OthersPolicy
     /// A client that lets this much pile up unread is dropped (its session released).
     private let outboxLimit = 1 << 20
+    /// Connections with messages queued since the last flush, in order.
+    private var unsent: [Connection] = []
+    /// Connections sent something since their doorbell was last rung.
+    private var unrung: [Connection] = []
 
     init(listener: Int32, idleSeconds: Int, journalPath: String) {
         self.listener = listener
@@ -75,6 +86,7 @@ final class Server {
                     receive(connection)
                 }
             }
+            sendQueued()
             // A call, an alarm or the silent switch is state worth keeping: stay for it.
             if connections.isEmpty && arbitration.systemInterruptions.isEmpty && !arbitration.silentSwitch
                 && !finisher.isPlaying {
@@ -140,11 +152,30 @@ final class Server {
     /// One read buffer for every connection: the loop is single-threaded.
     private var readBuffer = [UInt8](repeating: 0, count: 16384)
 
+    /// Descriptors that came with a read (a doorbell is the only one expected).
+    private var passedDescriptors: [Int32] = []
+
     private func receive(_ connection: Connection) {
         while true {
-            let n = readBuffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
+            let n = SocketIO.receive(connection.fd, into: &readBuffer, descriptors: &passedDescriptors)
+            if !passedDescriptors.isEmpty {
+                // One descriptor, kept for the doorbell message it came with; anything
+                // more is a client sending what it should not.
+                let first = passedDescriptors.removeFirst()
+                for extra in passedDescriptors { close(extra) }
+                let tooMany = !passedDescriptors.isEmpty || connection.passed >= 0
+                passedDescriptors = []
+                if connection.passed >= 0 { close(first) } else { connection.passed = first }
+                if tooMany {
+                    drop(connection, reason: "sent more descriptors than one doorbell")
+                    return
+                }
+            }
             if n > 0 {
                 connection.decoder.feed(readBuffer[0..<n])
+                // A short read took all there was: poll reports anything newer, and the
+                // messages are handled now instead of after one more system call.
+                if n < readBuffer.count { break }
                 continue
             }
             if n < 0 && errno == EINTR { continue }
@@ -173,9 +204,13 @@ final class Server {
 
     private func drop(_ connection: Connection, reason: String?) {
         if let reason { Log.error("client \(connection.id) (pid \(connection.pid)): \(reason)") }
+        flush(connection)  // a last message (a failure) goes out if the socket takes it
         connections[connection.fd] = nil
         sessions[connection.id] = nil
         close(connection.fd)
+        for fd in [connection.doorbell, connection.passed] where fd >= 0 { close(fd) }
+        connection.doorbell = -1
+        connection.passed = -1
         // A client that died mid-sound: the daemon plays the rest (CompletePlaybackIfAppDies).
         for (_, play) in connection.outliving { finisher.finish(play.path, device: play.device, startedAt: play.start) }
         if connection.role == .session {
@@ -184,12 +219,13 @@ final class Server {
         }
     }
 
+    /// Queues `message`; `sendQueued` writes it, with whatever else the connection gets
+    /// in the same batch: one system call and one ring per session per batch.
     private func send(_ message: ArbiterMessage, to connection: Connection) {
         connection.outbox += message.frame()
-        flush(connection)
-        if connection.outbox.count > outboxLimit, connections[connection.fd] != nil {
-            drop(connection, reason: "not reading its messages")
-        }
+        guard !connection.flushPending else { return }
+        connection.flushPending = true
+        unsent.append(connection)
     }
 
     private func flush(_ connection: Connection) {
@@ -197,10 +233,50 @@ final class Server {
             let n = connection.outbox.withUnsafeBytes {
                 Glibc.send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
             }
-            if n > 0 { connection.outbox.removeFirst(n); continue }
+            if n > 0 {
+                connection.outbox.removeFirst(n)
+                if connection.doorbell >= 0 && !connection.ringPending {
+                    connection.ringPending = true
+                    unrung.append(connection)
+                }
+                continue
+            }
             if n < 0 && errno == EINTR { continue }
             return  // EAGAIN: poll says when; an error shows up as a read error
         }
+    }
+
+    /// Writes what was queued, then rings the doorbell of every session that was sent
+    /// something: once per batch, after the batch's bytes are in its socket, so the woken
+    /// run loop finds them.
+    private func sendQueued() {
+        let batch = unsent
+        unsent = []
+        for connection in batch where connections[connection.fd] === connection {
+            connection.flushPending = false
+            flush(connection)
+            if connection.outbox.count > outboxLimit {
+                drop(connection, reason: "not reading its messages")
+            }
+        }
+        for connection in unrung where connection.doorbell >= 0 {
+            connection.ringPending = false
+            Doorbell.ring(connection.doorbell)
+        }
+        unrung = []
+    }
+
+    /// A session's doorbell: the socket that came with the message.
+    private func acceptDoorbell(from connection: Connection) {
+        let fd = connection.passed
+        connection.passed = -1
+        guard fd >= 0 else { drop(connection, reason: "doorbell without a descriptor"); return }
+        guard connection.doorbell < 0, Doorbell.isUsable(fd) else {
+            close(fd)
+            drop(connection, reason: "doorbell is not a Unix packet socket, or a second one")
+            return
+        }
+        connection.doorbell = fd
     }
 
     // MARK: Messages
@@ -248,6 +324,8 @@ final class Server {
             connection.outliving[token] = (path, device, monotonicSeconds())
         case (_, .finished(let token)):
             connection.outliving[token] = nil
+        case (.session, .doorbell):
+            acceptDoorbell(from: connection)
         case (_, .statusRequest):
             var status = arbitration.status
             if soundServer.connection != nil {
@@ -277,7 +355,13 @@ final class Server {
     private func deliver(_ notices: Arbitration.Notices) {
         defer { applyOthersPolicy() }
         guard !notices.isEmpty else { return }
+        // Each session concerned wakes as soon as its messages are out, in the order of
+        // the notices (the interrupted first), not after the rest of this loop's work.
+        defer { sendQueued() }
+        var previous: UInt32?
         for (client, notice) in notices {
+            if let previous, previous != client { sendQueued() }
+            previous = client
             guard let connection = sessions[client] else { continue }
             let message: ArbiterMessage
             switch notice {

@@ -10,7 +10,7 @@ let sampleMessages: [ArbiterMessage] = [
     .activate,
     .deactivate(notifyOthers: true), .deactivate(notifyOthers: false),
     .system(.call, active: true), .system(.alarm, active: false),
-    .statusRequest, .watch,
+    .statusRequest, .watch, .doorbell,
     .welcome(version: 1, clientID: 0xFFFF_FFFF),
     .interruptionBegan(bySystem: true), .interruptionBegan(bySystem: false),
     .interruptionEnded(shouldResume: true), .interruptionEnded(shouldResume: false),

@@ -1125,6 +1125,72 @@ def case_t(c):
         server.close()
 
 
+def case_u(c):
+    """A program whose run loop is busy (its main thread inside a long command, the way
+    a ported app's UI works) still sees what other programs do: while its run loop
+    does not wait on the daemon's doorbell, the library's own thread reads for it."""
+    a, b = c.start("A", "B")
+    a.set_category("ambi")
+    b.set_category("medi")
+    c.wait_joined([a, b])
+    a.othr(0)
+    a.send("busy 20000")
+    a.expect(r"^busy started$")
+    b.command("activate")
+    line = a.expect(r"^busy othr \d -> \d$")
+    if line != "busy othr 0 -> 1":
+        a.fail(f"while its run loop was busy the session read '{line}', expected 'busy othr 0 -> 1'")
+    # Back in its run loop, the listener call waiting for it is delivered.
+    a.expect(r"^LISTEN othr 1$")
+    b.command("deactivate")
+    a.expect(r"^LISTEN othr 0$")
+
+
+def open_descriptors(pid):
+    try:
+        return len(os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return None
+
+
+def case_v(c):
+    """The doorbell a session hands the daemon: a Unix packet socket is accepted and
+    rung; anything else (a stream socket, a pipe, an eventfd, no descriptor, two) ends
+    only that connection, leaks no descriptor in the daemon, and the daemon serves on."""
+    a, = c.start("A")
+    a.set_category("medi")
+    c.wait_joined([a])
+    daemon = c.daemon_pid()
+    before = open_descriptors(daemon)
+
+    def probe(kind):
+        run = subprocess.run([peer_probe, c.socket, "doorbell", kind], capture_output=True, text=True,
+                             timeout=HANG)
+        c.transcript.append(f"$ peer_probe {c.socket} doorbell {kind} -> {run.returncode}\n{run.stdout}{run.stderr}")
+        return run.stdout.strip()
+
+    if probe("seqpacket") != "rang":
+        raise CaseFailure("a session's packet-socket doorbell was not rung after the daemon answered it")
+    for kind in ("stream", "pipe", "eventfd", "none", "two"):
+        answer = probe(kind)
+        if answer != "closed":
+            raise CaseFailure(f"a doorbell of kind '{kind}' got '{answer}', expected the connection closed")
+    if probe("seqpacket") != "rang":
+        raise CaseFailure("after the refused doorbells a good one was not rung")
+    # Every probe has gone; its descriptors (and any it passed) with it.
+    deadline = time.monotonic() + HANG
+    while open_descriptors(daemon) != before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if open_descriptors(daemon) != before:
+        raise CaseFailure(f"the daemon holds {open_descriptors(daemon)} descriptors after the probes, {before} before")
+    # The daemon still arbitrates: a second program interrupts the first.
+    a.command("activate")
+    b, = c.start("B")
+    b.set_category("medi")
+    b.command("activate")
+    a.expect(r"^BEGIN$")
+
+
 CASES = [
     ("a-interrupt-and-resume", case_a),
     ("a2-reactivate-on-end", case_a2),
@@ -1154,6 +1220,8 @@ CASES = [
     ("r-sound-server-restored-after-kill", case_r),
     ("s-sound-server-volume", case_s),
     ("t-sound-server-comes-and-goes", case_t),
+    ("u-busy-run-loop-still-informed", case_u),
+    ("v-doorbell-checked", case_v),
 ]
 
 
@@ -1205,7 +1273,11 @@ def main():
         print(f"arbiter: {passed} passed, {failed} failed")
         return 1
 
+    # ARBITER_CASES="a g u": only the cases whose names start with one of these.
+    chosen = os.environ.get("ARBITER_CASES", "").split()
     for name, run in CASES:
+        if chosen and not any(name.startswith(p + "-") for p in chosen):
+            continue
         case = Case(name)
         try:
             run(case)

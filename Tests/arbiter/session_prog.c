@@ -12,6 +12,10 @@
  *   activate                 -> "activate <status>"
  *   deactivate [notify]      -> "deactivate [notify] <status>"
  *   othr                     -> "othr <status> <value>"        (GetProperty OtherAudioIsPlaying)
+ *   busy <ms>                -> "busy othr <before> -> <after>" (the main thread stays inside this
+ *                               command, away from its run loop, reading OtherAudioIsPlaying until
+ *                               it changes or <ms> pass: what other programs do must reach the
+ *                               session while its run loop is busy)
  *   quit                     -> "quit 0", then exits
  *
  * <status> is 0 or the four-character code ("activate what"), a number if unprintable.
@@ -157,6 +161,17 @@ static int handle(char *text)
         UInt32 value = 0, size = sizeof value;
         OSStatus status = AudioSessionGetProperty(kAudioSessionProperty_OtherAudioIsPlaying, &size, &value);
         say("othr %s %u", statusText(status, b), (unsigned)value);
+    } else if (strcmp(command, "busy") == 0 && arg != NULL) {
+        UInt32 before = 0, after = 0, size = sizeof before;
+        AudioSessionGetProperty(kAudioSessionProperty_OtherAudioIsPlaying, &size, &before);
+        say("busy started");
+        for (long waited = 0; waited < atol(arg); waited++) {
+            size = sizeof after;
+            AudioSessionGetProperty(kAudioSessionProperty_OtherAudioIsPlaying, &size, &after);
+            if (after != before) break;
+            usleep(1000);
+        }
+        say("busy othr %u -> %u", (unsigned)before, (unsigned)after);
     } else if (strcmp(command, "vol") == 0 && arg == NULL) {
         Float32 volume = -1;
         UInt32 size = sizeof volume;

@@ -1,0 +1,65 @@
+#define _GNU_SOURCE
+#include "CDescriptors.h"
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* Room for this many descriptors in one message; more are refused by the kernel's
+ * truncation (MSG_CTRUNC) and closed by it. */
+enum { CONTROL_ROOM = 8 };
+
+ssize_t DescriptorPassingSend(int socket, const void *bytes, size_t count, int descriptor)
+{
+    union {
+        char buffer[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } control;
+    memset(&control, 0, sizeof control);
+    struct iovec io = {(void *)bytes, count};
+    struct msghdr message = {0};
+    message.msg_iov = &io;
+    message.msg_iovlen = 1;
+    message.msg_control = control.buffer;
+    message.msg_controllen = sizeof control.buffer;
+    struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+    header->cmsg_level = SOL_SOCKET;
+    header->cmsg_type = SCM_RIGHTS;
+    header->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(header), &descriptor, sizeof(int));
+    return sendmsg(socket, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+ssize_t DescriptorPassingReceive(int socket, void *buffer, size_t capacity, int *descriptors, int maxDescriptors,
+                                 int *received)
+{
+    union {
+        char buffer[CMSG_SPACE(CONTROL_ROOM * sizeof(int))];
+        struct cmsghdr align;
+    } control;
+    struct iovec io = {buffer, capacity};
+    struct msghdr message = {0};
+    message.msg_iov = &io;
+    message.msg_iovlen = 1;
+    message.msg_control = control.buffer;
+    message.msg_controllen = sizeof control.buffer;
+    *received = 0;
+    ssize_t n = recvmsg(socket, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    if (n < 0) return n;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+        size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < count; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(header) + i * sizeof(int), sizeof fd);
+            if (*received < maxDescriptors) descriptors[(*received)++] = fd;
+            else close(fd);
+        }
+    }
+    return n;
+}
+
+int DescriptorsEventFD(void)
+{
+    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}

@@ -1,0 +1,25 @@
+/* Descriptor-level calls the Swift layers cannot make themselves: passing a descriptor
+ * over a Unix socket (SCM_RIGHTS, whose control-message layout is defined by macros
+ * that differ between 32- and 64-bit machines), and eventfd and epoll, whose headers
+ * Swift's Glibc module does not import (included here for the Swift side). */
+#ifndef CDESCRIPTORS_H
+#define CDESCRIPTORS_H
+#include <stddef.h>
+#include <sys/epoll.h>
+#include <sys/types.h>
+
+/* Sends `count` bytes (at least 1) with `descriptor` attached to them, without blocking
+ * and without SIGPIPE. Returns what send(2) returns; errno as it leaves it. */
+ssize_t DescriptorPassingSend(int socket, const void *bytes, size_t count, int descriptor);
+
+/* Receives up to `capacity` bytes without blocking, like recv(2); descriptors that came
+ * with them are stored in `descriptors` (at most `maxDescriptors`, close-on-exec) and
+ * counted in `*received`. Descriptors beyond `maxDescriptors`, or cut off because the
+ * sender attached more than fit, are closed here, never leaked. */
+ssize_t DescriptorPassingReceive(int socket, void *buffer, size_t capacity, int *descriptors, int maxDescriptors,
+                                 int *received);
+
+/* A new eventfd with a count of 0, non-blocking and close-on-exec; -1 and errno on
+ * failure. */
+int DescriptorsEventFD(void);
+#endif

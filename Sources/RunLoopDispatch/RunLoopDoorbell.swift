@@ -1,0 +1,110 @@
+import CoreFoundation
+import Glibc
+import Synchronization
+
+/// A doorbell another process can ring to wake the program's run loop directly: one
+/// end of a Unix packet socket pair is the port of a version-1 `CFRunLoopSource` on the
+/// run loop and mode; the ringer gets the other end. An observer of the loop's sleeps
+/// comes with it.
+///
+/// CoreFoundation on Linux waits on its sources' ports with epoll and, when one is
+/// ready, reads 8 bytes from it (it expects an eventfd's count), then calls the source.
+/// A ring is one 8-byte packet, so that read takes exactly one ring; the source's call
+/// then takes any further rings. A socket rather than an eventfd because the kernel
+/// wakes a socket's reader as the writer's partner (a synchronous wake-up), which lets
+/// the scheduler run the woken thread where the ringer runs instead of waking an idle
+/// processor: on small virtual machines that is most of a wake-up's cost.
+///
+/// The observer tells the owner when the loop is about to wait in this mode and when it
+/// woke, so that it can read whatever the ring announced there and otherwise leave the
+/// reading to a thread of its own.
+public final class RunLoopDoorbell: @unchecked Sendable {
+    /// The end to hand to whoever rings (non-blocking, close-on-exec): a ring is one
+    /// 8-byte packet.
+    public let fileDescriptor: Int32
+    /// The end the run loop waits on.
+    private let port: Int32
+    private let runLoop: CFRunLoop
+    private var source: CFRunLoopSource!
+    private var observer: CFRunLoopObserver!
+    private let willWait: () -> Void
+    private let didWake: () -> Void
+    private let rang: () -> Void
+    /// Set in the child of `fork`: the run loop may still call in, and must reach nothing.
+    private let detached = Atomic<Bool>(false)
+
+    /// Attaches to `runLoop` in `mode`. The run loop calls `willWait` before it sleeps,
+    /// `didWake` after, and `rang` when the doorbell woke it (after `didWake`). Nil when
+    /// the process has no descriptors left.
+    public init?(runLoop: CFRunLoop, mode: CFString, willWait: @escaping () -> Void,
+                 didWake: @escaping () -> Void, rang: @escaping () -> Void) {
+        var ends: [Int32] = [-1, -1]
+        let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard socketpair(AF_UNIX, type, 0, &ends) == 0 else { return nil }
+        port = ends[0]
+        fileDescriptor = ends[1]
+        // Nothing is ever written the other way.
+        shutdown(port, Int32(SHUT_WR))
+        self.runLoop = runLoop
+        self.willWait = willWait
+        self.didWake = didWake
+        self.rang = rang
+        let info = Unmanaged.passUnretained(self).toOpaque()
+
+        var context = CFRunLoopSourceContext1()
+        context.version = 1
+        context.info = info
+        context.getPort = { info in
+            Unmanaged<RunLoopDoorbell>.fromOpaque(info!).takeUnretainedValue().port
+        }
+        context.perform = { info in
+            guard let info else { return }
+            let doorbell = Unmanaged<RunLoopDoorbell>.fromOpaque(info).takeUnretainedValue()
+            guard !doorbell.isDetached else { return }
+            doorbell.rang()
+            doorbell.takeRings()
+        }
+        source = withUnsafeMutablePointer(to: &context) {
+            $0.withMemoryRebound(to: CFRunLoopSourceContext.self, capacity: 1) { CFRunLoopSourceCreate(nil, 0, $0) }
+        }
+        CFRunLoopAddSource(runLoop, source, mode)
+
+        var observerContext = CFRunLoopObserverContext(version: 0, info: info, retain: nil, release: nil,
+                                                        copyDescription: nil)
+        let activities = CFRunLoopActivity.beforeWaiting.rawValue | CFRunLoopActivity.afterWaiting.rawValue
+        observer = CFRunLoopObserverCreate(nil, activities, true, 0, { _, activity, info in
+            guard let info else { return }
+            let doorbell = Unmanaged<RunLoopDoorbell>.fromOpaque(info).takeUnretainedValue()
+            guard !doorbell.isDetached else { return }
+            if activity == .beforeWaiting { doorbell.willWait() } else { doorbell.didWake() }
+        }, &observerContext)
+        CFRunLoopAddObserver(runLoop, observer, mode)
+    }
+
+    deinit {
+        CFRunLoopObserverInvalidate(observer)
+        CFRunLoopSourceInvalidate(source)
+        if !isDetached {
+            close(port)
+            close(fileDescriptor)
+        }
+    }
+
+    private var isDetached: Bool { detached.load(ordering: .acquiring) }
+
+    /// Takes the rings the run loop's read left: CoreFoundation watches the port
+    /// edge-triggered, so rings left waiting would never wake it again.
+    private func takeRings() {
+        var ring: UInt64 = 0
+        while recv(port, &ring, 8, Int32(MSG_DONTWAIT)) > 0 {}
+    }
+
+    /// In the child of `fork`: the doorbell is the parent's (the daemon rings the same
+    /// socket); the child's copies are closed and nothing is called again.
+    /// Async-signal-safe.
+    public func detachAfterFork() {
+        detached.store(true, ordering: .releasing)
+        close(port)
+        close(fileDescriptor)
+    }
+}
