@@ -32,6 +32,12 @@ cc -std=gnu11 -O2 -o "$out/bench_arbiter_floor" "$here/bench/bench_arbiter_floor
     export XDG_RUNTIME_DIR=$out/runtime AUDIOTOOLBOX_ARBITER=daemon AUDIOSESSIOND_IDLE_SECONDS=2
     rm -rf "$XDG_RUNTIME_DIR" && mkdir -m 700 -p "$XDG_RUNTIME_DIR"
     "$out/bench_arbiter"
+    # The same with every process on one processor: what the path costs when no wake-up
+    # has to reach another (idle, on a virtual machine: slow) processor.
+    if command -v taskset >/dev/null; then
+        rm -rf "$XDG_RUNTIME_DIR" && mkdir -m 700 -p "$XDG_RUNTIME_DIR"
+        taskset -c 0 "$out/bench_arbiter" "arbiter (one processor)"
+    fi
 )
 if command -v pipewire >/dev/null && command -v pw-play >/dev/null && pkg-config --exists libpipewire-0.3; then
     cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_soundserver" "$here/bench/bench_soundserver.c" $flags \

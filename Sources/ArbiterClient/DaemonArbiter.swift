@@ -69,10 +69,6 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     private let socketForFork = Atomic<Int32>(-1)
     /// Set once the session is wired (`start`): the run loop reads nothing before.
     private let started = Atomic<Bool>(false)
-    /// The run loop read the socket when it woke: the doorbell's call in the same
-    /// wake-up finds nothing newer (the daemon writes before it rings). Touched only
-    /// on the run loop's thread.
-    private var readOnWake = false
 
     /// Connects (starting the daemon if nobody answers) and says hello. Nil when no
     /// daemon can be reached or started: the caller then arbitrates in-process.
@@ -186,7 +182,6 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     /// The run loop is about to wait (its doorbell among what it waits on): the thread
     /// leaves the data to it.
     public func runLoopWillWait() {
-        readOnWake = false
         state.withLock { s in
             guard s.doorbellDelivered else { return }
             s.runLoopWaiting = true
@@ -199,7 +194,6 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     /// as long as the run loop does other work.
     public func runLoopDidWake() {
         readFromRunLoop()
-        readOnWake = true
         state.withLock { s in
             guard s.runLoopWaiting else { return }
             s.runLoopWaiting = false
@@ -207,17 +201,9 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         }
     }
 
-    /// The doorbell rang: reads and reports what the socket holds, on the run loop's
-    /// thread, unless the run loop just did as it woke.
-    public func doorbellRang() {
-        if readOnWake {
-            readOnWake = false
-            return
-        }
-        readFromRunLoop()
-    }
-
-    private func readFromRunLoop() {
+    /// The doorbell rang (or rings were taken): reads and reports what the socket holds,
+    /// on the run loop's thread.
+    public func readFromRunLoop() {
         guard started.load(ordering: .acquiring) else { return }
         if !readAvailable() { wake() }  // the thread reconnects
     }
@@ -340,7 +326,13 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     private func serve() {
         var events = [epoll_event](repeating: epoll_event(), count: 4)
         var drain = [UInt8](repeating: 0, count: 64)
+        // What came before `start` (the run loop reads nothing until then, and may be
+        // waiting on its doorbell with the data left to it).
+        readAvailable()
         while true {
+            if reading.withLock({ $0.lost }) {
+                guard reconnect() else { return }
+            }
             let ready = epoll_wait(epoll, &events, Int32(events.count), -1)
             if state.withLock({ $0.stopping }) { return }
             if ready < 0 { continue }
@@ -359,10 +351,7 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
                 updateInterest(&s)
             }
             if socketReady & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
-                _ = readAvailable()
-            }
-            if reading.withLock({ $0.lost }) {
-                guard reconnect() else { return }
+                readAvailable()
             }
         }
     }

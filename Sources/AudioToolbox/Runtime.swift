@@ -73,7 +73,10 @@ final class Runtime: @unchecked Sendable {
             willWait: { daemon.runLoopWillWait() },
             didWake: { daemon.runLoopDidWake() },
             rang: {
-                daemon.doorbellRang()
+                // What the run loop read as it woke is delivered first; then anything
+                // that came since.
+                callbacks.drain()
+                daemon.readFromRunLoop()
                 callbacks.drain()
             })
         if let doorbell { daemon.attachDoorbell(doorbell.fileDescriptor) }
@@ -175,7 +178,7 @@ final class Runtime: @unchecked Sendable {
     /// Registered with the first session, once: the child of a fork starts with no
     /// session. The parent's runtime stays in the child's memory, unused: its threads do
     /// not exist there and its locks may be held by them, so nothing of it is touched
-    /// but its descriptors: the callback pipe, closed so the child cannot make the
+    /// but its descriptors: the callback eventfd, closed so the child cannot make the
     /// parent's readable, and the daemon connection, closed so that the parent's claim
     /// ends when the parent does.
     private static let installForkHandler: Void = {

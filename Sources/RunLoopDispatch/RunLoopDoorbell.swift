@@ -10,7 +10,10 @@ import Synchronization
 /// CoreFoundation on Linux waits on its sources' ports with epoll and, when one is
 /// ready, reads 8 bytes from it (it expects an eventfd's count), then calls the source.
 /// A ring is one 8-byte packet, so that read takes exactly one ring; the source's call
-/// then takes any further rings. A socket rather than an eventfd because the kernel
+/// then takes any further rings — and, since the port is watched edge-triggered, must:
+/// a ring left waiting would never wake the loop again. Whoever takes a ring must then
+/// read what it announced (the ringer writes before it rings): `rang` is called again
+/// after rings are taken. A socket rather than an eventfd because the kernel
 /// wakes a socket's reader as the writer's partner (a synchronous wake-up), which lets
 /// the scheduler run the woken thread where the ringer runs instead of waking an idle
 /// processor: on small virtual machines that is most of a wake-up's cost.
@@ -34,8 +37,8 @@ public final class RunLoopDoorbell: @unchecked Sendable {
     private let detached = Atomic<Bool>(false)
 
     /// Attaches to `runLoop` in `mode`. The run loop calls `willWait` before it sleeps,
-    /// `didWake` after, and `rang` when the doorbell woke it (after `didWake`). Nil when
-    /// the process has no descriptors left.
+    /// `didWake` after, and `rang` when the doorbell woke it (after `didWake`), once
+    /// more if further rings came meanwhile. Nil when the process has no descriptors left.
     public init?(runLoop: CFRunLoop, mode: CFString, willWait: @escaping () -> Void,
                  didWake: @escaping () -> Void, rang: @escaping () -> Void) {
         var ends: [Int32] = [-1, -1]
@@ -62,7 +65,7 @@ public final class RunLoopDoorbell: @unchecked Sendable {
             let doorbell = Unmanaged<RunLoopDoorbell>.fromOpaque(info).takeUnretainedValue()
             guard !doorbell.isDetached else { return }
             doorbell.rang()
-            doorbell.takeRings()
+            if doorbell.takeRings() { doorbell.rang() }
         }
         source = withUnsafeMutablePointer(to: &context) {
             $0.withMemoryRebound(to: CFRunLoopSourceContext.self, capacity: 1) { CFRunLoopSourceCreate(nil, 0, $0) }
@@ -92,11 +95,12 @@ public final class RunLoopDoorbell: @unchecked Sendable {
 
     private var isDetached: Bool { detached.load(ordering: .acquiring) }
 
-    /// Takes the rings the run loop's read left: CoreFoundation watches the port
-    /// edge-triggered, so rings left waiting would never wake it again.
-    private func takeRings() {
+    /// Takes the rings the run loop's read left; true if there were any.
+    private func takeRings() -> Bool {
         var ring: UInt64 = 0
-        while recv(port, &ring, 8, Int32(MSG_DONTWAIT)) > 0 {}
+        var took = false
+        while recv(port, &ring, 8, Int32(MSG_DONTWAIT)) > 0 { took = true }
+        return took
     }
 
     /// In the child of `fork`: the doorbell is the parent's (the daemon rings the same
