@@ -65,9 +65,14 @@ final class Runtime: @unchecked Sendable {
     }
 
     /// A doorbell on the run loop for the daemon to ring: the run loop then reads the
-    /// daemon's messages and delivers their callbacks in the same wake-up.
+    /// daemon's messages and delivers their callbacks in the same wake-up. None in a
+    /// forked child: its run loop waits on the epoll set it inherited, which is the
+    /// parent's own, so a port added there would wake the parent (with a descriptor
+    /// number that means something else in the parent). The child's session reads on
+    /// its thread alone.
     static func ringableRunLoop(_ runLoop: CFRunLoop, mode: CFString, _ daemon: DaemonArbiter,
                                 _ callbacks: CallbackQueue<ListenerCall>) -> RunLoopDoorbell? {
+        guard AudioToolboxInForkedChild() == 0 else { return nil }
         let doorbell = RunLoopDoorbell(
             runLoop: runLoop, mode: mode,
             willWait: { daemon.runLoopWillWait() },

@@ -1,10 +1,31 @@
 /* Facts about the running process that Swift's Glibc module does not show (they need
- * _GNU_SOURCE): where the library was loaded from, and the program's name. Internal:
- * the version script keeps them out of the library's exports. */
+ * _GNU_SOURCE, or must be watched from the moment the library is loaded): where the
+ * library was loaded from, the program's name, whether this is a forked child.
+ * Internal: the version script keeps them out of the library's exports. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include "CAudioToolbox.h"
+
+static volatile int forkedChild;
+
+static void markForkedChild(void)
+{
+    forkedChild = 1;
+}
+
+/* From the moment the library is loaded, not only once a session exists: the parent
+ * may have run a CoreFoundation run loop without one. */
+__attribute__((constructor)) static void watchForks(void)
+{
+    pthread_atfork(NULL, NULL, markForkedChild);
+}
+
+int AudioToolboxInForkedChild(void)
+{
+    return forkedChild;
+}
 
 const char *AudioToolboxLibraryPath(void)
 {

@@ -47,7 +47,7 @@ BAD_LINE = re.compile(r"^(WRONG-THREAD|init-failed|listen-failed|thread-failed|I
 # AUDIOTOOLBOX_LOG=error); every case would then hang, so say it at once.
 FALLBACK = re.compile(r"cannot be reached|arbitrated alone|refused the session")
 
-prefix = outdir = session_prog = peer_probe = None
+prefix = outdir = session_prog = fork_prog = peer_probe = None
 tool_path = daemon_path = None
 
 
@@ -1191,6 +1191,22 @@ def case_v(c):
     a.expect(r"^BEGIN$")
 
 
+
+def case_w(c):
+    """A program with a session forks; each child makes a session of its own and
+    interrupts the parent: the parent hears every Begin and End, and its connection
+    is never disturbed (no ServerDied). The child's run loop waits on the epoll set it
+    inherited from the parent, so the child must not add its doorbell there."""
+    try:
+        run = subprocess.run([fork_prog], capture_output=True, text=True, timeout=HANG, env=c.env)
+    except subprocess.TimeoutExpired:
+        raise CaseFailure("fork_prog did not finish")
+    c.transcript.append(f"$ fork_prog -> {run.returncode}\n{run.stdout}{run.stderr}")
+    if run.returncode != 0 or run.stdout.strip() != "begins 5 ends 5 died 0":
+        raise CaseFailure(f"fork_prog printed '{run.stdout.strip()}' (exit {run.returncode}), "
+                          "expected 'begins 5 ends 5 died 0'")
+
+
 CASES = [
     ("a-interrupt-and-resume", case_a),
     ("a2-reactivate-on-end", case_a2),
@@ -1222,6 +1238,7 @@ CASES = [
     ("t-sound-server-comes-and-goes", case_t),
     ("u-busy-run-loop-still-informed", case_u),
     ("v-doorbell-checked", case_v),
+    ("w-forked-child-sessions", case_w),
 ]
 
 
@@ -1234,6 +1251,7 @@ def build():
     if flags.returncode != 0:
         return f"pkg-config AudioToolbox in {prefix}: {flags.stderr.strip()}"
     for source, target, extra in ((os.path.join(HERE, "session_prog.c"), session_prog, shlex.split(flags.stdout)),
+                                  (os.path.join(HERE, "fork_prog.c"), fork_prog, shlex.split(flags.stdout)),
                                   (os.path.join(HERE, "peer_probe.c"), peer_probe, [])):
         run = subprocess.run(["cc", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-o", target, source, *extra,
                               "-lpthread"], capture_output=True, text=True)
@@ -1243,13 +1261,14 @@ def build():
 
 
 def main():
-    global prefix, outdir, session_prog, peer_probe, tool_path, daemon_path
+    global prefix, outdir, session_prog, fork_prog, peer_probe, tool_path, daemon_path
     if len(sys.argv) != 3:
         print("usage: run-arbiter-tests.py PREFIX OUTDIR", file=sys.stderr)
         return 2
     prefix, outdir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     session_prog = os.path.join(outdir, "session_prog")
     peer_probe = os.path.join(outdir, "peer_probe")
+    fork_prog = os.path.join(outdir, "fork_prog")
     tool_path = os.path.join(prefix, "bin", "audiosession")
     daemon_path = os.path.join(prefix, "bin", "audiosessiond")
     # Daemons whose starter exited become our children, so that cleanup can reap them.

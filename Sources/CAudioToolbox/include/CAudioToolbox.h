@@ -11,4 +11,7 @@
  * and the program's short name. */
 const char *AudioToolboxLibraryPath(void);
 const char *AudioToolboxProgramName(void);
+/* Internal: whether this process is the child of a fork made after the library was
+ * loaded (and not exec'd since). */
+int AudioToolboxInForkedChild(void);
 #endif
