@@ -160,8 +160,8 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
 
     // MARK: The run loop's doorbell
 
-    /// Hands `doorbell` (the ringing end of the doorbell the program's run loop waits on) to the
-    /// daemon, now and after every reconnection. The caller keeps it open.
+    /// Hands `doorbell` (the ringing end of the doorbell the program's run loop waits
+    /// on) to the daemon, now and after every reconnection. The caller keeps it open.
     public func attachDoorbell(_ doorbell: Int32) {
         state.withLock { s in
             s.doorbell = doorbell
@@ -169,9 +169,10 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         }
     }
 
-    /// Sends the doorbell on the current connection, once, if nothing is queued before
+    /// Sends the doorbell on the current connection, once, when nothing is queued before
     /// it (the descriptor travels with the first byte of its message: it must not
-    /// overtake queued bytes). Without it the thread simply keeps reading.
+    /// overtake queued bytes; the thread tries again once they are out). Until then the
+    /// thread simply keeps reading.
     private static func deliverDoorbell(_ s: inout State) {
         guard s.doorbell >= 0, s.fd >= 0, !s.doorbellDelivered else { return }
         flush(&s)
@@ -348,6 +349,7 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
             // what is left.
             state.withLock { s in
                 Self.flush(&s)
+                Self.deliverDoorbell(&s)
                 updateInterest(&s)
             }
             if socketReady & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
