@@ -95,6 +95,9 @@ let package = Package(
             dependencies: ["AudioSessionCore", "VirtualAudioDevice", "InProcessArbiter"]
         ),
         .testTarget(name: "ArbitrationTests", dependencies: ["Arbitration", "ArbiterProtocol"]),
+        .testTarget(name: "ArbiterClientTests",
+                    dependencies: ["ArbiterClient", "ArbiterProtocol", "ArbiterSocket", "AudioSessionCore", "RunLoopDispatch",
+                                   "audiosessiond"]),
         .testTarget(name: "SystemSoundsTests", dependencies: ["SystemSounds", "CSndfile"]),
         .testTarget(
             name: "AudioToolboxTests",
