@@ -41,6 +41,9 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         /// Whether the run loop waits on the doorbell now (between its observer's
         /// before-waiting and after-waiting).
         var runLoopWaiting = false
+        /// False once the process has forked: a child running its copy of the run loop
+        /// could take the rings (the wait set is shared), so the thread always reads.
+        var runLoopMayRead = true
         /// The events the thread's epoll watches on the socket now.
         var interest: UInt32 = 0
     }
@@ -184,7 +187,7 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     /// leaves the data to it.
     public func runLoopWillWait() {
         state.withLock { s in
-            guard s.doorbellDelivered else { return }
+            guard s.doorbellDelivered, s.runLoopMayRead else { return }
             s.runLoopWaiting = true
             updateInterest(&s)
         }
@@ -197,6 +200,17 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         readFromRunLoop()
         state.withLock { s in
             guard s.runLoopWaiting else { return }
+            s.runLoopWaiting = false
+            updateInterest(&s)
+        }
+    }
+
+    /// In the parent, after a fork: from now on the thread reads whenever data comes,
+    /// waiting run loop or not (a child may run the run loop's copy and take the rings:
+    /// its wait set is this process's). The run loop still reads what it finds.
+    public func stopReadingOnRunLoop() {
+        state.withLock { s in
+            s.runLoopMayRead = false
             s.runLoopWaiting = false
             updateInterest(&s)
         }
@@ -265,6 +279,9 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         wake()
         if let thread { pthread_join(thread, nil) }
         thread = nil
+        // The run loop may still call in (its doorbell outlives this): it reads nothing.
+        started.store(false, ordering: .releasing)
+        reading.withLock { $0.fd = -1 }
         state.withLock { s in
             if s.fd >= 0 { close(s.fd) }
             s.fd = -1

@@ -68,8 +68,9 @@ final class Runtime: @unchecked Sendable {
     /// daemon's messages and delivers their callbacks in the same wake-up. None in a
     /// forked child: its run loop waits on the epoll set it inherited, which is the
     /// parent's own, so a port added there would wake the parent (with a descriptor
-    /// number that means something else in the parent). The child's session reads on
-    /// its thread alone.
+    /// number that means something else in the parent). Such a session reads on its
+    /// thread alone. (A parent that forks later stops relying on the doorbell: see the
+    /// fork handler.)
     static func ringableRunLoop(_ runLoop: CFRunLoop, mode: CFString, _ daemon: DaemonArbiter,
                                 _ callbacks: CallbackQueue<ListenerCall>) -> RunLoopDoorbell? {
         guard AudioToolboxInForkedChild() == 0 else { return nil }
@@ -187,7 +188,11 @@ final class Runtime: @unchecked Sendable {
     /// parent's readable, and the daemon connection, closed so that the parent's claim
     /// ends when the parent does.
     private static let installForkHandler: Void = {
-        pthread_atfork(nil, nil) {
+        pthread_atfork(nil, {
+            // The parent: a child may now run its copy of the run loop (see
+            // ringableRunLoop); the daemon's messages are read by the thread from now on.
+            Runtime.withCurrent { $0.daemonArbiter?.stopReadingOnRunLoop() }
+        }) {
             Runtime.initializing.reinitializeAfterFork()
             if let inherited = Runtime.instance {
                 inherited._withUnsafeGuaranteedRef { runtime in

@@ -35,6 +35,21 @@ public final class RunLoopDoorbell: @unchecked Sendable {
     private let rang: () -> Void
     /// Set in the child of `fork`: the run loop may still call in, and must reach nothing.
     private let detached = Atomic<Bool>(false)
+    /// The thread inside `didWake` or `rang` now (0: none). There the run loop checks its
+    /// sources before it sleeps again (after an after-waiting observer it handles the
+    /// port that woke it, then loops; after a source, it loops), so a signal needs no
+    /// wake-up. One doorbell per process.
+    private static let calloutThread = Atomic<UInt>(0)
+
+    static func inCallout() -> Bool {
+        calloutThread.load(ordering: .relaxed) == UInt(pthread_self())
+    }
+
+    private static func callout(_ body: () -> Void) {
+        calloutThread.store(UInt(pthread_self()), ordering: .relaxed)
+        body()
+        calloutThread.store(0, ordering: .relaxed)
+    }
 
     /// Attaches to `runLoop` in `mode`. The run loop calls `willWait` before it sleeps,
     /// `didWake` after, and `rang` when the doorbell woke it (after `didWake`), once
@@ -64,8 +79,10 @@ public final class RunLoopDoorbell: @unchecked Sendable {
             guard let info else { return }
             let doorbell = Unmanaged<RunLoopDoorbell>.fromOpaque(info).takeUnretainedValue()
             guard !doorbell.isDetached else { return }
-            doorbell.rang()
-            if doorbell.takeRings() { doorbell.rang() }
+            RunLoopDoorbell.callout {
+                doorbell.rang()
+                if doorbell.takeRings() { doorbell.rang() }
+            }
         }
         source = withUnsafeMutablePointer(to: &context) {
             $0.withMemoryRebound(to: CFRunLoopSourceContext.self, capacity: 1) { CFRunLoopSourceCreate(nil, 0, $0) }
@@ -79,7 +96,7 @@ public final class RunLoopDoorbell: @unchecked Sendable {
             guard let info else { return }
             let doorbell = Unmanaged<RunLoopDoorbell>.fromOpaque(info).takeUnretainedValue()
             guard !doorbell.isDetached else { return }
-            if activity == .beforeWaiting { doorbell.willWait() } else { doorbell.didWake() }
+            if activity == .beforeWaiting { doorbell.willWait() } else { RunLoopDoorbell.callout { doorbell.didWake() } }
         }, &observerContext)
         CFRunLoopAddObserver(runLoop, observer, mode)
     }
@@ -104,11 +121,14 @@ public final class RunLoopDoorbell: @unchecked Sendable {
     }
 
     /// In the child of `fork`: the doorbell is the parent's (the daemon rings the same
-    /// socket); the child's copies are closed and nothing is called again.
-    /// Async-signal-safe.
+    /// socket), and nothing is called again. The child's copy of the port stays open:
+    /// the port is registered in the epoll set the child inherited (it is the parent's),
+    /// so a child that runs its copy of the run loop may still read from that number,
+    /// which must not come to mean one of the child's own descriptors. The parent stops
+    /// relying on rings after a fork (see DaemonArbiter.stopReadingOnRunLoop), so a ring
+    /// taken here costs it nothing. Async-signal-safe.
     public func detachAfterFork() {
         detached.store(true, ordering: .releasing)
-        close(port)
         close(fileDescriptor)
     }
 }

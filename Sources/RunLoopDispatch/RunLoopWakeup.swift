@@ -15,10 +15,6 @@ final class RunLoopWakeup: @unchecked Sendable {
     let fileDescriptor: Int32
     /// Whether the eventfd's count is not zero. Guarded by the queue's lock.
     private var readable = false
-    /// The thread the run loop runs on, once it has delivered (a run loop belongs to one
-    /// thread): a signal from that thread needs no wake-up, the loop checks its sources
-    /// before it sleeps again.
-    private let runLoopThread = Atomic<UInt>(0)
     /// Set in the child of `fork`: this wakeup, and what it wakes, belong to the parent.
     private let detached = Atomic<Bool>(false)
     // CF objects are thread-safe for the calls made here (signal, wake up).
@@ -38,9 +34,7 @@ final class RunLoopWakeup: @unchecked Sendable {
         context.info = Unmanaged.passUnretained(self).toOpaque()
         context.perform = { info in
             guard let info else { return }
-            let wakeup = Unmanaged<RunLoopWakeup>.fromOpaque(info).takeUnretainedValue()
-            wakeup.runLoopThread.store(UInt(pthread_self()), ordering: .relaxed)
-            wakeup.onSignal()
+            Unmanaged<RunLoopWakeup>.fromOpaque(info).takeUnretainedValue().onSignal()
         }
         source = CFRunLoopSourceCreate(nil, 0, &context)
         CFRunLoopAddSource(runLoop, source, mode)
@@ -57,7 +51,10 @@ final class RunLoopWakeup: @unchecked Sendable {
     func signalRunLoop() {
         guard !isDetached else { return }
         CFRunLoopSourceSignal(source)
-        if runLoopThread.load(ordering: .relaxed) != UInt(pthread_self()) { CFRunLoopWakeUp(runLoop) }
+        // Inside the doorbell's callouts the loop checks its sources before it sleeps
+        // again: no wake-up needed. Anywhere else (even on the loop's thread, e.g. in a
+        // program's before-waiting observer) the loop may be about to sleep.
+        if !RunLoopDoorbell.inCallout() { CFRunLoopWakeUp(runLoop) }
     }
 
     /// Makes the descriptor readable. Called under the queue's lock.

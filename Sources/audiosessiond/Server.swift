@@ -277,6 +277,12 @@ final class Server {
             return
         }
         connection.doorbell = fd
+        // Bytes sent before the doorbell came (another session's notice in the same
+        // pass) had no ring; the session's run loop may already wait on it alone.
+        if !connection.ringPending {
+            connection.ringPending = true
+            unrung.append(connection)
+        }
     }
 
     // MARK: Messages
