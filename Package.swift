@@ -45,19 +45,26 @@ let package = Package(
         .target(name: "Arbitration", dependencies: ["ArbiterProtocol"]),
         // Where the user's daemon lives, starting it, blocking socket helpers.
         .target(name: "CDescriptors"),
-        .target(name: "ArbiterSocket", dependencies: ["ArbiterProtocol", "CDescriptors"]),
+        // The POSIX layer the daemon, the client and the tool share: typed errors, EINTR
+        // retried in one place, deadlines, peer credentials, private folders, files
+        // opened without trusting the path.
+        .target(name: "POSIXSupport"),
+        .target(name: "ArbiterSocket", dependencies: ["ArbiterProtocol", "CDescriptors", "POSIXSupport"]),
         // The sound server (PipeWire) as the daemon sees it: other programs' streams.
         .systemLibrary(name: "CPipeWire", pkgConfig: "libpipewire-0.3", providers: [.apt(["libpipewire-0.3-dev"])]),
         .target(name: "CSoundServer", dependencies: ["CPipeWire"]),
         // The per-user arbitration daemon.
         .executableTarget(name: "audiosessiond",
-                          dependencies: ["ArbiterProtocol", "ArbiterSocket", "Arbitration", "SystemSounds", "CSoundServer"]),
+                          dependencies: ["ArbiterProtocol", "ArbiterSocket", "Arbitration", "SystemSounds", "CSoundServer",
+                                         "CDescriptors", "Locking", "POSIXSupport"]),
         // The library's side of audiosessiond: registration, events, reconnection.
         .target(name: "ArbiterClient",
-                dependencies: ["AudioSessionCore", "ArbiterProtocol", "ArbiterSocket", "CDescriptors", "Locking"]),
+                dependencies: ["AudioSessionCore", "ArbiterProtocol", "ArbiterSocket", "CDescriptors", "Locking",
+                               "POSIXSupport"]),
         // The command-line tool: status, watch, call, alarm.
         .executableTarget(name: "audiosession", dependencies: [
-            "ArbiterProtocol", "ArbiterSocket", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "ArbiterProtocol", "ArbiterSocket", "POSIXSupport",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The arbiter of a lone program (and of the virtual device's simulated world).
         .target(name: "InProcessArbiter", dependencies: ["AudioSessionCore", "Arbitration", "Locking"]),
@@ -69,9 +76,9 @@ let package = Package(
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSamplerate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
         // System Sound Services: decoding, conversion, the mixer thread on one ALSA stream.
-        .target(name: "SystemSounds", dependencies: ["CALSA", "CSndfile", "CSamplerate", "Locking"]),
+        .target(name: "SystemSounds", dependencies: ["CALSA", "CSndfile", "CSamplerate", "Locking", "POSIXSupport"]),
         // Real sound cards: PCM negotiation, mixer, jack controls and control events.
-        .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "Locking"]),
+        .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "CDescriptors", "Locking", "POSIXSupport"]),
         // Delivery of callbacks on the client's CFRunLoop or through a pollable fd.
         .target(name: "RunLoopDispatch", dependencies: ["Locking", "CDescriptors"]),
         // C: the exported `const CFStringRef` data symbols, and the public headers for Swift.
@@ -86,7 +93,8 @@ let package = Package(
         .target(
             name: "AudioToolbox",
             dependencies: ["AudioSessionCore", "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox",
-                           "InProcessArbiter", "ArbiterClient", "ArbiterSocket", "SystemSounds", "Locking"],
+                           "InProcessArbiter", "ArbiterClient", "ArbiterSocket", "SystemSounds", "Locking",
+                           "POSIXSupport"],
             swiftSettings: publicHeaders,
             linkerSettings: [.linkedLibrary("Foundation")]
         ),
@@ -95,6 +103,7 @@ let package = Package(
             dependencies: ["AudioSessionCore", "VirtualAudioDevice", "InProcessArbiter"]
         ),
         .testTarget(name: "ArbitrationTests", dependencies: ["Arbitration", "ArbiterProtocol"]),
+        .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),
         .testTarget(name: "ArbiterClientTests",
                     dependencies: ["ArbiterClient", "ArbiterProtocol", "ArbiterSocket", "AudioSessionCore", "RunLoopDispatch",
                                    "audiosessiond"]),

@@ -1,5 +1,6 @@
 import AudioSessionCore
 import CALSA
+import CDescriptors
 import Glibc
 import Locking
 
@@ -48,7 +49,8 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
         state = Locked(State(map: controls.map()!))
         self.controls = Locked(controls)
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return nil }
+        // Close-on-exec: a program that execs must not hand its children our pipe.
+        guard DescriptorsPipe(&ends) == 0 else { return nil }
         wakeRead = ends[0]
         wakeWrite = ends[1]
         cardWatch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))

@@ -1,4 +1,5 @@
 import Glibc
+import POSIXSupport
 
 /// Which ALSA PCM and control device the session uses.
 ///
@@ -61,13 +62,11 @@ public struct ALSADeviceNames: Equatable, Sendable {
         return nil
     }
 
+    /// A regular file of at most 64 KiB, whole lines (a FIFO or a device there would
+    /// block or never end: refused, and the defaults kept).
     private static func readText(_ path: String) -> String? {
-        guard let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var text = ""
-        var buffer = [CChar](repeating: 0, count: 512)
-        while fgets(&buffer, Int32(buffer.count), file) != nil { text += String(cString: buffer) }
-        return text
+        guard let lines = try? SafeFile.lines(path, limit: 64 * 1024, followSymlinks: true) else { return nil }
+        return lines.joined(separator: "\n")
     }
 }
 

@@ -4,6 +4,7 @@ import AudioSessionCore
 import CDescriptors
 import Glibc
 import Locking
+import POSIXSupport
 import Synchronization
 
 /// The session's side of `audiosessiond`: tells the daemon about the session's claim
@@ -36,8 +37,10 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         var spawnedDaemon: pid_t?
         /// The run loop's doorbell, handed to every connection; -1 until attached.
         var doorbell: Int32 = -1
-        /// Whether the current connection's daemon has the doorbell.
+        /// Whether the doorbell was sent on the current connection.
         var doorbellDelivered = false
+        /// Whether the daemon said it keeps it: only then may the run loop read alone.
+        var doorbellAccepted = false
         /// Whether the run loop waits on the doorbell now (between its observer's
         /// before-waiting and after-waiting).
         var runLoopWaiting = false
@@ -73,43 +76,80 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     /// Set once the session is wired (`start`): the run loop reads nothing before.
     private let started = Atomic<Bool>(false)
 
-    /// Connects (starting the daemon if nobody answers) and says hello. Nil when no
-    /// daemon can be reached or started: the caller then arbitrates in-process.
-    public init?(endpoint: ArbiterEndpoint, daemonExecutable: String, program: String) {
-        guard endpoint.prepareDirectory(),
-              let (fd, spawned) = DaemonLauncher.startAndConnect(endpoint, executable: daemonExecutable)
-        else { return nil }
+    /// How long a program waits for the daemon at initialisation or per reconnection
+    /// attempt: the whole of connect, start and handshake, whatever signals arrive.
+    public static let answerSeconds = 2.0
+
+    /// Why the first connection failed, when it did: the session is then arbitrated
+    /// alone until the thread reaches the daemon (tried with back-off).
+    public private(set) var firstProblem: EndpointProblem?
+
+    /// Connects (starting the daemon if nobody answers) and says hello, within
+    /// `answerSeconds`. Throws only what waiting cannot cure (a runtime folder that is
+    /// not the user's alone, a socket path too long): the caller then arbitrates
+    /// in-process for good. A daemon that does not answer is tried again by the thread.
+    public init(endpoint: ArbiterEndpoint, daemonExecutable: String, program: String) throws(EndpointProblem) {
+        try endpoint.prepareDirectory()
         var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else { close(fd); return nil }
+        guard DescriptorsPipe(&pipeEnds) == 0 else { throw .unreachable(Errno.current) }
         let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard epoll >= 0 else { close(fd); close(pipeEnds[0]); close(pipeEnds[1]); return nil }
-        for end in pipeEnds {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, O_NONBLOCK)
+        guard epoll >= 0 else {
+            close(pipeEnds[0])
+            close(pipeEnds[1])
+            throw .unreachable(Errno.current)
         }
         self.endpoint = endpoint
         self.daemonExecutable = daemonExecutable
         self.program = program
         self.epoll = epoll
         wakePipe = (pipeEnds[0], pipeEnds[1])
-        state = Locked(State(fd: fd, spawnedDaemon: spawned))
-        guard handshake(fd) else {
-            close(fd)
-            close(pipeEnds[0])
-            close(pipeEnds[1])
-            close(epoll)
-            return nil
-        }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        state = Locked(State(fd: -1))
         var wakeEvent = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakePipe.read))
         _ = epoll_ctl(epoll, EPOLL_CTL_ADD, wakePipe.read, &wakeEvent)
-        reading.withLock { $0.fd = fd }
-        state.withLock { s in
-            s.interest = Self.socketEvents(reading: true, writing: false)
-            var event = epoll_event(events: s.interest, data: epoll_data_t(fd: fd))
-            _ = epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event)
+        do throws(EndpointProblem) {
+            try connectOnce(until: Deadline(secondsFromNow: Self.answerSeconds))
+        } catch {
+            if error.isPermanent {
+                close(pipeEnds[0])
+                close(pipeEnds[1])
+                close(epoll)
+                throw error
+            }
+            firstProblem = error
         }
-        socketForFork.store(fd, ordering: .relaxed)
+    }
+
+    /// One attempt: connect (starting the daemon if needed), hello, welcome; then the
+    /// socket is the session's, what came with the welcome is reported (or kept for
+    /// `start`), and the session's doorbell, claim and activation are sent.
+    private func connectOnce(until deadline: Deadline) throws(EndpointProblem) {
+        let hello = ArbiterMessage.hello(version: ArbiterMessage.version, pid: UInt32(getpid()), program: program,
+                                         role: .session)
+        let (fd, spawned, early) = try DaemonLauncher.greet(endpoint, executable: daemonExecutable, hello: hello,
+                                                            until: deadline)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        // Under the reading lock: what came with the welcome is reported before
+        // anything the run loop could read from the new connection.
+        reading.withLock { r in
+            r.decoder = FrameDecoder()
+            r.lost = false
+            let handler = state.withLock { s -> (@Sendable (ArbiterEvent) -> Void)? in
+                s.fd = fd
+                socketForFork.store(fd, ordering: .relaxed)
+                if let spawned { s.spawnedDaemon = spawned }
+                // The doorbell first (nothing is queued yet), then what the session is.
+                Self.deliverDoorbell(&s)
+                if let claim = s.claim { s.outbox += Self.message(for: claim).frame() }
+                if s.active { s.outbox += ArbiterMessage.activate.frame() }
+                Self.flush(&s)
+                s.interest = Self.socketEvents(reading: true, writing: !s.outbox.isEmpty)
+                var event = epoll_event(events: s.interest, data: epoll_data_t(fd: fd))
+                _ = epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event)
+                return s.handler
+            }
+            for message in early { handleFromDaemon(message, handler: handler) }
+            r.fd = fd
+        }
     }
 
     /// In the child of a fork: close the parent's connection, which would otherwise keep
@@ -129,36 +169,6 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         close(wakePipe.read)
         close(wakePipe.write)
         close(epoll)
-    }
-
-    /// Hello, then the welcome (blocking briefly: the daemon answers at once).
-    private func handshake(_ fd: Int32) -> Bool {
-        let hello = ArbiterMessage.hello(version: ArbiterMessage.version, pid: UInt32(getpid()), program: program,
-                                         role: .session)
-        guard SocketIO.writeAll(fd, hello.frame()) else { return false }
-        var decoder = FrameDecoder()
-        while true {
-            guard let bytes = SocketIO.readSome(fd, timeoutMilliseconds: 2000), !bytes.isEmpty else { return false }
-            decoder.feed(bytes)
-            do throws(ProtocolError) {
-                while let message = try decoder.next() {
-                    if case .welcome = message {
-                        // What came with the welcome (the daemon's first state) is kept for `start`.
-                        while let next = try decoder.next() { keepEarly(next) }
-                        return true
-                    }
-                    guard case .failure(let reason) = message else { continue }
-                    fputs("AudioToolbox: audiosessiond refused the session: \(reason)\n", stderr)
-                    return false
-                }
-            } catch {
-                return false
-            }
-        }
-    }
-
-    private func keepEarly(_ message: ArbiterMessage) {
-        if let event = Self.event(for: message) { state.withLock { $0.early.append(event) } }
     }
 
     // MARK: The run loop's doorbell
@@ -187,7 +197,7 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     /// leaves the data to it.
     public func runLoopWillWait() {
         state.withLock { s in
-            guard s.doorbellDelivered, s.runLoopMayRead else { return }
+            guard s.doorbellAccepted, s.runLoopMayRead else { return }
             s.runLoopWaiting = true
             updateInterest(&s)
         }
@@ -347,9 +357,14 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         // What came before `start` (the run loop reads nothing until then, and may be
         // waiting on its doorbell with the data left to it).
         readAvailable()
+        // Not connected yet: the daemon did not answer at initialisation.
+        if state.withLock({ $0.fd < 0 }) {
+            guard connectAgain() else { return }
+        }
         while true {
             if reading.withLock({ $0.lost }) {
-                guard reconnect() else { return }
+                reportLoss()
+                guard connectAgain() else { return }
             }
             let ready = epoll_wait(epoll, &events, Int32(events.count), -1)
             if state.withLock({ $0.stopping }) { return }
@@ -402,8 +417,21 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     }
 
     private func report(_ message: ArbiterMessage) {
+        handleFromDaemon(message, handler: state.withLock { $0.handler })
+    }
+
+    /// The daemon's answer about the doorbell is the arbiter's own business; the rest
+    /// goes to the session (kept for `start` when it has not started yet).
+    private func handleFromDaemon(_ message: ArbiterMessage, handler: (@Sendable (ArbiterEvent) -> Void)?) {
+        if case .doorbellAnswer(let accepted) = message {
+            state.withLock { s in
+                s.doorbellAccepted = accepted
+                if !accepted { s.runLoopWaiting = false; updateInterest(&s) }
+            }
+            return
+        }
         guard let event = Self.event(for: message) else { return }
-        state.withLock { $0.handler }?(event)
+        if let handler { handler(event) } else { state.withLock { $0.early.append(event) } }
     }
 
     static func message(for claim: SessionClaim) -> ArbiterMessage {
@@ -428,9 +456,9 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         }
     }
 
-    /// The daemon is gone: tell the session (ServerDied), then start or find a new one
-    /// and register again, with back-off. Returns false when shutting down.
-    private func reconnect() -> Bool {
+    /// The daemon is gone: forget the connection and tell the session (ServerDied);
+    /// nobody interrupts it now, the next daemon says what holds.
+    private func reportLoss() {
         // Nobody reads the old connection any more.
         reading.withLock { r in
             r.fd = -1
@@ -444,6 +472,7 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
             }
             s.fd = -1
             s.doorbellDelivered = false
+            s.doorbellAccepted = false
             s.runLoopWaiting = false
             socketForFork.store(-1, ordering: .relaxed)
             s.outbox = []
@@ -451,42 +480,48 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
             return s.handler
         }
         handler?(.serverDied(sessionSurvives: true))
-        // Nobody else interrupts this session now; the new daemon says what holds.
         handler?(.otherAudioChanged(playing: false))
         handler?(.systemInterruptionChanged(false))
         handler?(.silentSwitchChanged(false))
         handler?(.serverVolumeChanged(nil))
+    }
+
+    /// Finds or starts a daemon and registers the session again, with back-off (10 ms
+    /// doubling to `longestPause`). Returns false when shutting down. Whatever the
+    /// problem — no daemon, one that does not answer (stopped), a folder that is not
+    /// safe now — the session stays arbitrated alone meanwhile and joins when it can.
+    private func connectAgain() -> Bool {
         var pause: UInt32 = 10_000
+        var lastProblem: EndpointProblem?
         while !state.withLock({ $0.stopping }) {
-            if let (fd, spawned) = DaemonLauncher.startAndConnect(endpoint, executable: daemonExecutable),
-               handshake(fd) {
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                // Under the reading lock: what came with the welcome is reported before
-                // anything the run loop could read from the new connection.
-                reading.withLock { r in
-                    let early = state.withLock { s -> [ArbiterEvent] in
-                        s.fd = fd
-                        socketForFork.store(fd, ordering: .relaxed)
-                        if let spawned { s.spawnedDaemon = spawned }
-                        // The doorbell first (nothing is queued yet), then what the session is.
-                        Self.deliverDoorbell(&s)
-                        if let claim = s.claim { s.outbox += Self.message(for: claim).frame() }
-                        if s.active { s.outbox += ArbiterMessage.activate.frame() }
-                        Self.flush(&s)
-                        s.interest = Self.socketEvents(reading: true, writing: !s.outbox.isEmpty)
-                        var event = epoll_event(events: s.interest, data: epoll_data_t(fd: fd))
-                        _ = epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event)
-                        defer { s.early = [] }
-                        return s.early
-                    }
-                    for event in early { state.withLock { $0.handler }?(event) }
-                    r.fd = fd
+            do throws(EndpointProblem) {
+                try connectOnce(until: Deadline(secondsFromNow: Self.answerSeconds))
+                if (lastProblem != nil || firstProblem != nil) && Self.logsProblems {
+                    fputs("AudioToolbox: audiosessiond answers again: this program's session is arbitrated with the others\n",
+                          stderr)
                 }
                 return true
+            } catch {
+                if error != lastProblem && Self.logsProblems {
+                    fputs("AudioToolbox: \(error); retrying\n", stderr)
+                }
+                lastProblem = error
             }
-            usleep(pause)
-            pause = min(pause * 2, 1_000_000)
+            sleepInterruptibly(microseconds: pause)
+            pause = min(pause * 2, Self.longestPause)
         }
         return false
+    }
+
+    /// The longest pause between attempts to reach the daemon.
+    static let longestPause: UInt32 = 2_000_000
+    static let logsProblems = getenv("AUDIOTOOLBOX_LOG").map { String(cString: $0) != "" } ?? false
+
+    /// Waits on the wake pipe, so shutting down does not wait for the pause to end.
+    private func sleepInterruptibly(microseconds: UInt32) {
+        var entry = pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)
+        _ = poll(&entry, 1, Int32(microseconds / 1000))
+        var drain = [UInt8](repeating: 0, count: 64)
+        while read(wakePipe.read, &drain, drain.count) > 0 {}
     }
 }

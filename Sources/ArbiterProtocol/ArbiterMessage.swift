@@ -2,7 +2,7 @@
 ///
 /// On the socket every message is one frame: a 4-byte big-endian payload length, then
 /// the payload — a kind byte and the kind's fields. Numbers are big-endian; strings are
-/// a 2-byte length and UTF-8; lists a 1-byte count. Version `ArbiterMessage.version`
+/// a 2-byte length and UTF-8; lists a 1-byte count (2-byte for a status's streams and sessions). Version `ArbiterMessage.version`
 /// travels in `hello` and `welcome`: a daemon answers another version with `failure`.
 public enum ArbiterMessage: Equatable, Sendable {
     // From a client.
@@ -31,6 +31,10 @@ public enum ArbiterMessage: Equatable, Sendable {
     case doorbell
 
     // From the daemon.
+    /// Whether the daemon keeps the doorbell that came with `doorbell`: until it says
+    /// yes the session reads on its own thread; after a no (the daemon could not receive
+    /// the descriptor, at its limit) it goes on doing so. Version 3.
+    case doorbellAnswer(accepted: Bool)
     case welcome(version: UInt16, clientID: UInt32)
     /// This client's session was interrupted, by another session or by the system.
     case interruptionBegan(bySystem: Bool)
@@ -52,9 +56,10 @@ public enum ArbiterMessage: Equatable, Sendable {
     /// or not known): the session's CurrentHardwareOutputVolume while there is one.
     case serverVolume(Float?)
 
-    /// 2: sessions may hand the daemon a doorbell.
-    public static let version: UInt16 = 2
-    /// No frame may be larger: a status of 64 sessions fits comfortably.
+    /// 2: sessions may hand the daemon a doorbell. 3: the daemon answers it; a status
+    /// counts what it leaves out.
+    public static let version: UInt16 = 3
+    /// No frame may be larger. A status holds what fits and counts the rest.
     public static let maximumPayload = 64 * 1024
 }
 
@@ -90,6 +95,9 @@ public struct ArbiterStatus: Equatable, Sendable {
     public var sessions: [Entry]
     /// The sound server's other streams, nil when no server runs.
     public var soundServer: [Stream]?
+    /// Sessions and streams left out of this status to keep it within one frame.
+    public var omittedSessions: UInt32 = 0
+    public var omittedStreams: UInt32 = 0
     public init(systemInterruptions: [SystemInterruption], silentSwitch: Bool = false, sessions: [Entry],
                 soundServer: [Stream]? = nil) {
         self.systemInterruptions = systemInterruptions

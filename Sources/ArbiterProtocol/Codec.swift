@@ -26,7 +26,7 @@ extension ArbiterMessage {
         case hello = 1, claim, activate, deactivate, system, statusRequest, watch, silentSwitch, finishIfDies, finished
         case doorbell
         case welcome = 64, interruptionBegan, interruptionEnded, otherAudio, ducked, systemState, status, event, failure
-        case silentSwitchState, serverVolume
+        case silentSwitchState, serverVolume, doorbellAnswer
     }
 
     private func encode(into w: inout Writer) {
@@ -45,6 +45,7 @@ extension ArbiterMessage {
             w.u8(Kind.finishIfDies.rawValue); w.u32(token); w.string(path); w.string(device)
         case .finished(let token): w.u8(Kind.finished.rawValue); w.u32(token)
         case .doorbell: w.u8(Kind.doorbell.rawValue)
+        case .doorbellAnswer(let accepted): w.u8(Kind.doorbellAnswer.rawValue); w.bool(accepted)
         case .silentSwitchState(let on): w.u8(Kind.silentSwitchState.rawValue); w.bool(on)
         case .serverVolume(let volume):
             w.u8(Kind.serverVolume.rawValue); w.bool(volume != nil); w.u32((volume ?? 0).bitPattern)
@@ -60,18 +61,22 @@ extension ArbiterMessage {
             for kind in status.systemInterruptions { w.u8(kind.rawValue) }
             w.bool(status.silentSwitch)
             w.bool(status.soundServer != nil)
-            w.u8(UInt8(min(status.soundServer?.count ?? 0, 255)))
-            for stream in (status.soundServer ?? []).prefix(255) {
+            // As many entries as fit in one frame; the rest are counted, never a failure.
+            let budget = ArbiterMessage.maximumPayload - 64
+            let streams = Writer.fitting(status.soundServer ?? [], budget: budget / 4 - w.bytes.count) { w, stream in
                 w.u32(stream.node); w.u32(stream.pid); w.string(stream.application); w.string(stream.role)
                 w.bool(stream.running); w.u32(stream.volume.bitPattern); w.bool(stream.mute); w.string(stream.action)
             }
-            w.u8(UInt8(min(status.sessions.count, 255)))
-            for entry in status.sessions.prefix(255) {
+            w.u16(UInt16(streams.count)); w.bytes += streams.bytes
+            w.u32(status.omittedStreams &+ UInt32(streams.omitted))
+            let sessions = Writer.fitting(status.sessions, budget: budget - w.bytes.count) { w, entry in
                 w.u32(entry.clientID); w.u32(entry.pid); w.string(entry.program); w.u32(entry.category)
                 w.u32(entry.mode); w.u8(entry.traits.rawValue); w.u8(entry.state.rawValue); w.bool(entry.ducked)
                 w.u8(UInt8(min(entry.interruptedBy.count, 255)))
                 for id in entry.interruptedBy.prefix(255) { w.u32(id) }
             }
+            w.u16(UInt16(sessions.count)); w.bytes += sessions.bytes
+            w.u32(status.omittedSessions &+ UInt32(sessions.omitted))
         case .event(let line): w.u8(Kind.event.rawValue); w.string(line)
         case .failure(let reason): w.u8(Kind.failure.rawValue); w.string(reason)
         }
@@ -104,6 +109,7 @@ extension ArbiterMessage {
         case .finishIfDies: message = .finishIfDies(token: try r.u32(), path: try r.string(), device: try r.string())
         case .finished: message = .finished(token: try r.u32())
         case .doorbell: message = .doorbell
+        case .doorbellAnswer: message = .doorbellAnswer(accepted: try r.bool())
         case .silentSwitchState: message = .silentSwitchState(on: try r.bool())
         case .serverVolume:
             let known = try r.bool()
@@ -180,6 +186,22 @@ private struct Writer {
         u16(UInt16(utf8.count))
         bytes += utf8
     }
+
+    /// Encodes `items` one after the other while they fit in `budget` bytes (at most
+    /// 65,535 of them); says how many went in and how many did not.
+    static func fitting<T>(_ items: [T], budget: Int,
+                           _ encode: (inout Writer, T) -> Void) -> (bytes: [UInt8], count: Int, omitted: Int) {
+        var w = Writer()
+        var count = 0
+        for item in items {
+            var one = Writer()
+            encode(&one, item)
+            guard count < Int(UInt16.max), w.bytes.count + one.bytes.count <= budget else { break }
+            w.bytes += one.bytes
+            count += 1
+        }
+        return (w.bytes, count, items.count - count)
+    }
 }
 
 private struct Reader {
@@ -228,7 +250,7 @@ private struct Reader {
         let silent = try bool()
         let hasServer = try bool()
         var streams: [ArbiterStatus.Stream] = []
-        for _ in 0..<(try u8()) {
+        for _ in 0..<(try u16()) {
             let node = try u32(), pid = try u32(), application = try string(), role = try string()
             let running = try bool()
             let volume = Float(bitPattern: try u32())
@@ -238,9 +260,10 @@ private struct Reader {
             streams.append(.init(node: node, pid: pid, application: application, role: role, running: running,
                                  volume: volume, mute: mute, action: action))
         }
-        guard hasServer || streams.isEmpty else { throw .invalidValue("streams without a server") }
+        let omittedStreams = try u32()
+        guard hasServer || (streams.isEmpty && omittedStreams == 0) else { throw .invalidValue("streams without a server") }
         var sessions: [ArbiterStatus.Entry] = []
-        for _ in 0..<(try u8()) {
+        for _ in 0..<(try u16()) {
             let clientID = try u32(), pid = try u32(), program = try string(), category = try u32(), mode = try u32()
             let traits = ClaimTraits(rawValue: try u8())
             guard ClaimTraits.known.isSuperset(of: traits) else { throw .invalidValue("traits") }
@@ -251,7 +274,10 @@ private struct Reader {
             sessions.append(.init(clientID: clientID, pid: pid, program: program, category: category, mode: mode,
                                   traits: traits, state: state, ducked: ducked, interruptedBy: by))
         }
-        return ArbiterStatus(systemInterruptions: systems, silentSwitch: silent, sessions: sessions,
-                             soundServer: hasServer ? streams : nil)
+        var status = ArbiterStatus(systemInterruptions: systems, silentSwitch: silent, sessions: sessions,
+                                   soundServer: hasServer ? streams : nil)
+        status.omittedSessions = try u32()
+        status.omittedStreams = omittedStreams
+        return status
     }
 }

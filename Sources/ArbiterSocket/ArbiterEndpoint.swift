@@ -1,14 +1,55 @@
 import Glibc
+import POSIXSupport
+
+/// Why the user's daemon cannot be used.
+public enum EndpointProblem: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The runtime folder is not the user's alone (PrivateFolder): refused for good.
+    case folder(String, FolderProblem)
+    /// The socket's path does not fit a Unix socket address (108 bytes): for good.
+    case pathTooLong(String)
+    /// Nobody listens on the socket (or it cannot be reached): worth trying later.
+    case unreachable(Errno)
+    /// The socket is served by another user's process: refused, nothing was sent to it.
+    case foreignDaemon(uid: uid_t, pid: pid_t)
+    /// The daemon did not answer within the time given.
+    case noAnswer
+    /// The daemon answered with a refusal or something that is not the protocol.
+    case refused(String)
+    case cannotStart(String)
+
+    /// A problem that waiting cannot cure: the program arbitrates alone for its life.
+    public var isPermanent: Bool {
+        switch self {
+        case .folder, .pathTooLong: return true
+        default: return false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .folder(let path, let problem): return "refusing the runtime folder \(path): \(problem)"
+        case .pathTooLong(let path):
+            return "the socket path \(path) is too long for a Unix socket (at most \(ArbiterEndpoint.maximumPathBytes) bytes)"
+        case .unreachable(let error): return "nothing answers on the socket: \(error)"
+        case .foreignDaemon(let uid, let pid):
+            return "the socket is served by uid \(uid) (pid \(pid)), not by this user (uid \(getuid())): refused"
+        case .noAnswer: return "audiosessiond did not answer in time"
+        case .refused(let reason): return "audiosessiond refused: \(reason)"
+        case .cannotStart(let executable): return "cannot start \(executable)"
+        }
+    }
+}
 
 /// Where the user's `audiosessiond` lives: `$XDG_RUNTIME_DIR/audiotoolbox/` (or
 /// `/tmp/audiotoolbox-UID/` without one), a folder only the user may enter, holding the
-/// socket, the daemon's pid file, its lock and its log.
+/// socket, the daemon's pid file, its lock, its log and its journal.
 public struct ArbiterEndpoint: Sendable {
     public let directory: String
     public var socketPath: String { directory + "/audiosessiond.sock" }
     public var pidPath: String { directory + "/audiosessiond.pid" }
     public var lockPath: String { directory + "/audiosessiond.lock" }
     public var logPath: String { directory + "/audiosessiond.log" }
+    public var journalPath: String { directory + "/soundserver.journal" }
 
     public init(directory: String) { self.directory = directory }
 
@@ -20,30 +61,60 @@ public struct ArbiterEndpoint: Sendable {
         return ArbiterEndpoint(directory: "/tmp/audiotoolbox-\(getuid())")
     }
 
-    /// Creates the folder (0700) if needed and checks that it is this user's and closed
-    /// to others: a socket in a folder someone else controls could be anyone's.
-    public func prepareDirectory() -> Bool {
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST { return false }
-        var info = stat()
-        guard lstat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR, info.st_uid == getuid() else {
-            return false
+    /// The longest socket path a Unix socket address holds (its terminating NUL aside).
+    public static let maximumPathBytes = SunPath.capacity - 1
+
+    /// Makes the folder (0700) if it does not exist and checks that it is the user's
+    /// alone and that the socket's path fits. An existing folder is never changed: one
+    /// that fails the check may have been prepared by someone else.
+    public func prepareDirectory() throws(EndpointProblem) {
+        guard socketPath.utf8.count <= Self.maximumPathBytes else { throw .pathTooLong(socketPath) }
+        do throws(FolderProblem) {
+            try PrivateFolder.prepare(directory)
+        } catch {
+            throw .folder(directory, error)
         }
-        if info.st_mode & 0o077 != 0 { return chmod(directory, 0o700) == 0 }
-        return true
     }
 
-    /// A connected, close-on-exec stream socket to the daemon, or nil.
-    public func connect() -> Int32? {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return nil }
+    /// A connected, close-on-exec, blocking stream socket to this user's daemon. The
+    /// folder is checked again first (it may have been removed and made anew by someone
+    /// else since), and the peer must be a process of this user: nothing is sent to any
+    /// other.
+    public func connect(until deadline: Deadline) throws(EndpointProblem) -> Int32 {
+        try prepareDirectory()
         var address = sockaddr_un()
-        guard Self.fill(&address, path: socketPath) else { close(fd); return nil }
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+        guard Self.fill(&address, path: socketPath) else { throw .pathTooLong(socketPath) }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw .unreachable(Errno.current) }
+        while true {
+            let status = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
+            if status == 0 { break }
+            let error = Errno.current
+            if error == .interrupted { continue }
+            // A full backlog (a busy or stopped daemon): try again until the deadline.
+            if error == .wouldBlock && !deadline.hasPassed {
+                usleep(2_000)
+                continue
+            }
+            close(fd)
+            throw error == .wouldBlock ? .noAnswer : .unreachable(error)
         }
-        guard status == 0 else { close(fd); return nil }
+        let peer: PeerCredentials
+        do throws(Errno) {
+            peer = try PeerCredentials.of(fd)
+        } catch {
+            close(fd)
+            throw .unreachable(error)
+        }
+        guard peer.uid == getuid() else {
+            close(fd)
+            throw .foreignDaemon(uid: peer.uid, pid: peer.pid)
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         return fd
     }
 
@@ -51,8 +122,7 @@ public struct ArbiterEndpoint: Sendable {
     public static func fill(_ address: inout sockaddr_un, path: String) -> Bool {
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard bytes.count < capacity else { return false }
+        guard bytes.count <= maximumPathBytes else { return false }
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
@@ -61,39 +131,6 @@ public struct ArbiterEndpoint: Sendable {
     }
 }
 
-/// Blocking helpers for short exchanges (the tool, the library's handshake).
-public enum SocketIO {
-    /// Writes all of `bytes`; false on error.
-    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            offset += n
-        }
-        return true
-    }
-
-    /// Reads what is available (blocking until something is, or `timeoutMilliseconds`
-    /// passes: then an empty array). nil at end of stream or on error.
-    public static func readSome(_ fd: Int32, timeoutMilliseconds: Int32 = -1) -> [UInt8]? {
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        while true {
-            let ready = poll(&pfd, 1, timeoutMilliseconds)
-            if ready < 0 && errno == EINTR { continue }
-            if ready < 0 { return nil }
-            if ready == 0 { return [] }
-            break
-        }
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return nil }
-            return Array(buffer[0..<n])
-        }
-    }
+private enum SunPath {
+    static let capacity = MemoryLayout.size(ofValue: sockaddr_un().sun_path)
 }

@@ -1,5 +1,6 @@
 import CDescriptors
 import Glibc
+import POSIXSupport
 
 /// A session's doorbell: the ringing end of a Unix packet socket pair whose other end
 /// the session's run loop waits on (RunLoopDoorbell). The session hands it to the daemon
@@ -22,7 +23,7 @@ public enum Doorbell {
     /// fills and refuses rings — it is ringing already) and without SIGPIPE.
     public static func ring(_ fd: Int32) {
         var ring: UInt64 = 1
-        while send(fd, &ring, 8, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) < 0 && errno == EINTR {}
+        _ = retryingInterrupts { send(fd, &ring, 8, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
     }
 }
 
@@ -30,23 +31,28 @@ extension SocketIO {
     /// Sends `bytes` with `descriptor` attached, all at once or not at all (the frame is
     /// small and goes first on a fresh connection); false otherwise.
     public static func sendPassing(_ descriptor: Int32, on fd: Int32, _ bytes: [UInt8]) -> Bool {
-        while true {
-            let n = bytes.withUnsafeBytes { DescriptorPassingSend(fd, $0.baseAddress, $0.count, descriptor) }
-            if n < 0 && errno == EINTR { continue }
-            return n == bytes.count
+        let n = bytes.withUnsafeBytes { raw in
+            retryingInterrupts { DescriptorPassingSend(fd, raw.baseAddress, raw.count, descriptor) }
         }
+        return n == bytes.count
     }
 
     /// Receives what is available without blocking into `buffer`; descriptors that came
-    /// with the bytes are appended to `descriptors`. Returns what recv(2) returns.
-    public static func receive(_ fd: Int32, into buffer: inout [UInt8], descriptors: inout [Int32]) -> Int {
+    /// with the bytes are appended to `descriptors`, and `lostDescriptors` is set when the
+    /// kernel had to drop some (this process at its descriptor limit). Returns what
+    /// recv(2) returns.
+    public static func receive(_ fd: Int32, into buffer: inout [UInt8], descriptors: inout [Int32],
+                               lostDescriptors: inout Bool) -> Int {
         // On the stack: this is on the daemon's path for every message.
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: 4) { passed in
             var count: Int32 = 0
+            var truncated: Int32 = 0
             let n = buffer.withUnsafeMutableBytes { raw in
-                DescriptorPassingReceive(fd, raw.baseAddress, raw.count, passed.baseAddress, Int32(passed.count), &count)
+                DescriptorPassingReceive(fd, raw.baseAddress, raw.count, passed.baseAddress, Int32(passed.count), &count,
+                                         &truncated)
             }
             if count > 0 { descriptors += passed.prefix(Int(count)) }
+            if truncated != 0 { lostDescriptors = true }
             return n
         }
     }

@@ -121,12 +121,18 @@ final class Runtime: @unchecked Sendable {
         if choice != "local" {
             let endpoint = ArbiterEndpoint.forCurrentUser()
             let executable = daemonExecutable()
-            if let daemon = DaemonArbiter(endpoint: endpoint, daemonExecutable: executable, program: programName()) {
-                Log.debug("arbitrated by audiosessiond at \(endpoint.socketPath)")
+            do throws(EndpointProblem) {
+                let daemon = try DaemonArbiter(endpoint: endpoint, daemonExecutable: executable, program: programName())
+                if let problem = daemon.firstProblem {
+                    Log.notice("audiosessiond at \(endpoint.socketPath) (\(executable)): \(problem): this program's "
+                               + "session is arbitrated alone until it answers")
+                } else {
+                    Log.debug("arbitrated by audiosessiond at \(endpoint.socketPath)")
+                }
                 return (daemon, nil)
+            } catch {
+                Log.notice("\(error): this program's session is arbitrated alone")
             }
-            Log.notice("audiosessiond cannot be reached at \(endpoint.socketPath) or started from \(executable): "
-                       + "this program's session is arbitrated alone")
         }
         let local = InProcessArbiter()
         return (local, local)

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 /* Room for this many descriptors in one message; more are refused by the kernel's
@@ -31,7 +32,7 @@ ssize_t DescriptorPassingSend(int socket, const void *bytes, size_t count, int d
 }
 
 ssize_t DescriptorPassingReceive(int socket, void *buffer, size_t capacity, int *descriptors, int maxDescriptors,
-                                 int *received)
+                                 int *received, int *truncated)
 {
     union {
         char buffer[CMSG_SPACE(CONTROL_ROOM * sizeof(int))];
@@ -44,8 +45,11 @@ ssize_t DescriptorPassingReceive(int socket, void *buffer, size_t capacity, int 
     message.msg_control = control.buffer;
     message.msg_controllen = sizeof control.buffer;
     *received = 0;
+    *truncated = 0;
     ssize_t n = recvmsg(socket, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
     if (n < 0) return n;
+    /* At the descriptor limit the kernel drops what it cannot install and says so. */
+    if (message.msg_flags & MSG_CTRUNC) *truncated = 1;
     for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
         if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
         size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
@@ -62,4 +66,9 @@ ssize_t DescriptorPassingReceive(int socket, void *buffer, size_t capacity, int 
 int DescriptorsEventFD(void)
 {
     return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+int DescriptorsPipe(int ends[2])
+{
+    return pipe2(ends, O_CLOEXEC | O_NONBLOCK);
 }

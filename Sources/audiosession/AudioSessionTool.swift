@@ -4,6 +4,7 @@ import ArbiterProtocol
 import ArbiterSocket
 import ArgumentParser
 import Glibc
+import POSIXSupport
 
 @main
 struct AudioSessionTool: ParsableCommand {
@@ -11,6 +12,22 @@ struct AudioSessionTool: ParsableCommand {
         commandName: "audiosession",
         abstract: "See and drive the arbitration of this user's audio sessions (audiosessiond).",
         subcommands: [Status.self, Watch.self, Call.self, Alarm.self, Silent.self])
+
+    /// Problems with the daemon are said in one line, "audiosession: ...", exit status 1.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let problem as EndpointProblem {
+            fputs("audiosession: \(Report.printable(problem.description))\n", stderr)
+            Glibc.exit(1)
+        } catch let error as ToolError {
+            fputs("audiosession: \(Report.printable(error.description))\n", stderr)
+            Glibc.exit(1)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 struct Status: ParsableCommand {
@@ -19,13 +36,16 @@ struct Status: ParsableCommand {
     @Flag(help: "Print JSON for scripts.") var json = false
 
     func run() throws {
-        guard let fd = ArbiterEndpoint.forCurrentUser().connect() else {
+        let exchange: Exchange
+        do {
+            exchange = try Exchange(try connectExisting())
+        } catch EndpointProblem.unreachable {
             // No daemon: no session is arbitrated by one.
             print(json ? Report.json(ArbiterStatus(systemInterruptions: [], sessions: []), daemon: false)
                        : "audiosessiond is not running: no sessions.")
             return
         }
-        let status = try Exchange(fd).status()
+        let status = try exchange.status()
         print(json ? Report.json(status, daemon: true) : Report.table(status))
     }
 }
@@ -40,7 +60,7 @@ struct Watch: ParsableCommand {
         setvbuf(stdout, nil, _IOLBF, 0)
         while let message = try exchange.receive() {
             guard case .event(let line) = message else { continue }
-            print(json ? "{\"event\":\(Report.quoted(line))}" : line)
+            print(json ? "{\"event\":\(Report.quoted(line))}" : Report.printable(line))
         }
     }
 }
@@ -89,30 +109,30 @@ struct ToolError: Error, CustomStringConvertible {
     let description: String
 }
 
+/// How long the tool waits for the daemon: connect (and start) and its welcome.
+let answerDeadlineSeconds = 5.0
+
 /// A greeted connection to the daemon, starting it if needed. A daemon that goes away
-/// between the connection and its welcome (killed, or replaced) is tried again, twice.
+/// between the connection and its welcome (killed, or replaced) is tried again within
+/// the same time.
 func connectedExchange() throws -> Exchange {
-    var lastError: Error = ToolError(description: "audiosessiond did not answer")
-    for _ in 0..<3 {
+    let endpoint = ArbiterEndpoint.forCurrentUser()
+    let daemon = getenv("AUDIOTOOLBOX_DAEMON").map { String(cString: $0) } ?? siblingExecutable("audiosessiond")
+    let deadline = Deadline(secondsFromNow: answerDeadlineSeconds)
+    while true {
         do {
-            return try Exchange(try connectOrStart())
-        } catch let error as ToolError where error.description == "audiosessiond did not answer" {
-            lastError = error
+            let (fd, _) = try DaemonLauncher.startAndConnect(endpoint, executable: daemon, until: deadline)
+            return try Exchange(fd, until: deadline)
+        } catch let problem as EndpointProblem where !problem.isPermanent && !deadline.hasPassed {
+            if case .foreignDaemon = problem { throw problem }
             usleep(50_000)
         }
     }
-    throw lastError
 }
 
-/// The daemon's socket, starting the daemon (from this tool's folder) if none runs.
-func connectOrStart() throws -> Int32 {
-    let endpoint = ArbiterEndpoint.forCurrentUser()
-    guard endpoint.prepareDirectory() else { throw ToolError(description: "cannot use \(endpoint.directory)") }
-    let daemon = getenv("AUDIOTOOLBOX_DAEMON").map { String(cString: $0) } ?? siblingExecutable("audiosessiond")
-    guard let (fd, _) = DaemonLauncher.startAndConnect(endpoint, executable: daemon) else {
-        throw ToolError(description: "cannot reach or start audiosessiond (\(daemon)) at \(endpoint.socketPath)")
-    }
-    return fd
+/// The daemon's socket if a daemon of this user runs (nothing is started).
+func connectExisting() throws -> Int32 {
+    try ArbiterEndpoint.forCurrentUser().connect(until: Deadline(secondsFromNow: answerDeadlineSeconds))
 }
 
 func siblingExecutable(_ name: String) -> String {
@@ -131,30 +151,36 @@ final class Exchange {
 
     deinit { close(fd) }
 
-    init(_ fd: Int32) throws {
+    init(_ fd: Int32, until deadline: Deadline = Deadline(secondsFromNow: answerDeadlineSeconds)) throws {
         self.fd = fd
         try send(.hello(version: ArbiterMessage.version, pid: UInt32(getpid()), program: "audiosession", role: .tool))
-        guard case .welcome = try receive() else { throw ToolError(description: "audiosessiond did not answer") }
+        guard case .welcome = try receive(until: deadline) else { throw EndpointProblem.noAnswer }
     }
 
     func send(_ message: ArbiterMessage) throws {
         guard SocketIO.writeAll(fd, message.frame()) else { throw ToolError(description: "audiosessiond went away") }
     }
 
-    func receive() throws -> ArbiterMessage? {
+    /// The next message; nil at the end of the connection. Waits until `deadline`
+    /// (forever for nil: `watch`).
+    func receive(until deadline: Deadline? = nil) throws -> ArbiterMessage? {
         while true {
             if let message = try decoder.next() {
-                if case .failure(let reason) = message { throw ToolError(description: "audiosessiond: \(reason)") }
+                if case .failure(let reason) = message {
+                    throw ToolError(description: "audiosessiond: \(Report.printable(reason))")
+                }
                 return message
             }
-            guard let bytes = SocketIO.readSome(fd) else { return nil }
+            guard let bytes = SocketIO.readSome(fd, until: deadline) else { return nil }
+            if bytes.isEmpty { throw EndpointProblem.noAnswer }
             decoder.feed(bytes)
         }
     }
 
     func status() throws -> ArbiterStatus {
         try send(.statusRequest)
-        while let message = try receive() {
+        let deadline = Deadline(secondsFromNow: answerDeadlineSeconds)
+        while let message = try receive(until: deadline) {
             if case .status(let status) = message { return status }
         }
         throw ToolError(description: "audiosessiond went away")
@@ -184,7 +210,7 @@ enum Report {
     static func table(_ status: ArbiterStatus) -> String {
         var rows = [["ID", "PID", "PROGRAM", "CATEGORY", "MODE", "OPTIONS", "STATE", "INTERRUPTED BY"]]
         for e in status.sessions {
-            rows.append(["#\(e.clientID)", "\(e.pid)", e.program, code(e.category), code(e.mode),
+            rows.append(["#\(e.clientID)", "\(e.pid)", printable(e.program), code(e.category), code(e.mode),
                          options(e.traits).joined(separator: ","), state(e), by(e.interruptedBy)])
         }
         let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -197,11 +223,17 @@ enum Report {
             for s in streams {
                 let state = (s.running ? "running" : "idle") + (s.mute ? ", muted" : "")
                 let volume = String(Int((s.volume * 100).rounded())) + "%"
-                lines.append("  node \(s.node) pid \(s.pid) \(s.application)\(s.role.isEmpty ? "" : " (\(s.role))"): "
-                             + "\(state), volume \(volume)\(s.action.isEmpty ? "" : ", " + s.action)")
+                lines.append("  node \(s.node) pid \(s.pid) \(printable(s.application))"
+                             + "\(s.role.isEmpty ? "" : " (\(printable(s.role)))"): "
+                             + "\(state), volume \(volume)\(s.action.isEmpty ? "" : ", " + printable(s.action))")
             }
+            if status.omittedStreams > 0 { lines.append("  ... and \(status.omittedStreams) more stream(s) not shown") }
         } else {
             lines.append("sound server: none")
+        }
+        if status.omittedSessions > 0 {
+            lines.insert("... and \(status.omittedSessions) more session(s) not shown (too many for one status)",
+                         at: status.sessions.count + 1)
         }
         let system = status.systemInterruptions.map(\.description)
         lines.append("system: " + (system.isEmpty ? "no interruption" : system.joined(separator: ", ") + " in progress")
@@ -223,8 +255,22 @@ enum Report {
                     + "\"running\":\(s.running),\"volume\":\(s.volume),\"mute\":\(s.mute),\"action\":\(quoted(s.action))}"
             }.joined(separator: ",") + "]"
         } ?? "null"
-        return "{\"daemon\":\(daemon),\"soundServer\":\(server),\"silentSwitch\":\(status.silentSwitch),\"systemInterruptions\":[\(status.systemInterruptions.map { quoted($0.description) }.joined(separator: ","))],"
+        return "{\"daemon\":\(daemon),\"omitted\":\(status.omittedSessions),\"omittedStreams\":\(status.omittedStreams),\"soundServer\":\(server),\"silentSwitch\":\(status.silentSwitch),\"systemInterruptions\":[\(status.systemInterruptions.map { quoted($0.description) }.joined(separator: ","))],"
             + "\"sessions\":[\(sessions.joined(separator: ","))]}"
+    }
+
+    /// `text` for a terminal: control characters (C0, DEL, C1) shown as `\u{XX}`, so
+    /// a program's name cannot move the cursor, clear the screen or start a line of its own.
+    static func printable(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     static func quoted(_ s: String) -> String {
@@ -234,7 +280,7 @@ enum Report {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
             case "\n": out += "\\n"
-            case _ where scalar.value < 0x20: out += String(format4(scalar.value))
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value): out += String(format4(scalar.value))
             default: out.unicodeScalars.append(scalar)
             }
         }

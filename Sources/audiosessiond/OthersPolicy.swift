@@ -2,6 +2,7 @@ import Arbitration
 import ArbiterProtocol
 import CSoundServer
 import Glibc
+import POSIXSupport
 
 /// What happens to the sound server's other streams (other programs: a browser, a music
 /// player) while sessions are active: a ducking session lowers them; a session that does
@@ -24,19 +25,36 @@ final class OthersPolicy {
         var others: Mode = .duck
         var duckLevel: Float = 0.3
 
+        /// The configuration file: a regular file of at most `sizeLimit` bytes (a FIFO, a
+        /// device or a huge file is refused with a logged reason and the defaults kept),
+        /// read whole and split into whole lines, so a long comment stays a comment.
+        static let sizeLimit = 64 * 1024
+
         static func load() -> Config {
             var config = Config()
             let home = getenv("XDG_CONFIG_HOME").map { String(cString: $0) }
                 ?? (getenv("HOME").map { String(cString: $0) + "/.config" } ?? "/nonexistent")
-            guard let file = fopen(home + "/audiotoolbox/audiosessiond.conf", "r") else { return config }
-            defer { fclose(file) }
-            var line = [CChar](repeating: 0, count: 512)
-            while fgets(&line, Int32(line.count), file) != nil {
-                let text = String(cString: line).split(separator: "#", maxSplits: 1).first.map(String.init) ?? ""
+            let path = home + "/audiotoolbox/audiosessiond.conf"
+            let lines: [String]
+            do throws(FileProblem) {
+                lines = try SafeFile.lines(path, limit: sizeLimit, followSymlinks: true)
+            } catch {
+                if error != .cannotOpen(.noSuchFile) { Log.error("ignoring \(path): \(error)") }
+                return config
+            }
+            for line in lines {
+                let text = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
                 let parts = text.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters() }
                 guard parts.count == 2 else { continue }
-                if parts[0] == "others", let mode = Mode(rawValue: parts[1]) { config.others = mode }
-                if parts[0] == "duck", let level = Float(parts[1]), (0...1).contains(level) { config.duckLevel = level }
+                switch parts[0] {
+                case "others":
+                    if let mode = Mode(rawValue: parts[1]) { config.others = mode }
+                    else { Log.error("\(path): others = \(printable(parts[1])) is not duck, mute or mix") }
+                case "duck":
+                    if let level = Float(parts[1]), level.isFinite, (0...1).contains(level) { config.duckLevel = level }
+                    else { Log.error("\(path): duck = \(printable(parts[1])) is not a level from 0 to 1") }
+                default: continue
+                }
             }
             return config
         }
@@ -54,6 +72,11 @@ final class OthersPolicy {
 
     private let config = Config.load()
     private let journalPath: String
+    /// A journal larger than this is not one we wrote.
+    static let journalSizeLimit = 256 * 1024
+    /// Volumes read back must be finite and no louder than this (PipeWire's channel
+    /// volumes are linear; the desktop's sliders reach 1.5 on the cubic scale, 3.4 here).
+    static let loudestVolume: Float = 16
     private var managed: [UInt32: Managed] = [:]
     /// Nodes the user took back: left alone until their stream ends.
     private var released: Set<UInt32> = []
@@ -61,6 +84,7 @@ final class OthersPolicy {
 
     init(journalPath: String) {
         self.journalPath = journalPath
+        Log.info("config: others = \(config.others.rawValue), duck = \(config.duckLevel)")
     }
 
     /// What the streams should be now, given the active sessions; applies the difference.
@@ -158,11 +182,11 @@ final class OthersPolicy {
         let text = managed.map { node, m in
             "\(node)\t\(m.application)\t\(m.originalMute ? 1 : 0)\t" + m.original.map { String($0) }.joined(separator: ",")
         }.joined(separator: "\n") + "\n"
-        let temporary = journalPath + ".new"
-        guard let file = fopen(temporary, "w") else { return }
-        fputs(text, file)
-        fclose(file)
-        rename(temporary, journalPath)
+        do throws(Errno) {
+            try SafeFile.replacePrivate(journalPath, with: Array(text.utf8))
+        } catch {
+            Log.error("cannot write \(journalPath): \(error)")
+        }
     }
 
     /// A daemon killed while streams were lowered left a journal: put them back.
@@ -171,19 +195,31 @@ final class OthersPolicy {
         // would be taken for gone.
         guard !recovered, SoundServerWatchSynced(watch) != 0 else { return }
         recovered = true
-        guard let file = fopen(journalPath, "r") else { return }
-        var line = [CChar](repeating: 0, count: 1024)
+        let lines: [String]
+        do throws(FileProblem) {
+            lines = try SafeFile.lines(journalPath, limit: Self.journalSizeLimit, followSymlinks: false)
+        } catch {
+            if error != .cannotOpen(.noSuchFile) { Log.error("ignoring \(journalPath): \(error)") }
+            unlink(journalPath)
+            return
+        }
         var restored = 0
-        while fgets(&line, Int32(line.count), file) != nil {
-            let fields = String(cString: line).trimmingCharacters().split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 4, let node = UInt32(fields[0]) else { continue }
-            let volumes = fields[3].split(separator: ",").compactMap { Float($0) }
-            guard let stream = streams.first(where: { $0.node == node }), cString(stream.application) == fields[1],
-                  !volumes.isEmpty else { continue }
+        for line in lines {
+            let fields = line.trimmingCharacters().split(separator: "\t", omittingEmptySubsequences: false)
+            guard fields.count == 4, let node = UInt32(fields[0]), fields[2] == "0" || fields[2] == "1" else { continue }
+            let values = fields[3].split(separator: ",", omittingEmptySubsequences: false).map { Float($0) }
+            // Every volume a real one, or the line is not ours: nothing of it is set.
+            let volumes = values.compactMap { $0 }
+            guard !volumes.isEmpty, volumes.count == values.count, volumes.count <= 64,
+                  volumes.allSatisfy({ $0.isFinite && $0 >= 0 && $0 <= Self.loudestVolume }) else {
+                Log.error("\(journalPath): ignoring the line for node \(node): volumes out of range")
+                continue
+            }
+            guard let stream = streams.first(where: { $0.node == node }), cString(stream.application) == fields[1]
+            else { continue }
             set(watch, node, volumes, fields[2] == "1")
             restored += 1
         }
-        fclose(file)
         unlink(journalPath)
         if restored > 0 { Log.info("restored \(restored) stream(s) a previous daemon had changed") }
     }

@@ -1,49 +1,55 @@
 import ArbiterProtocol
 import ArbiterSocket
 import Arbitration
+import CDescriptors
 import Glibc
+import POSIXSupport
 
-/// One connection: a session of some program, or the `audiosession` tool.
-final class Connection {
-    let fd: Int32
-    let id: UInt32
-    let uid: uid_t
-    var decoder = FrameDecoder()
-    var outbox: [UInt8] = []
-    var role: ClientRole?
-    var pid: UInt32 = 0
-    var program = ""
-    var watching = false
-    /// The session's doorbell (a Unix packet socket), rung after bytes are sent to it; -1: none.
-    var doorbell: Int32 = -1
-    /// A descriptor that came with the bytes of a `doorbell` message not yet complete.
-    var passed: Int32 = -1
-    var ringPending = false
-    /// Messages were queued for it since its outbox was last flushed.
-    var flushPending = false
-    /// System sounds to finish if this client dies: token → (file, device, start).
-    var outliving: [UInt32: (path: String, device: String, start: Double)] = [:]
-    init(fd: Int32, id: UInt32, uid: uid_t) {
-        self.fd = fd
-        self.id = id
-        self.uid = uid
-    }
-}
-
-/// The daemon: one thread, one poll loop, the arbitration state and the connections.
+/// The daemon: one thread, one epoll loop, the arbitration state and the connections.
+///
+/// What any peer can make it hold is bounded: bytes queued for a connection
+/// (`outboxLimit`, checked as they are queued), connections that have not said hello
+/// (`helloSeconds`, `maximumWaitingForHello`: the oldest goes first), bytes read from one
+/// connection per turn (`readsPerTurn`), log lines (Log). At its descriptor limit it
+/// stops accepting for a moment instead of spinning on a listener it cannot serve.
 final class Server {
     private let listener: Int32
     private let idleSeconds: Int
+    private let epoll: Int32
     private var connections: [Int32: Connection] = [:]
     /// The session connections by client ID (notices are addressed by it).
     private var sessions: [UInt32: Connection] = [:]
+    /// Connections that asked for `watch` lines.
+    private var watchers: [Int32: Connection] = [:]
     private var arbitration = Arbitration()
     private var nextID: UInt32 = 1
     private let finisher = SoundFinisher()
     private let soundServer = SoundServerWatcher()
     private let others: OthersPolicy
     /// A client that lets this much pile up unread is dropped (its session released).
-    private let outboxLimit = 1 << 20
+    static let outboxLimit = 1 << 20
+    /// A connection must say hello this soon after it is accepted.
+    static let helloSeconds = Double(getenv("AUDIOSESSIOND_HELLO_SECONDS").map { String(cString: $0) }
+                                        .flatMap { Int($0) }.map { max(1, min($0, 60)) } ?? 5)
+    /// At most this many connections wait for their hello at once.
+    static let maximumWaitingForHello = 256
+    /// Reads of `readBuffer` from one connection before the others get their turn.
+    static let readsPerTurn = 4
+    /// A program's name is cut to this many characters.
+    static let programNameLimit = 128
+    /// Sounds one client may ask to have finished (CompletePlaybackIfAppDies) at once.
+    static let outlivingLimit = 64
+    /// Connections accepted per turn of the loop: the accepted ones' hellos are read
+    /// before more are taken.
+    static let acceptsPerTurn = 64
+    /// Connections waiting for their hello, in the order they were accepted (closed or
+    /// greeted ones are skipped when reached).
+    private var waitingForHello: [Connection] = []
+    private var waitingHead = 0
+    private var waitingCount = 0
+    /// Not accepting until then (the descriptor limit was reached); 0: accepting.
+    private var acceptPausedUntil = 0.0
+    private var listenerWatched = false
     /// Connections with messages queued since the last flush, in order.
     private var unsent: [Connection] = []
     /// Connections sent something since their doorbell was last rung.
@@ -53,43 +59,58 @@ final class Server {
         self.listener = listener
         self.idleSeconds = idleSeconds
         others = OthersPolicy(journalPath: journalPath)
+        epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        // Descriptors that are not connections carry their own number in the event.
+        for fd in [soundServer.wakeDescriptor, soundServer.folderDescriptor] where fd >= 0 { watch(fd, events: EPOLLIN.rawValue) }
+        watchListener(true)
+    }
+
+    private func watch(_ fd: Int32, events: UInt32) {
+        var event = epoll_event(events: events, data: epoll_data_t(fd: fd))
+        _ = epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event)
+    }
+
+    private func watchListener(_ on: Bool) {
+        guard on != listenerWatched else { return }
+        listenerWatched = on
+        if on { watch(listener, events: EPOLLIN.rawValue) } else { _ = epoll_ctl(epoll, EPOLL_CTL_DEL, listener, nil) }
     }
 
     /// Serves until idle for `idleSeconds` (no connection, no system interruption).
     func run() {
         var idleSince = monotonicSeconds()
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
         while true {
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: soundServer.wakeDescriptor, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: soundServer.folderDescriptor, events: Int16(POLLIN), revents: 0)]
-            for connection in connections.values {
-                let events = POLLIN | (connection.outbox.isEmpty ? 0 : POLLOUT)
-                fds.append(pollfd(fd: connection.fd, events: Int16(events), revents: 0))
-            }
-            let ready = poll(&fds, nfds_t(fds.count), 1000)
-            if ready < 0 && errno != EINTR { Log.error("poll: \(String(cString: strerror(errno)))"); return }
+            let ready = epoll_wait(epoll, &events, Int32(events.count), nextTimeoutMilliseconds())
+            if ready < 0 && errno != EINTR { Log.error("epoll_wait: \(Errno.current)"); return }
             if soundServer.connectIfNeeded() { soundServerChanged() }
-            for entry in fds where entry.revents != 0 {
-                if entry.fd == listener { accept(); continue }
-                if entry.fd == soundServer.folderDescriptor {
+            for event in events.prefix(Int(max(0, ready))) {
+                let fd = event.data.fd
+                if fd == listener { acceptPending(); continue }
+                if fd == soundServer.folderDescriptor {
                     if soundServer.folderChanged() { soundServerChanged() }
                     continue
                 }
-                if entry.fd == soundServer.wakeDescriptor {
+                if fd == soundServer.wakeDescriptor {
                     soundServer.drainWake()
                     soundServerChanged()
                     continue
                 }
-                guard let connection = connections[entry.fd] else { continue }
-                if entry.revents & Int16(POLLOUT) != 0 { flush(connection) }
-                if entry.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0, connections[entry.fd] != nil {
+                guard let connection = connections[fd] else { continue }
+                if event.events & EPOLLOUT.rawValue != 0 { flush(connection) }
+                if event.events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0, connection.isOpen {
                     receive(connection)
                 }
+            }
+            closeSilentConnections()
+            if acceptPausedUntil > 0 && monotonicSeconds() >= acceptPausedUntil {
+                acceptPausedUntil = 0
+                watchListener(true)
             }
             sendQueued()
             // A call, an alarm or the silent switch is state worth keeping: stay for it.
             if connections.isEmpty && arbitration.systemInterruptions.isEmpty && !arbitration.silentSwitch
-                && !finisher.isPlaying {
+                && !finisher.isBusy {
                 if monotonicSeconds() - idleSince >= Double(idleSeconds) {
                     others.restoreAll(watch: soundServer.connection)
                     Log.info("idle for \(idleSeconds) s: exiting")
@@ -99,6 +120,15 @@ final class Server {
                 idleSince = monotonicSeconds()
             }
         }
+    }
+
+    /// Until the next thing with a time: the oldest hello owed, accepting again, or the
+    /// idle check (and the sound server's retry) once a second.
+    private func nextTimeoutMilliseconds() -> Int32 {
+        var wait = 1.0
+        if let oldest = oldestWaiting() { wait = min(wait, oldest.acceptedAt + Self.helloSeconds - monotonicSeconds()) }
+        if acceptPausedUntil > 0 { wait = min(wait, acceptPausedUntil - monotonicSeconds()) }
+        return Int32(max(0, (wait * 1000).rounded(.up)))
     }
 
     /// Other programs' streams on the sound server count as other audio.
@@ -129,24 +159,75 @@ final class Server {
 
     // MARK: Connections
 
-    private func accept() {
-        let fd = Glibc.accept(listener, nil, nil)
-        guard fd >= 0 else { return }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        var credentials = PeerCredentials()
-        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
-        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { close(fd); return }
-        // The socket's folder is the user's alone; this is the second lock on the door.
-        guard credentials.uid == getuid() else {
-            Log.error("refused a connection from uid \(credentials.uid) (pid \(credentials.pid)): not this user")
-            close(fd)
-            return
+    private func acceptPending() {
+        for _ in 0..<Self.acceptsPerTurn {
+            let fd = retryingInterrupts { Glibc.accept(listener, nil, nil) }
+            guard fd >= 0 else {
+                let error = Errno.current
+                if error == .tooManyOpenFiles || error == .systemOutOfFiles {
+                    // Room is made by the connection that waited longest for nothing;
+                    // without one, the listener rests (it would report the same pending
+                    // connection again at once) until a connection closes or 100 ms pass.
+                    if !closeOldestWaiting(reason: nil) {
+                        Log.error("accept: \(error): not accepting for 100 ms")
+                        acceptPausedUntil = monotonicSeconds() + 0.1
+                        watchListener(false)
+                    }
+                }
+                return
+            }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            guard let credentials = try? PeerCredentials.of(fd) else { close(fd); continue }
+            // The socket's folder is the user's alone; this is the second lock on the door.
+            guard credentials.uid == getuid() else {
+                Log.error("refused a connection from uid \(credentials.uid) (pid \(credentials.pid)): not this user")
+                close(fd)
+                continue
+            }
+            if waitingCount >= Self.maximumWaitingForHello {
+                closeOldestWaiting(reason: "more than \(Self.maximumWaitingForHello) connections wait for their hello")
+            }
+            let connection = Connection(fd: fd, id: nextID, uid: credentials.uid, acceptedAt: monotonicSeconds())
+            nextID &+= 1
+            if nextID == 0 { nextID = 1 }
+            connections[fd] = connection
+            waitingForHello.append(connection)
+            waitingCount += 1
+            watch(fd, events: EPOLLIN.rawValue)
         }
-        let connection = Connection(fd: fd, id: nextID, uid: credentials.uid)
-        nextID &+= 1
-        if nextID == 0 { nextID = 1 }
-        connections[fd] = connection
+    }
+
+    private func oldestWaiting() -> Connection? {
+        while waitingHead < waitingForHello.count {
+            let connection = waitingForHello[waitingHead]
+            if connection.isOpen && connection.role == nil { return connection }
+            waitingHead += 1
+        }
+        // All skipped: start again with an empty list.
+        waitingForHello = []
+        waitingHead = 0
+        return nil
+    }
+
+    /// Closes the connection that has waited longest without saying hello; false if none.
+    @discardableResult
+    private func closeOldestWaiting(reason: String?) -> Bool {
+        guard let oldest = oldestWaiting() else { return false }
+        drop(oldest, reason: reason)
+        return true
+    }
+
+    /// Connections that have not said hello in time.
+    private func closeSilentConnections() {
+        let now = monotonicSeconds()
+        while let oldest = oldestWaiting(), now - oldest.acceptedAt >= Self.helloSeconds {
+            drop(oldest, reason: "no hello within \(Int(Self.helloSeconds)) s")
+        }
+        if waitingHead > 1024 && waitingHead * 2 > waitingForHello.count {
+            waitingForHello.removeFirst(waitingHead)
+            waitingHead = 0
+        }
     }
 
     /// One read buffer for every connection: the loop is single-threaded.
@@ -156,8 +237,11 @@ final class Server {
     private var passedDescriptors: [Int32] = []
 
     private func receive(_ connection: Connection) {
-        while true {
-            let n = SocketIO.receive(connection.fd, into: &readBuffer, descriptors: &passedDescriptors)
+        // A bounded share per turn: a peer that writes without pause cannot keep the
+        // loop from the others (the rest stays in its socket; epoll reports it again).
+        for _ in 0..<Self.readsPerTurn {
+            let n = SocketIO.receive(connection.fd, into: &readBuffer, descriptors: &passedDescriptors,
+                                     lostDescriptors: &connection.descriptorLost)
             if !passedDescriptors.isEmpty {
                 // One descriptor, kept for the doorbell message it came with; anything
                 // more is a client sending what it should not.
@@ -173,23 +257,28 @@ final class Server {
             }
             if n > 0 {
                 connection.decoder.feed(readBuffer[0..<n])
-                // A short read took all there was: poll reports anything newer, and the
-                // messages are handled now instead of after one more system call.
-                if n < readBuffer.count { break }
+                // Handled as they come: a flood of requests overflows the outbox early
+                // and the connection ends before more is read.
+                drain(connection)
+                guard connection.isOpen else { return }
+                // A short read took all there was: epoll reports anything newer.
+                if n < readBuffer.count { return }
                 continue
             }
             if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
-            drain(connection)
-            drop(connection, reason: n == 0 ? nil : "read: \(String(cString: strerror(errno)))")
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+            drop(connection, reason: n == 0 ? nil : "read: \(Errno.current)")
             return
         }
-        drain(connection)
     }
 
     /// Handles every complete message received; a malformed one ends the connection.
     private func drain(_ connection: Connection) {
-        while connections[connection.fd] != nil {
+        while connection.isOpen {
+            guard !connection.overflowed else {
+                drop(connection, reason: "not reading its messages (over \(Self.outboxLimit) bytes queued)")
+                return
+            }
             let message: ArbiterMessage?
             do throws(ProtocolError) {
                 message = try connection.decoder.next()
@@ -203,14 +292,24 @@ final class Server {
     }
 
     private func drop(_ connection: Connection, reason: String?) {
+        guard connection.isOpen else { return }
         if let reason { Log.error("client \(connection.id) (pid \(connection.pid)): \(reason)") }
-        flush(connection)  // a last message (a failure) goes out if the socket takes it
+        if !connection.overflowed { flush(connection) }  // a last message (a failure) goes out if the socket takes it
+        connection.isOpen = false
+        if connection.role == nil { waitingCount -= 1 }
         connections[connection.fd] = nil
         sessions[connection.id] = nil
-        close(connection.fd)
+        watchers[connection.fd] = nil
+        close(connection.fd)  // also leaves the epoll set
         for fd in [connection.doorbell, connection.passed] where fd >= 0 { close(fd) }
         connection.doorbell = -1
         connection.passed = -1
+        connection.outbox = []
+        // A descriptor is free again: accept at once if accepting was paused for want of one.
+        if acceptPausedUntil > 0 {
+            acceptPausedUntil = 0
+            watchListener(true)
+        }
         // A client that died mid-sound: the daemon plays the rest (CompletePlaybackIfAppDies).
         for (_, play) in connection.outliving { finisher.finish(play.path, device: play.device, startedAt: play.start) }
         if connection.role == .session {
@@ -220,9 +319,23 @@ final class Server {
     }
 
     /// Queues `message`; `sendQueued` writes it, with whatever else the connection gets
-    /// in the same batch: one system call and one ring per session per batch.
+    /// in the same batch: one system call and one ring per session per batch. A
+    /// connection whose queue is full gets nothing more and is dropped at the next
+    /// chance: memory never grows past the limit for a peer that does not read.
     private func send(_ message: ArbiterMessage, to connection: Connection) {
-        connection.outbox += message.frame()
+        guard connection.isOpen, !connection.overflowed else { return }
+        let frame = message.frame()
+        guard connection.outbox.count + frame.count <= Self.outboxLimit else {
+            connection.overflowed = true
+            connection.outbox = []
+            markUnsent(connection)
+            return
+        }
+        connection.outbox += frame
+        markUnsent(connection)
+    }
+
+    private func markUnsent(_ connection: Connection) {
         guard !connection.flushPending else { return }
         connection.flushPending = true
         unsent.append(connection)
@@ -230,20 +343,26 @@ final class Server {
 
     private func flush(_ connection: Connection) {
         while !connection.outbox.isEmpty {
-            let n = connection.outbox.withUnsafeBytes {
-                Glibc.send(connection.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            let n = connection.outbox.withUnsafeBytes { raw in
+                retryingInterrupts { Glibc.send(connection.fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL)) }
             }
-            if n > 0 {
-                connection.outbox.removeFirst(n)
-                if connection.doorbell >= 0 && !connection.ringPending {
-                    connection.ringPending = true
-                    unrung.append(connection)
-                }
-                continue
+            guard n > 0 else { break }  // EAGAIN: epoll says when; an error shows up as a read error
+            connection.outbox.removeFirst(n)
+            if connection.doorbell >= 0 && !connection.ringPending {
+                connection.ringPending = true
+                unrung.append(connection)
             }
-            if n < 0 && errno == EINTR { continue }
-            return  // EAGAIN: poll says when; an error shows up as a read error
         }
+        watchOutput(connection, !connection.outbox.isEmpty)
+    }
+
+    /// Whether epoll reports room to write on the connection: only while bytes wait.
+    private func watchOutput(_ connection: Connection, _ on: Bool) {
+        guard connection.isOpen, on != connection.watchingOutput else { return }
+        connection.watchingOutput = on
+        var event = epoll_event(events: EPOLLIN.rawValue | (on ? EPOLLOUT.rawValue : 0),
+                                data: epoll_data_t(fd: connection.fd))
+        _ = epoll_ctl(epoll, EPOLL_CTL_MOD, connection.fd, &event)
     }
 
     /// Writes what was queued, then rings the doorbell of every session that was sent
@@ -252,12 +371,13 @@ final class Server {
     private func sendQueued() {
         let batch = unsent
         unsent = []
-        for connection in batch where connections[connection.fd] === connection {
+        for connection in batch where connection.isOpen {
             connection.flushPending = false
-            flush(connection)
-            if connection.outbox.count > outboxLimit {
-                drop(connection, reason: "not reading its messages")
+            if connection.overflowed {
+                drop(connection, reason: "not reading its messages (over \(Self.outboxLimit) bytes queued)")
+                continue
             }
+            flush(connection)
         }
         for connection in unrung where connection.doorbell >= 0 {
             connection.ringPending = false
@@ -270,6 +390,14 @@ final class Server {
     private func acceptDoorbell(from connection: Connection) {
         let fd = connection.passed
         connection.passed = -1
+        if fd < 0 && connection.descriptorLost {
+            // This daemon could not take the descriptor (at its limit): the session keeps
+            // reading on its own thread, as before doorbells.
+            connection.descriptorLost = false
+            Log.error("client \(connection.id) (pid \(connection.pid)): its doorbell was lost (descriptor limit)")
+            send(.doorbellAnswer(accepted: false), to: connection)
+            return
+        }
         guard fd >= 0 else { drop(connection, reason: "doorbell without a descriptor"); return }
         guard connection.doorbell < 0, Doorbell.isUsable(fd) else {
             close(fd)
@@ -277,6 +405,7 @@ final class Server {
             return
         }
         connection.doorbell = fd
+        send(.doorbellAnswer(accepted: true), to: connection)
         // Bytes sent before the doorbell came (another session's notice in the same
         // pass) had no ring; the session's run loop may already wait on it alone.
         if !connection.ringPending {
@@ -299,14 +428,16 @@ final class Server {
                 return
             }
             connection.role = role
+            waitingCount -= 1
             connection.pid = pid
-            connection.program = program
+            // Shown in status, watch lines and the log: short, and nothing a terminal obeys.
+            connection.program = printable(String(program.unicodeScalars.prefix(Self.programNameLimit)))
             send(.welcome(version: ArbiterMessage.version, clientID: connection.id), to: connection)
             if role == .session {
                 sessions[connection.id] = connection
                 if serverVolume != nil { send(.serverVolume(serverVolume), to: connection) }
                 event("\(describe(connection)) joined")
-                deliver(arbitration.join(connection.id, pid: pid, program: program))
+                deliver(arbitration.join(connection.id, pid: pid, program: connection.program))
             }
             return
         }
@@ -327,26 +458,21 @@ final class Server {
             event("\(kind) \(active ? "starts" : "ends")")
             deliver(arbitration.system(kind, active: active))
         case (_, .finishIfDies(let token, let path, let device)):
+            guard connection.outliving.count < Self.outlivingLimit || connection.outliving[token] != nil else {
+                Log.error("client \(connection.id) (pid \(connection.pid)): more than \(Self.outlivingLimit) sounds "
+                          + "to finish; \(printable(path)) will not be")
+                return
+            }
             connection.outliving[token] = (path, device, monotonicSeconds())
         case (_, .finished(let token)):
             connection.outliving[token] = nil
         case (.session, .doorbell):
             acceptDoorbell(from: connection)
         case (_, .statusRequest):
-            var status = arbitration.status
-            if soundServer.connection != nil {
-                status.soundServer = soundServer.streams().map { stream in
-                    let volume = withUnsafeBytes(of: stream.volumes) { $0.bindMemory(to: Float.self).first ?? 1 }
-                    return ArbiterStatus.Stream(
-                        node: stream.node, pid: UInt32(bitPattern: stream.pid), application: cString(stream.application),
-                        role: cString(stream.role), running: stream.running != 0,
-                        volume: stream.channels > 0 ? volume : 1, mute: stream.mute != 0,
-                        action: others.action(for: stream.node))
-                }
-            }
-            send(.status(status), to: connection)
+            send(.status(status()), to: connection)
         case (_, .watch):
             connection.watching = true
+            watchers[connection.fd] = connection
             // The first line confirms the watch (a script can wait for it, then act).
             let status = arbitration.status
             let calls = status.systemInterruptions.map(\.description)
@@ -391,10 +517,27 @@ final class Server {
     /// Tells watchers (and the log, when verbose) what happened. The line is only made
     /// when someone will read it: this is on the path of every activation.
     private func event(_ line: @autoclosure () -> String) {
-        guard Log.verbose || connections.values.contains(where: \.watching) else { return }
+        guard Log.verbose || !watchers.isEmpty else { return }
         let text = line()
         if Log.verbose { Log.info(text) }
-        for connection in connections.values where connection.watching { send(.event(text), to: connection) }
+        for connection in watchers.values { send(.event(text), to: connection) }
+    }
+
+    /// The table `audiosession status` shows. As long as it is: the encoding keeps
+    /// what fits in one frame and counts the rest.
+    private func status() -> ArbiterStatus {
+        var status = arbitration.status
+        if soundServer.connection != nil {
+            status.soundServer = soundServer.streams().map { stream in
+                let volume = withUnsafeBytes(of: stream.volumes) { $0.bindMemory(to: Float.self).first ?? 1 }
+                return ArbiterStatus.Stream(
+                    node: stream.node, pid: UInt32(bitPattern: stream.pid),
+                    application: printable(cString(stream.application)), role: printable(cString(stream.role)),
+                    running: stream.running != 0, volume: stream.channels > 0 && volume.isFinite ? volume : 1, mute: stream.mute != 0,
+                    action: others.action(for: stream.node))
+            }
+        }
+        return status
     }
 
     private func describe(_ connection: Connection) -> String {
@@ -402,51 +545,3 @@ final class Server {
     }
 }
 
-/// A fixed C character array as a Swift string.
-func cString<T>(_ tuple: T) -> String {
-    withUnsafeBytes(of: tuple) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
-}
-
-func fourCC(_ value: UInt32) -> String {
-    let bytes = [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
-    guard bytes.allSatisfy({ (0x20..<0x7F).contains($0) }) else { return String(value) }
-    return String(decoding: bytes, as: UTF8.self)
-}
-
-/// `struct ucred` of <sys/socket.h>, which Swift sees only with _GNU_SOURCE.
-struct PeerCredentials {
-    var pid: pid_t = 0
-    var uid: uid_t = 0
-    var gid: gid_t = 0
-}
-
-func traitWords(_ traits: ClaimTraits) -> String {
-    var words: [String] = []
-    if traits.contains(.mixes) { words.append("mixes") }
-    if traits.contains(.ducks) { words.append("ducks") }
-    if traits.contains(.output) { words.append("output") }
-    if traits.contains(.input) { words.append("input") }
-    return words.isEmpty ? "(silent)" : words.joined(separator: ",")
-}
-
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
-
-enum Log {
-    /// AUDIOSESSIOND_VERBOSE=1 logs every arbitration event (`audiosession watch` shows
-    /// them without it).
-    static let verbose = getenv("AUDIOSESSIOND_VERBOSE").map { String(cString: $0) == "1" } ?? false
-    static func info(_ line: String) { write("info", line) }
-    static func error(_ line: String) { write("error", line) }
-    private static func write(_ level: String, _ line: String) {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        fputs("audiosessiond[\(getpid())] \(now.tv_sec).\(String(format3(now.tv_nsec / 1_000_000))) \(level): \(line)\n", stderr)
-    }
-    private static func format3(_ ms: Int) -> String {
-        ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)"
-    }
-}

@@ -1,4 +1,5 @@
 import CSoundServer
+import CDescriptors
 import Glibc
 
 /// The sound server's other streams, for OtherAudioIsPlaying (issue 10, first part):
@@ -26,11 +27,7 @@ final class SoundServerWatcher {
             _ = inotify_add_watch(folderDescriptor, folder, UInt32(IN_CREATE | IN_MOVED_TO))
         }
         var ends: [Int32] = [-1, -1]
-        _ = pipe(&ends)
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, O_NONBLOCK)
-        }
+        _ = DescriptorsPipe(&ends)
         wakeDescriptor = ends[0]
         wakeWrite = ends[1]
         connectIfNeeded()

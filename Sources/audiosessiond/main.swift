@@ -7,8 +7,10 @@
 // 30, or AUDIOSESSIOND_IDLE_SECONDS) without connections or system interruptions.
 // --detach is how the library starts it: a session of its own, no inherited
 // descriptors, messages appended to audiosessiond.log next to the socket.
+import ArbiterProtocol
 import ArbiterSocket
 import Glibc
+import POSIXSupport
 
 var detach = false
 var idleSeconds = Int(getenv("AUDIOSESSIOND_IDLE_SECONDS").map { String(cString: $0) } ?? "") ?? 30
@@ -59,25 +61,35 @@ if detach {
     if let systemdListener { keep.insert(systemdListener) }
     closeInheritedDescriptors(keeping: keep)
 }
+// Nothing of the starting program's context is kept: its folder (a removable disk would
+// stay busy), its umask (files made here are the user's alone), its descriptor limit
+// (a program started with a low one would cap how many sessions can connect).
+_ = chdir("/")
+umask(0o077)
+DescriptorLimit.raiseToHard()
 
-guard endpoint.prepareDirectory() else {
-    fputs("audiosessiond: cannot use \(endpoint.directory) (it must be a folder of this user, mode 0700)\n", stderr)
+do throws(EndpointProblem) {
+    try endpoint.prepareDirectory()
+} catch {
+    fputs("audiosessiond: \(error)\n", stderr)
     exit(1)
 }
 if detach {
-    let null = open("/dev/null", O_RDWR)
-    let log = open(endpoint.logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+    let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+    let log = openLog(endpoint.logPath)
     if null >= 0 { dup2(null, 0); dup2(null, 1) }
     if log >= 0 { dup2(log, 2) }
     for fd in [null, log] where fd > 2 { close(fd) }
 }
 
-// One daemon per user: the lock is held for the daemon's life; a second one gives up.
-let lock = open(endpoint.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-guard lock >= 0, flock(lock, LOCK_EX | LOCK_NB) == 0 else {
-    if systemdListener == nil { exit(0) }  // another daemon serves this user
-    fputs("audiosessiond: another daemon holds \(endpoint.lockPath)\n", stderr)
+// One daemon per user: the lock is held for the daemon's life.
+let lock = (try? SafeFile.openPrivate(endpoint.lockPath, flags: O_RDWR | O_NONBLOCK)) ?? -1
+guard lock >= 0 else {
+    Log.error("cannot open \(endpoint.lockPath): \(Errno.current)")
     exit(1)
+}
+if retryingInterrupts({ flock(lock, LOCK_EX | LOCK_NB) }) != 0 {
+    leaveToTheLockHolder()
 }
 
 let listener: Int32
@@ -94,28 +106,25 @@ if let systemdListener {
     }
     // Holding the lock, any socket file left is a dead daemon's.
     unlink(endpoint.socketPath)
-    let previousMask = umask(0o077)
     let bound = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
             bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
         }
     }
-    umask(previousMask)
     guard bound == 0, listen(listener, 128) == 0 else {
-        fputs("audiosessiond: cannot listen on \(endpoint.socketPath): \(String(cString: strerror(errno)))\n", stderr)
+        fputs("audiosessiond: cannot listen on \(endpoint.socketPath): \(Errno.current)\n", stderr)
         exit(1)
     }
 }
 
-let pidFile = "\(getpid())\n"
-let pidDescriptor = open(endpoint.pidPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-if pidDescriptor >= 0 {
-    _ = pidFile.withCString { write(pidDescriptor, $0, strlen($0)) }
-    close(pidDescriptor)
+do throws(Errno) {
+    try SafeFile.replacePrivate(endpoint.pidPath, with: Array("\(getpid())\n".utf8))
+} catch {
+    Log.error("cannot write \(endpoint.pidPath): \(error)")
 }
 Log.info("serving \(systemdListener == nil ? endpoint.socketPath : "the socket systemd passed")")
 
-Server(listener: listener, idleSeconds: idleSeconds, journalPath: endpoint.directory + "/soundserver.journal").run()
+Server(listener: listener, idleSeconds: idleSeconds, journalPath: endpoint.journalPath).run()
 
 // Leaving: the socket goes first, so a program that connects from now on starts a new
 // daemon rather than reaching a closing one.
@@ -135,4 +144,48 @@ func closeInheritedDescriptors(keeping keep: Set<Int32>) {
     let own = dirfd(directory)
     closedir(directory)
     for fd in open where !keep.contains(fd) && fd != own { close(fd) }
+}
+
+/// The log: appended to, mode 0600, never through a symlink or into anything but a
+/// regular file (a FIFO left there would block the daemon's every line). Whatever else
+/// is at the path is removed first: the folder is the user's own, checked above.
+func openLog(_ path: String) -> Int32 {
+    for _ in 0..<2 {
+        if let fd = try? SafeFile.openPrivate(path, flags: O_WRONLY | O_APPEND | O_NONBLOCK) {
+            var info = stat()
+            if fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG {
+                _ = fcntl(fd, F_SETFL, O_APPEND)
+                return fd
+            }
+            close(fd)
+        }
+        unlink(path)
+    }
+    return -1
+}
+
+/// Another process holds the lock. Many programs starting at once each start a daemon
+/// and all but one land here: when the holder answers as this user's daemon, leaving
+/// is right. When nothing answers, something that is not a working daemon holds the
+/// lock, and saying so (and failing) is what lets the user find it.
+func leaveToTheLockHolder() -> Never {
+    let deadline = Deadline(secondsFromNow: 2)
+    var lastProblem = EndpointProblem.noAnswer
+    while !deadline.hasPassed {
+        let hello = ArbiterMessage.hello(version: ArbiterMessage.version, pid: UInt32(getpid()),
+                                         program: "audiosessiond", role: .tool)
+        do throws(EndpointProblem) {
+            let (fd, _, _) = try DaemonLauncher.greet(endpoint, executable: nil, hello: hello, until: deadline)
+            close(fd)
+            Log.info("another audiosessiond serves this user: leaving")
+            exit(0)
+        } catch {
+            lastProblem = error
+            if case .unreachable = error { usleep(20_000); continue }
+            break
+        }
+    }
+    Log.error("\(endpoint.lockPath) is held by another process, but no audiosessiond of this user answers on "
+              + "\(endpoint.socketPath) (\(lastProblem)): not starting")
+    exit(1)
 }

@@ -15,11 +15,18 @@ ssize_t DescriptorPassingSend(int socket, const void *bytes, size_t count, int d
 /* Receives up to `capacity` bytes without blocking, like recv(2); descriptors that came
  * with them are stored in `descriptors` (at most `maxDescriptors`, close-on-exec) and
  * counted in `*received`. Descriptors beyond `maxDescriptors`, or cut off because the
- * sender attached more than fit, are closed here, never leaked. */
+ * sender attached more than fit, are closed here, never leaked. `*truncated` is set
+ * when the kernel dropped descriptors it could not give this process (MSG_CTRUNC: at
+ * its descriptor limit, or more than fit the control buffer). */
 ssize_t DescriptorPassingReceive(int socket, void *buffer, size_t capacity, int *descriptors, int maxDescriptors,
-                                 int *received);
+                                 int *received, int *truncated);
 
 /* A new eventfd with a count of 0, non-blocking and close-on-exec; -1 and errno on
  * failure. */
 int DescriptorsEventFD(void);
+
+/* pipe2(2) with O_CLOEXEC | O_NONBLOCK on both ends: a pipe no exec'd program
+ * inherits, made in one call (no window in which another thread's fork+exec could
+ * take it). 0, or -1 and errno. */
+int DescriptorsPipe(int ends[2]);
 #endif

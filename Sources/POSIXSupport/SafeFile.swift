@@ -1,0 +1,95 @@
+import Glibc
+
+/// Why a file was not read.
+public enum FileProblem: Error, Equatable, Sendable, CustomStringConvertible {
+    case cannotOpen(Errno)
+    /// A FIFO, a device, a socket, a folder: reading it could block forever or never end.
+    case notARegularFile
+    case tooLarge(limit: Int)
+    case readFailed(Errno)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let error): return "cannot open it: \(error)"
+        case .notARegularFile: return "it is not a regular file"
+        case .tooLarge(let limit): return "it is larger than \(limit) bytes"
+        case .readFailed(let error): return "cannot read it: \(error)"
+        }
+    }
+}
+
+/// Opening and reading files without trusting what is at the path.
+public enum SafeFile {
+    /// Opens a file of the private folder for writing, creating it with mode 0600 — never
+    /// through a symlink (O_NOFOLLOW) and never inherited by a program we exec
+    /// (O_CLOEXEC). `flags` adds O_APPEND, O_TRUNC, O_EXCL...
+    public static func openPrivate(_ path: String, flags: Int32) throws(Errno) -> Int32 {
+        try checked { open(path, flags | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+    }
+
+    /// The bytes of a regular file of at most `limit` bytes. Opened non-blocking (a FIFO
+    /// then neither blocks the open nor is read), checked with fstat before any read.
+    /// `followSymlinks`: false for files of the private folder; true for the user's own
+    /// configuration, which dotfile managers commonly link in — a link to a FIFO or a
+    /// device is still refused by the check.
+    public static func readRegular(_ path: String, limit: Int, followSymlinks: Bool) throws(FileProblem) -> [UInt8] {
+        let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followSymlinks ? 0 : O_NOFOLLOW)
+        let fd = retryingInterrupts { open(path, flags) }
+        guard fd >= 0 else { throw .cannotOpen(Errno.current) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .readFailed(Errno.current) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .notARegularFile }
+        guard info.st_size <= limit else { throw .tooLarge(limit: limit) }
+        // The size can change while reading: never read past the limit.
+        var bytes = [UInt8](repeating: 0, count: limit + 1)
+        var count = 0
+        while count < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { raw in
+                retryingInterrupts { read(fd, raw.baseAddress! + count, raw.count - count) }
+            }
+            if n < 0 { throw .readFailed(Errno.current) }
+            if n == 0 { break }
+            count += n
+        }
+        guard count <= limit else { throw .tooLarge(limit: limit) }
+        return Array(bytes[0..<count])
+    }
+
+    /// The lines of a small regular file (see `readRegular`), whole: a line is never cut
+    /// into pieces however long it is, so the tail of a long comment is never taken for
+    /// a setting. Invalid UTF-8 is replaced, not fatal.
+    public static func lines(_ path: String, limit: Int, followSymlinks: Bool) throws(FileProblem) -> [String] {
+        let bytes = try readRegular(path, limit: limit, followSymlinks: followSymlinks)
+        return bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Replaces `path` with `bytes` at once (a temporary file beside it, then rename):
+    /// a reader sees the old content or the new, never half; mode 0600, no symlink
+    /// followed, an existing temporary (a crash's leftover) removed first.
+    public static func replacePrivate(_ path: String, with bytes: [UInt8]) throws(Errno) {
+        let temporary = path + ".new"
+        unlink(temporary)
+        let fd = try openPrivate(temporary, flags: O_WRONLY | O_EXCL)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { raw in
+                retryingInterrupts { write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            }
+            if n <= 0 {
+                let error = Errno.current
+                close(fd)
+                unlink(temporary)
+                throw error
+            }
+            offset += n
+        }
+        close(fd)
+        guard rename(temporary, path) == 0 else {
+            let error = Errno.current
+            unlink(temporary)
+            throw error
+        }
+    }
+}

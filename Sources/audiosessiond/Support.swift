@@ -1,0 +1,100 @@
+import ArbiterProtocol
+import Glibc
+
+/// A fixed C character array as a Swift string.
+func cString<T>(_ tuple: T) -> String {
+    withUnsafeBytes(of: tuple) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+}
+
+func fourCC(_ value: UInt32) -> String {
+    let bytes = [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    guard bytes.allSatisfy({ (0x20..<0x7F).contains($0) }) else { return String(value) }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+func traitWords(_ traits: ClaimTraits) -> String {
+    var words: [String] = []
+    if traits.contains(.mixes) { words.append("mixes") }
+    if traits.contains(.ducks) { words.append("ducks") }
+    if traits.contains(.output) { words.append("output") }
+    if traits.contains(.input) { words.append("input") }
+    return words.isEmpty ? "(silent)" : words.joined(separator: ",")
+}
+
+func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// The daemon's one log facility (standard error: the log file when detached).
+/// Rate-limited: a peer that makes the daemon log on every connection (malformed
+/// frames, refusals) could otherwise fill the disk. A burst of `burst` lines passes,
+/// then `perSecond`; what is held back is counted and the count logged once lines
+/// pass again.
+enum Log {
+    /// AUDIOSESSIOND_VERBOSE=1 logs every arbitration event (`audiosession watch` shows
+    /// them without it).
+    static let verbose = getenv("AUDIOSESSIOND_VERBOSE").map { String(cString: $0) == "1" } ?? false
+    static let burst = 100.0
+    static let perSecond = 10.0
+    nonisolated(unsafe) private static var tokens = burst
+    nonisolated(unsafe) private static var refilledAt = monotonicSeconds()
+    nonisolated(unsafe) private static var suppressed = 0
+
+    static func info(_ line: String) { write("info", line) }
+    static func error(_ line: String) { write("error", line) }
+
+    /// Called from the serving thread and the finisher's: one lock around the bucket.
+    private static let bucketLock: UnsafeMutablePointer<pthread_mutex_t> = {
+        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(lock, nil)
+        return lock
+    }()
+
+    private static func write(_ level: String, _ line: String) {
+        // Asked for every event: the user chose the volume.
+        if verbose { return emit(level, line) }
+        pthread_mutex_lock(bucketLock)
+        let now = monotonicSeconds()
+        tokens = min(burst, tokens + (now - refilledAt) * perSecond)
+        refilledAt = now
+        guard tokens >= 1 else {
+            suppressed += 1
+            pthread_mutex_unlock(bucketLock)
+            return
+        }
+        tokens -= 1
+        let held = suppressed
+        suppressed = 0
+        pthread_mutex_unlock(bucketLock)
+        if held > 0 { emit("info", "\(held) log line(s) suppressed (more than \(Int(perSecond)) a second)") }
+        emit(level, line)
+    }
+
+    private static func emit(_ level: String, _ line: String) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        fputs("audiosessiond[\(getpid())] \(now.tv_sec).\(String(format3(now.tv_nsec / 1_000_000))) \(level): "
+              + printable(line) + "\n", stderr)
+    }
+    private static func format3(_ ms: Int) -> String {
+        ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)"
+    }
+}
+
+/// `text` with control characters (C0, DEL, C1) written as `\u{XX}`: what a peer sent
+/// (a program's name, a path) can neither forge a line nor drive a terminal that shows
+/// the log or `audiosession watch`.
+func printable(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: isControl) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+        if isControl(scalar) { out += "\\u{" + String(scalar.value, radix: 16) + "}" } else { out.unicodeScalars.append(scalar) }
+    }
+    return out
+}
+
+private func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+}
