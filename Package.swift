@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),
         .testTarget(name: "ArbiterClientTests",
                     dependencies: ["ArbiterClient", "ArbiterProtocol", "ArbiterSocket", "AudioSessionCore", "RunLoopDispatch",
-                                   "audiosessiond"]),
+                                   "POSIXSupport", "audiosessiond"]),
         .testTarget(name: "SystemSoundsTests", dependencies: ["SystemSounds", "CSndfile"]),
         .testTarget(
             name: "AudioToolboxTests",

@@ -65,65 +65,94 @@ public struct Arbitration: Sendable {
     /// The processes with a playback stream running on the sound server (0: unknown).
     public private(set) var soundServerStreams: [Int32] = []
 
+    // Derived state, kept up to date as the stack changes, so that an operation costs
+    // the same with 10 sessions or 1,000: each session's other audio and ducking follow
+    // from these counts and its own part in them.
+    /// Active sessions with output, and those that duck.
+    private var activeOutputs = 0
+    private var activeDuckers = 0
+    /// Whose sound-server streams count as other audio: nobody's, everyone's but one
+    /// process's, or everyone's.
+    private enum ServerAudio: Equatable { case none, allBut(UInt32), all }
+    private var serverAudio = ServerAudio.none
+    /// The sessions each holder keeps interrupted.
+    private var heldBy: [Holder: Set<UInt32>] = [:]
+    /// How many sessions' derived state was evaluated (tests check that it does not grow
+    /// with the number of sessions when nothing shared changes).
+    public private(set) var evaluations = 0
+
     public init() {}
 
     public typealias Notices = [(client: UInt32, notice: Notice)]
 
     public mutating func join(_ id: UInt32, pid: UInt32, program: String) -> Notices {
         participants[id] = Participant(pid: pid, program: program)
-        return refreshDerived()
+        return refreshDerived(touching: [id], since: signature)
     }
 
     /// The session changed category, mode or options. A session that stops mixing while
     /// active claims again, as if it had just activated.
     public mutating func claim(_ id: UInt32, category: UInt32, mode: UInt32, traits: ClaimTraits) -> Notices {
         guard var p = participants[id] else { return [] }
+        let before = signature
         let wasMixing = p.traits.contains(.mixes)
+        // Active is on the stack: activation puts it there, and whatever takes it off
+        // changes its state first.
+        let onStack = p.state == .active
+        if onStack { count(p.traits, by: -1) }
         p.category = category
         p.mode = mode
         p.traits = traits
         participants[id] = p
+        if onStack { count(traits, by: 1) }
         var notices: Notices = []
-        if p.state == .active && wasMixing && !traits.contains(.mixes) { notices += interruptOthers(for: id) }
-        return notices + refreshDerived()
+        var touched: Set<UInt32> = [id]
+        if p.state == .active && wasMixing && !traits.contains(.mixes) { notices += interruptOthers(for: id, touched: &touched) }
+        return notices + refreshDerived(touching: touched, since: before)
     }
 
     public mutating func activate(_ id: UInt32) -> Notices {
         guard var p = participants[id] else { return [] }
+        let before = signature
         let mixes = p.traits.contains(.mixes)
         // During a system interruption a session it would interrupt cannot start: the
         // library refuses with 'what' itself; one that slipped through is interrupted.
         if let system = systemInterruptions.first, ArbitrationTable.systemInterrupts[mixes] == true {
             p.state = .interrupted
-            p.interruptedBy.insert(.system(system))
             participants[id] = p
-            return [(id, .interruptionBegan(bySystem: true))] + refreshDerived()
+            removeFromStack(id)
+            hold(id, by: .system(system))
+            return [(id, .interruptionBegan(bySystem: true))] + refreshDerived(touching: [id], since: before)
         }
         p.state = .active
-        p.interruptedBy = []
         participants[id] = p
-        stack.removeAll { $0 == id }
-        stack.append(id)
-        return interruptOthers(for: id) + refreshDerived()
+        releaseAllHolds(on: id)
+        removeFromStack(id)
+        pushOnStack(id)
+        var touched: Set<UInt32> = [id]
+        return interruptOthers(for: id, touched: &touched) + refreshDerived(touching: touched, since: before)
     }
 
     public mutating func deactivate(_ id: UInt32, notifyOthers: Bool) -> Notices {
         guard var p = participants[id] else { return [] }
+        let before = signature
         // An interrupted session that deactivates stays interrupted: its End still comes.
         if p.state == .active { p.state = .inactive }
         participants[id] = p
-        stack.removeAll { $0 == id }
-        return release(.session(id), ends: ArbitrationTable.deactivationEnds[notifyOthers] ?? false)
-            + refreshDerived()
+        removeFromStack(id)
+        var touched: Set<UInt32> = [id]
+        return release(.session(id), ends: ArbitrationTable.deactivationEnds[notifyOthers] ?? false, touched: &touched)
+            + refreshDerived(touching: touched, since: before)
     }
 
     /// The client exited or died: a deactivation with the flag, then it is forgotten.
     public mutating func leave(_ id: UInt32) -> Notices {
         guard participants[id] != nil else { return [] }
         var notices = deactivate(id, notifyOthers: true)
+        releaseAllHolds(on: id)
         participants[id] = nil
         notices.removeAll { $0.client == id }
-        return notices + refreshDerived()
+        return notices
     }
 
     public mutating func system(_ kind: SystemInterruption, active: Bool) -> Notices {
@@ -136,11 +165,11 @@ public struct Arbitration: Sendable {
                 guard var p = participants[id], ArbitrationTable.systemInterrupts[p.traits.contains(.mixes)] == true
                 else { continue }
                 p.state = .interrupted
-                p.interruptedBy.insert(.system(kind))
                 participants[id] = p
+                hold(id, by: .system(kind))
                 notices.append((id, .interruptionBegan(bySystem: true)))
             }
-            stack.removeAll { participants[$0]?.state != .active }
+            removeInactiveFromStack()
         } else {
             guard systemInterruptions.contains(kind) else { return [] }
             systemInterruptions.removeAll { $0 == kind }
@@ -149,55 +178,121 @@ public struct Arbitration: Sendable {
             // The sessions resume when no call or alarm is left (an alarm during a call
             // holds them too), always with ShouldResume.
             if systemInterruptions.isEmpty {
-                for each in SystemInterruption.allCases { notices += release(.system(each), ends: true) }
+                var touched: Set<UInt32> = []
+                for each in SystemInterruption.allCases { notices += release(.system(each), ends: true, touched: &touched) }
             }
         }
-        return notices + refreshDerived()
+        // Every session hears of the system state: all are refreshed.
+        return notices + refreshDerived(touching: [], since: nil)
     }
 
     /// The sound server's running playback streams changed: they are other audio to
     /// every session but their own program's.
     public mutating func setSoundServerStreams(_ owners: [Int32]) -> Notices {
+        let before = signature
         soundServerStreams = owners
-        return refreshDerived()
+        let distinct = Set(owners)
+        if distinct.isEmpty { serverAudio = .none }
+        else if distinct.count == 1, let only = distinct.first, only != 0 { serverAudio = .allBut(UInt32(bitPattern: only)) }
+        else { serverAudio = .all }
+        return refreshDerived(touching: [], since: before)
     }
 
     public mutating func setSilentSwitch(_ on: Bool) -> Notices {
+        let before = signature
         silentSwitch = on
-        return refreshDerived()
+        return refreshDerived(touching: [], since: before)
     }
 
     // MARK: Rules
 
-    private mutating func interruptOthers(for id: UInt32) -> Notices {
+    private mutating func interruptOthers(for id: UInt32, touched: inout Set<UInt32>) -> Notices {
         guard let activator = participants[id] else { return [] }
+        let effects = ArbitrationTable.onActivation[activator.traits.contains(.mixes)] ?? [:]
+        // An activator that interrupts nobody (it mixes) need not look at anyone.
+        guard effects.values.contains(.interrupt) else { return [] }
         var notices: Notices = []
         for other in stack where other != id {
-            guard var p = participants[other], p.state == .active else { continue }
-            let effect = ArbitrationTable.onActivation[activator.traits.contains(.mixes)]?[p.traits.contains(.mixes)]
-            guard effect == .interrupt else { continue }
+            guard var p = participants[other], p.state == .active,
+                  effects[p.traits.contains(.mixes)] == .interrupt else { continue }
             p.state = .interrupted
-            p.interruptedBy.insert(.session(id))
             participants[other] = p
+            hold(other, by: .session(id))
+            touched.insert(other)
             notices.append((other, .interruptionBegan(bySystem: false)))
         }
-        stack.removeAll { participants[$0]?.state != .active }
+        if !notices.isEmpty { removeInactiveFromStack() }
         return notices
     }
 
     /// `holder` lets go of the sessions it interrupted; those it held last get End if `ends`.
-    private mutating func release(_ holder: Holder, ends: Bool) -> Notices {
+    private mutating func release(_ holder: Holder, ends: Bool, touched: inout Set<UInt32>) -> Notices {
         var notices: Notices = []
-        for id in participants.keys.sorted() {
-            guard var p = participants[id], p.interruptedBy.contains(holder) else { continue }
+        // Only the sessions this holder kept: the index says which.
+        for id in (heldBy.removeValue(forKey: holder) ?? []).sorted() {
+            guard var p = participants[id] else { continue }
             p.interruptedBy.remove(holder)
             if p.interruptedBy.isEmpty && ends {
                 p.state = .inactive
                 notices.append((id, .interruptionEnded(shouldResume: true)))
             }
             participants[id] = p
+            touched.insert(id)
         }
         return notices
+    }
+
+    // MARK: Bookkeeping of the derived state
+
+    private mutating func hold(_ id: UInt32, by holder: Holder) {
+        participants[id]?.interruptedBy.insert(holder)
+        heldBy[holder, default: []].insert(id)
+    }
+
+    /// `id` is no longer interrupted by anyone (it activated, or left).
+    private mutating func releaseAllHolds(on id: UInt32) {
+        guard let holders = participants[id]?.interruptedBy else { return }
+        for holder in holders {
+            heldBy[holder]?.remove(id)
+            if heldBy[holder]?.isEmpty == true { heldBy[holder] = nil }
+        }
+        participants[id]?.interruptedBy = []
+    }
+
+    private mutating func pushOnStack(_ id: UInt32) {
+        stack.append(id)
+        if let traits = participants[id]?.traits { count(traits, by: 1) }
+    }
+
+    private mutating func removeFromStack(_ id: UInt32) {
+        guard let index = stack.lastIndex(of: id) else { return }
+        stack.remove(at: index)
+        if let traits = participants[id]?.traits { count(traits, by: -1) }
+    }
+
+    private mutating func removeInactiveFromStack() {
+        for id in stack where participants[id]?.state != .active { removeFromStack(id) }
+    }
+
+    private mutating func count(_ traits: ClaimTraits, by step: Int) {
+        if ArbitrationTable.countsAsOtherAudio(traits) { activeOutputs += step }
+        if ArbitrationTable.ducksOthers(traits) { activeDuckers += step }
+    }
+
+    /// What every session's derived state depends on besides its own part: when it
+    /// changes, every session is looked at again; otherwise only those touched.
+    /// Counts matter only as 0, 1 or more (a session's own part is at most 1).
+    private struct Signature: Equatable {
+        var outputs: Int
+        var duckers: Int
+        var server: ServerAudio
+        var interrupting: Bool
+        var silent: Bool
+    }
+
+    private var signature: Signature {
+        Signature(outputs: min(activeOutputs, 2), duckers: min(activeDuckers, 2), server: serverAudio,
+                  interrupting: !systemInterruptions.isEmpty, silent: silentSwitch)
     }
 
     /// Tells each client whether a system interruption is in progress, if that changed.
@@ -211,30 +306,43 @@ public struct Arbitration: Sendable {
         return notices
     }
 
-    /// Other audio, ducking and the system state follow from the stack; tell each client
-    /// what changed for it.
-    private mutating func refreshDerived() -> Notices {
+    /// Other audio, ducking and the system state follow from the stack; tells each
+    /// client what changed for it. Looks at every session only when what they share
+    /// changed since `before` (nil: always); otherwise at the `touched` ones.
+    private mutating func refreshDerived(touching touched: Set<UInt32>, since before: Signature?) -> Notices {
+        let ids = before == signature ? touched.sorted() : participants.keys.sorted()
         var notices: Notices = []
-        let active = stack.compactMap { id in participants[id].map { (id, $0) } }
-        let interrupting = !systemInterruptions.isEmpty
-        for id in participants.keys.sorted() {
-            guard var p = participants[id] else { continue }
-            let others = active.filter { $0.0 != id }
-            let otherAudio = others.contains { ArbitrationTable.countsAsOtherAudio($0.1.traits) }
-                || soundServerStreams.contains { $0 == 0 || UInt32(bitPattern: $0) != p.pid }
-            let ducked = others.contains { ArbitrationTable.ducksOthers($0.1.traits) }
-            // Ducking first: the OtherAudioIsPlaying listener that follows is then a point
-            // where the program's sounds are already lowered.
-            if ducked != p.toldDucked { notices.append((id, .ducked(ducked))) }
-            if otherAudio != p.toldOtherAudio { notices.append((id, .otherAudio(playing: otherAudio))) }
-            if interrupting != p.toldSystem { notices.append((id, .systemState(interrupting: interrupting))) }
-            if silentSwitch != p.toldSilent { notices.append((id, .silentSwitch(on: silentSwitch))) }
-            p.toldSilent = silentSwitch
-            p.toldOtherAudio = otherAudio
-            p.toldDucked = ducked
-            p.toldSystem = interrupting
-            participants[id] = p
+        for id in ids { notices += refreshDerived(of: id) }
+        return notices
+    }
+
+    private mutating func refreshDerived(of id: UInt32) -> Notices {
+        guard var p = participants[id] else { return [] }
+        evaluations += 1
+        let onStack = p.state == .active
+        let ownOutput = onStack && ArbitrationTable.countsAsOtherAudio(p.traits) ? 1 : 0
+        let ownDucking = onStack && ArbitrationTable.ducksOthers(p.traits) ? 1 : 0
+        let server: Bool
+        switch serverAudio {
+        case .none: server = false
+        case .all: server = true
+        case .allBut(let pid): server = pid != p.pid
         }
+        let otherAudio = activeOutputs - ownOutput > 0 || server
+        let ducked = activeDuckers - ownDucking > 0
+        let interrupting = !systemInterruptions.isEmpty
+        var notices: Notices = []
+        // Ducking first: the OtherAudioIsPlaying listener that follows is then a point
+        // where the program's sounds are already lowered.
+        if ducked != p.toldDucked { notices.append((id, .ducked(ducked))) }
+        if otherAudio != p.toldOtherAudio { notices.append((id, .otherAudio(playing: otherAudio))) }
+        if interrupting != p.toldSystem { notices.append((id, .systemState(interrupting: interrupting))) }
+        if silentSwitch != p.toldSilent { notices.append((id, .silentSwitch(on: silentSwitch))) }
+        p.toldSilent = silentSwitch
+        p.toldOtherAudio = otherAudio
+        p.toldDucked = ducked
+        p.toldSystem = interrupting
+        participants[id] = p
         return notices
     }
 

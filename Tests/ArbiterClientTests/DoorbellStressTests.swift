@@ -1,3 +1,4 @@
+import POSIXSupport
 import ArbiterClient
 import ArbiterProtocol
 import ArbiterSocket
@@ -61,13 +62,13 @@ private func builtDaemon() -> String? {
 
 /// Each session's state as the daemon sees it, by program name (asked as the tool asks).
 private func daemonStates(_ endpoint: ArbiterEndpoint) -> [String: ArbiterStatus.State] {
-    guard let fd = endpoint.connect() else { return [:] }
+    guard let fd = try? endpoint.connect(until: Deadline(secondsFromNow: 2)) else { return [:] }
     defer { close(fd) }
     let hello = ArbiterMessage.hello(version: ArbiterMessage.version, pid: UInt32(getpid()), program: "stress-status",
                                      role: .tool)
     guard SocketIO.writeAll(fd, hello.frame() + ArbiterMessage.statusRequest.frame()) else { return [:] }
     var decoder = FrameDecoder()
-    while let bytes = SocketIO.readSome(fd, timeoutMilliseconds: 2000), !bytes.isEmpty {
+    while let bytes = SocketIO.readSome(fd, until: Deadline(secondsFromNow: 2)), !bytes.isEmpty {
         decoder.feed(bytes)
         while let message = try? decoder.next() {
             guard case .status(let status) = message else { continue }
@@ -120,7 +121,7 @@ struct DoorbellStressTests {
             server.terminate()
             server.waitUntilExit()
         }
-        guard waitUntil(10, { endpoint.connect().map { close($0) } != nil }) else {
+        guard waitUntil(10, { (try? endpoint.connect(until: Deadline(secondsFromNow: 1))).map { close($0) } != nil }) else {
             Issue.record("the test's audiosessiond did not start")
             return
         }
@@ -128,8 +129,9 @@ struct DoorbellStressTests {
                                  input: false)
 
         let heardA = Heard()
-        let a = try #require(DaemonArbiter(endpoint: endpoint, daemonExecutable: daemon, program: "stress-a"))
-        let b = try #require(DaemonArbiter(endpoint: endpoint, daemonExecutable: daemon, program: "stress-b"))
+        let a = try DaemonArbiter(endpoint: endpoint, daemonExecutable: daemon, program: "stress-a")
+        let b = try DaemonArbiter(endpoint: endpoint, daemonExecutable: daemon, program: "stress-b")
+        #expect(a.firstProblem == nil && b.firstProblem == nil, "both reached the test's daemon at once")
         _ = a.claimChanged(media)
         _ = b.claimChanged(media)
 

@@ -50,8 +50,8 @@ static size_t helloFrame(uint8_t *out, uint8_t role)
     size_t n = 0;
     uint32_t pid = (uint32_t)getpid();
     hello[n++] = 1;   /* kind: hello */
-    hello[n++] = 0;   /* version 2 */
-    hello[n++] = 2;
+    hello[n++] = 0;   /* version 3 */
+    hello[n++] = 3;
     for (int shift = 24; shift >= 0; shift -= 8) hello[n++] = (uint8_t)(pid >> shift);
     hello[n++] = 0;
     hello[n++] = (uint8_t)strlen(program);
@@ -152,7 +152,7 @@ int main(int argc, char **argv)
     }
     if (argc == 4) return probeDoorbell(fd, argv[3]);
 
-    /* hello(version 2, pid, "peer_probe", role tool), then a status request: the
+    /* hello(version 3, pid, "peer_probe", role tool), then a status request: the
      * ArbiterMessage frames of Sources/ArbiterProtocol. */
     uint8_t bytes[128];
     size_t total = helloFrame(bytes, 1);
