@@ -802,6 +802,8 @@ def case_k(c):
                           f"stderr {run.stderr.strip()!r}), expected 'closed'")
     if answer != "closed":
         c.notes.append(f"the daemon answered the foreign peer with a failure message: '{answer}'")
+    # The user's own programs and tool refuse a folder open to others: close it again.
+    os.chmod(c.folder, 0o700)
     check_session(c.status(), a)  # still serving
     log = os.path.join(c.folder, "audiosessiond.log")
     if os.path.exists(log):
