@@ -63,6 +63,9 @@ cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_alsa" "$here/bench/bench_alsa.c" 
     # The hardware path alone: other programs are bench_arbiter's subject.
     AUDIOTOOLBOX_ARBITER=local "$out/bench_alsa"
 )
+# audiosessiond with 64, 500 and 1,000 sessions: per-session cost as a ratio to 64's.
+python3 "$here/bench/bench_daemon_scale.py" "$prefix" 64 500 1000
+
 if command -v valgrind >/dev/null; then
     # valgrind 3.19 cannot read the DWARF the Swift toolchain emits: check a copy of the
     # library without debug sections, found first through LD_LIBRARY_PATH.
