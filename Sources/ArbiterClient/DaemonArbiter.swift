@@ -25,7 +25,7 @@ import Synchronization
 /// never run at all — the thread reads as before, so the session's state never waits
 /// for the program.
 public final class DaemonArbiter: Arbiter, @unchecked Sendable {
-    private struct State {
+    struct State {
         var fd: Int32
         var outbox: [UInt8] = []
         var claim: SessionClaim?
@@ -52,7 +52,7 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     }
     /// The socket's reading side: one reader at a time (the thread or the run loop), so
     /// messages are decoded and reported in order.
-    private struct Reading {
+    struct Reading {
         var fd: Int32 = -1
         var decoder = FrameDecoder()
         /// The connection ended (end of stream, error, malformed message): the thread
@@ -60,21 +60,21 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         var lost = false
         var buffer = [UInt8](repeating: 0, count: 16384)
     }
-    private let state: Locked<State>
-    private let reading = Locked(Reading())
-    private let endpoint: ArbiterEndpoint
-    private let daemonExecutable: String
-    private let program: String
+    let state: Locked<State>
+    let reading = Locked(Reading())
+    let endpoint: ArbiterEndpoint
+    let daemonExecutable: String
+    let program: String
     /// Wakes the thread when bytes wait to be written, the connection is lost, or when
     /// shutting down.
-    private let wakePipe: (read: Int32, write: Int32)
+    let wakePipe: (read: Int32, write: Int32)
     /// What the thread waits on: the wake pipe and the socket.
-    private let epoll: Int32
-    private var thread: pthread_t?
+    let epoll: Int32
+    var thread: pthread_t?
     /// The connected socket, readable without the lock (a forked child may not lock).
-    private let socketForFork = Atomic<Int32>(-1)
+    let socketForFork = Atomic<Int32>(-1)
     /// Set once the session is wired (`start`): the run loop reads nothing before.
-    private let started = Atomic<Bool>(false)
+    let started = Atomic<Bool>(false)
 
     /// How long a program waits for the daemon at initialisation or per reconnection
     /// attempt: the whole of connect, start and handshake, whatever signals arrive.
@@ -122,7 +122,7 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     /// One attempt: connect (starting the daemon if needed), hello, welcome; then the
     /// socket is the session's, what came with the welcome is reported (or kept for
     /// `start`), and the session's doorbell, claim and activation are sent.
-    private func connectOnce(until deadline: Deadline) throws(EndpointProblem) {
+    func connectOnce(until deadline: Deadline) throws(EndpointProblem) {
         let hello = ArbiterMessage.hello(version: ArbiterMessage.version, pid: UInt32(getpid()), program: program,
                                          role: .session)
         let (fd, spawned, early) = try DaemonLauncher.greet(endpoint, executable: daemonExecutable, hello: hello,
@@ -169,84 +169,6 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         close(wakePipe.read)
         close(wakePipe.write)
         close(epoll)
-    }
-
-    // MARK: The run loop's doorbell
-
-    /// Hands `doorbell` (the ringing end of the doorbell the program's run loop waits
-    /// on) to the daemon, now and after every reconnection. The caller keeps it open.
-    public func attachDoorbell(_ doorbell: Int32) {
-        state.withLock { s in
-            s.doorbell = doorbell
-            Self.deliverDoorbell(&s)
-        }
-    }
-
-    /// Sends the doorbell on the current connection, once, when nothing is queued before
-    /// it (the descriptor travels with the first byte of its message: it must not
-    /// overtake queued bytes; the thread tries again once they are out). Until then the
-    /// thread simply keeps reading.
-    private static func deliverDoorbell(_ s: inout State) {
-        guard s.doorbell >= 0, s.fd >= 0, !s.doorbellDelivered else { return }
-        flush(&s)
-        guard s.outbox.isEmpty else { return }
-        s.doorbellDelivered = SocketIO.sendPassing(s.doorbell, on: s.fd, ArbiterMessage.doorbell.frame())
-    }
-
-    /// The run loop is about to wait (its doorbell among what it waits on): the thread
-    /// leaves the data to it.
-    public func runLoopWillWait() {
-        state.withLock { s in
-            guard s.doorbellAccepted, s.runLoopMayRead else { return }
-            s.runLoopWaiting = true
-            updateInterest(&s)
-        }
-    }
-
-    /// The run loop woke, for its doorbell or for anything else: it reads what came (so
-    /// the thread is not woken for it), then the thread watches the socket again for
-    /// as long as the run loop does other work.
-    public func runLoopDidWake() {
-        readFromRunLoop()
-        state.withLock { s in
-            guard s.runLoopWaiting else { return }
-            s.runLoopWaiting = false
-            updateInterest(&s)
-        }
-    }
-
-    /// In the parent, after a fork: from now on the thread reads whenever data comes,
-    /// waiting run loop or not (a child may run the run loop's copy and take the rings:
-    /// its wait set is this process's). The run loop still reads what it finds.
-    public func stopReadingOnRunLoop() {
-        state.withLock { s in
-            s.runLoopMayRead = false
-            s.runLoopWaiting = false
-            updateInterest(&s)
-        }
-    }
-
-    /// The doorbell rang (or rings were taken): reads and reports what the socket holds,
-    /// on the run loop's thread.
-    public func readFromRunLoop() {
-        guard started.load(ordering: .acquiring) else { return }
-        if !readAvailable() { wake() }  // the thread reconnects
-    }
-
-    private static func socketEvents(reading: Bool, writing: Bool) -> UInt32 {
-        // A hang-up is always watched: the thread reconnects even while the run loop reads.
-        EPOLLRDHUP.rawValue | (reading ? EPOLLIN.rawValue : 0) | (writing ? EPOLLOUT.rawValue : 0)
-    }
-
-    /// Makes the thread's epoll watch what it should now: data unless the run loop waits
-    /// for it, room to write while bytes are queued. One system call, only on a change.
-    private func updateInterest(_ s: inout State) {
-        guard s.fd >= 0 else { return }
-        let wanted = Self.socketEvents(reading: !s.runLoopWaiting, writing: !s.outbox.isEmpty)
-        guard wanted != s.interest else { return }
-        s.interest = wanted
-        var event = epoll_event(events: wanted, data: epoll_data_t(fd: s.fd))
-        _ = epoll_ctl(epoll, EPOLL_CTL_MOD, s.fd, &event)
     }
 
     // MARK: Arbiter
@@ -335,7 +257,7 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     }
 
     /// Sends what the socket takes now, without blocking.
-    private static func flush(_ s: inout State) {
+    static func flush(_ s: inout State) {
         while !s.outbox.isEmpty {
             let n = s.outbox.withUnsafeBytes { send(s.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
             if n > 0 { s.outbox.removeFirst(n); continue }
@@ -344,184 +266,9 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         }
     }
 
-    private func wake() {
+    func wake() {
         var byte: UInt8 = 1
         _ = write(wakePipe.write, &byte, 1)
     }
 
-    // MARK: The thread
-
-    private func serve() {
-        var events = [epoll_event](repeating: epoll_event(), count: 4)
-        var drain = [UInt8](repeating: 0, count: 64)
-        // What came before `start` (the run loop reads nothing until then, and may be
-        // waiting on its doorbell with the data left to it).
-        readAvailable()
-        // Not connected yet: the daemon did not answer at initialisation.
-        if state.withLock({ $0.fd < 0 }) {
-            guard connectAgain() else { return }
-        }
-        while true {
-            if reading.withLock({ $0.lost }) {
-                reportLoss()
-                guard connectAgain() else { return }
-            }
-            let ready = epoll_wait(epoll, &events, Int32(events.count), -1)
-            if state.withLock({ $0.stopping }) { return }
-            if ready < 0 { continue }
-            var socketReady: UInt32 = 0
-            for event in events.prefix(Int(ready)) {
-                if event.data.fd == wakePipe.read {
-                    while read(wakePipe.read, &drain, drain.count) > 0 {}
-                } else {
-                    socketReady |= event.events
-                }
-            }
-            // Queued bytes first (a wake-up may mean that too); then the interest follows
-            // what is left.
-            state.withLock { s in
-                Self.flush(&s)
-                Self.deliverDoorbell(&s)
-                updateInterest(&s)
-            }
-            if socketReady & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
-                readAvailable()
-            }
-        }
-    }
-
-    /// Reads what the socket holds now and reports each message, in order, whoever calls
-    /// it (the thread or the run loop). False once the connection is lost.
-    @discardableResult
-    private func readAvailable() -> Bool {
-        reading.withLock { r in
-            guard r.fd >= 0 else { return true }  // reconnecting
-            while !r.lost {
-                let fd = r.fd
-                let n = r.buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-                if n < 0 && errno == EINTR { continue }
-                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
-                guard n > 0 else { r.lost = true; break }
-                r.decoder.feed(r.buffer[0..<n])
-                do throws(ProtocolError) {
-                    while let message = try r.decoder.next() { report(message) }
-                } catch {
-                    r.lost = true
-                }
-                // A short read took all there was; anything newer rings again (or wakes
-                // the thread), so no system call is spent to hear "nothing more".
-                if n < r.buffer.count { break }
-            }
-            return !r.lost
-        }
-    }
-
-    private func report(_ message: ArbiterMessage) {
-        handleFromDaemon(message, handler: state.withLock { $0.handler })
-    }
-
-    /// The daemon's answer about the doorbell is the arbiter's own business; the rest
-    /// goes to the session (kept for `start` when it has not started yet).
-    private func handleFromDaemon(_ message: ArbiterMessage, handler: (@Sendable (ArbiterEvent) -> Void)?) {
-        if case .doorbellAnswer(let accepted) = message {
-            state.withLock { s in
-                s.doorbellAccepted = accepted
-                if !accepted { s.runLoopWaiting = false; updateInterest(&s) }
-            }
-            return
-        }
-        guard let event = Self.event(for: message) else { return }
-        if let handler { handler(event) } else { state.withLock { $0.early.append(event) } }
-    }
-
-    static func message(for claim: SessionClaim) -> ArbiterMessage {
-        var traits: ClaimTraits = []
-        if claim.mixes { traits.insert(.mixes) }
-        if claim.ducks { traits.insert(.ducks) }
-        if claim.output { traits.insert(.output) }
-        if claim.input { traits.insert(.input) }
-        return .claim(category: claim.category, mode: claim.mode, traits: traits)
-    }
-
-    static func event(for message: ArbiterMessage) -> ArbiterEvent? {
-        switch message {
-        case .interruptionBegan: return .interruptionBegan
-        case .interruptionEnded(let resume): return .interruptionEnded(shouldResume: resume)
-        case .otherAudio(let playing): return .otherAudioChanged(playing: playing)
-        case .ducked(let ducked): return .duckedChanged(ducked)
-        case .systemState(let interrupting): return .systemInterruptionChanged(interrupting)
-        case .silentSwitchState(let on): return .silentSwitchChanged(on)
-        case .serverVolume(let volume): return .serverVolumeChanged(volume)
-        default: return nil
-        }
-    }
-
-    /// The daemon is gone: forget the connection and tell the session (ServerDied);
-    /// nobody interrupts it now, the next daemon says what holds.
-    private func reportLoss() {
-        // Nobody reads the old connection any more.
-        reading.withLock { r in
-            r.fd = -1
-            r.decoder = FrameDecoder()
-            r.lost = false
-        }
-        let handler = state.withLock { s -> (@Sendable (ArbiterEvent) -> Void)? in
-            if s.fd >= 0 {
-                _ = epoll_ctl(epoll, EPOLL_CTL_DEL, s.fd, nil)
-                close(s.fd)
-            }
-            s.fd = -1
-            s.doorbellDelivered = false
-            s.doorbellAccepted = false
-            s.runLoopWaiting = false
-            socketForFork.store(-1, ordering: .relaxed)
-            s.outbox = []
-            if let pid = s.spawnedDaemon { DaemonLauncher.reapIfExited(pid) }
-            return s.handler
-        }
-        handler?(.serverDied(sessionSurvives: true))
-        handler?(.otherAudioChanged(playing: false))
-        handler?(.systemInterruptionChanged(false))
-        handler?(.silentSwitchChanged(false))
-        handler?(.serverVolumeChanged(nil))
-    }
-
-    /// Finds or starts a daemon and registers the session again, with back-off (10 ms
-    /// doubling to `longestPause`). Returns false when shutting down. Whatever the
-    /// problem — no daemon, one that does not answer (stopped), a folder that is not
-    /// safe now — the session stays arbitrated alone meanwhile and joins when it can.
-    private func connectAgain() -> Bool {
-        var pause: UInt32 = 10_000
-        var lastProblem: EndpointProblem?
-        while !state.withLock({ $0.stopping }) {
-            do throws(EndpointProblem) {
-                try connectOnce(until: Deadline(secondsFromNow: Self.answerSeconds))
-                if (lastProblem != nil || firstProblem != nil) && Self.logsProblems {
-                    fputs("AudioToolbox: audiosessiond answers again: this program's session is arbitrated with the others\n",
-                          stderr)
-                }
-                return true
-            } catch {
-                if error != lastProblem && Self.logsProblems {
-                    fputs("AudioToolbox: \(error); retrying\n", stderr)
-                }
-                lastProblem = error
-            }
-            sleepInterruptibly(microseconds: pause)
-            pause = min(pause * 2, Self.longestPause)
-        }
-        return false
-    }
-
-    /// The longest pause between attempts to reach the daemon.
-    static let longestPause: UInt32 = 2_000_000
-    static let logsProblems = getenv("AUDIOTOOLBOX_LOG").map { String(cString: $0) != "" } ?? false
-
-    /// Waits on the wake pipe, so shutting down does not wait for the pause to end.
-    private func sleepInterruptibly(microseconds: UInt32) {
-        var entry = pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)
-        _ = poll(&entry, 1, Int32(microseconds / 1000))
-        var drain = [UInt8](repeating: 0, count: 64)
-        while read(wakePipe.read, &drain, drain.count) > 0 {}
-    }
 }

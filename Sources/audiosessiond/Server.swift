@@ -13,19 +13,19 @@ import POSIXSupport
 /// connection per turn (`readsPerTurn`), log lines (Log). At its descriptor limit it
 /// stops accepting for a moment instead of spinning on a listener it cannot serve.
 final class Server {
-    private let listener: Int32
-    private let idleSeconds: Int
-    private let epoll: Int32
-    private var connections: [Int32: Connection] = [:]
+    let listener: Int32
+    let idleSeconds: Int
+    let epoll: Int32
+    var connections: [Int32: Connection] = [:]
     /// The session connections by client ID (notices are addressed by it).
-    private var sessions: [UInt32: Connection] = [:]
+    var sessions: [UInt32: Connection] = [:]
     /// Connections that asked for `watch` lines.
-    private var watchers: [Int32: Connection] = [:]
-    private var arbitration = Arbitration()
-    private var nextID: UInt32 = 1
-    private let finisher = SoundFinisher()
-    private let soundServer = SoundServerWatcher()
-    private let others: OthersPolicy
+    var watchers: [Int32: Connection] = [:]
+    var arbitration = Arbitration()
+    var nextID: UInt32 = 1
+    let finisher = SoundFinisher()
+    let soundServer = SoundServerWatcher()
+    let others: OthersPolicy
     /// A client that lets this much pile up unread is dropped (its session released).
     static let outboxLimit = 1 << 20
     /// A connection must say hello this soon after it is accepted.
@@ -44,16 +44,16 @@ final class Server {
     static let acceptsPerTurn = 64
     /// Connections waiting for their hello, in the order they were accepted (closed or
     /// greeted ones are skipped when reached).
-    private var waitingForHello: [Connection] = []
-    private var waitingHead = 0
-    private var waitingCount = 0
+    var waitingForHello: [Connection] = []
+    var waitingHead = 0
+    var waitingCount = 0
     /// Not accepting until then (the descriptor limit was reached); 0: accepting.
-    private var acceptPausedUntil = 0.0
-    private var listenerWatched = false
+    var acceptPausedUntil = 0.0
+    var listenerWatched = false
     /// Connections with messages queued since the last flush, in order.
-    private var unsent: [Connection] = []
+    var unsent: [Connection] = []
     /// Connections sent something since their doorbell was last rung.
-    private var unrung: [Connection] = []
+    var unrung: [Connection] = []
 
     init(listener: Int32, idleSeconds: Int, journalPath: String) {
         self.listener = listener
@@ -65,12 +65,12 @@ final class Server {
         watchListener(true)
     }
 
-    private func watch(_ fd: Int32, events: UInt32) {
+    func watch(_ fd: Int32, events: UInt32) {
         var event = epoll_event(events: events, data: epoll_data_t(fd: fd))
         _ = epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event)
     }
 
-    private func watchListener(_ on: Bool) {
+    func watchListener(_ on: Bool) {
         guard on != listenerWatched else { return }
         listenerWatched = on
         if on { watch(listener, events: EPOLLIN.rawValue) } else { _ = epoll_ctl(epoll, EPOLL_CTL_DEL, listener, nil) }
@@ -124,7 +124,7 @@ final class Server {
 
     /// Until the next thing with a time: the oldest hello owed, accepting again, or the
     /// idle check (and the sound server's retry) once a second.
-    private func nextTimeoutMilliseconds() -> Int32 {
+    func nextTimeoutMilliseconds() -> Int32 {
         var wait = 1.0
         if let oldest = oldestWaiting() { wait = min(wait, oldest.acceptedAt + Self.helloSeconds - monotonicSeconds()) }
         if acceptPausedUntil > 0 { wait = min(wait, acceptPausedUntil - monotonicSeconds()) }
@@ -133,9 +133,9 @@ final class Server {
 
     /// Other programs' streams on the sound server count as other audio.
     /// The volume last told to the sessions.
-    private var serverVolume: Float?
+    var serverVolume: Float?
 
-    private func soundServerChanged() {
+    func soundServerChanged() {
         let volume = soundServer.defaultSinkVolume()
         if volume != serverVolume {
             serverVolume = volume
@@ -152,14 +152,14 @@ final class Server {
 
     /// Lowers, mutes or restores the sound server's other streams for the sessions now
     /// active (see OthersPolicy).
-    private func applyOthersPolicy() {
+    func applyOthersPolicy() {
         guard let watch = soundServer.connection else { return }
         others.update(arbitration, streams: soundServer.streams(), watch: watch)
     }
 
     // MARK: Connections
 
-    private func acceptPending() {
+    func acceptPending() {
         for _ in 0..<Self.acceptsPerTurn {
             let fd = retryingInterrupts { Glibc.accept(listener, nil, nil) }
             guard fd >= 0 else {
@@ -198,7 +198,7 @@ final class Server {
         }
     }
 
-    private func oldestWaiting() -> Connection? {
+    func oldestWaiting() -> Connection? {
         while waitingHead < waitingForHello.count {
             let connection = waitingForHello[waitingHead]
             if connection.isOpen && connection.role == nil { return connection }
@@ -212,14 +212,14 @@ final class Server {
 
     /// Closes the connection that has waited longest without saying hello; false if none.
     @discardableResult
-    private func closeOldestWaiting(reason: String?) -> Bool {
+    func closeOldestWaiting(reason: String?) -> Bool {
         guard let oldest = oldestWaiting() else { return false }
         drop(oldest, reason: reason)
         return true
     }
 
     /// Connections that have not said hello in time.
-    private func closeSilentConnections() {
+    func closeSilentConnections() {
         let now = monotonicSeconds()
         while let oldest = oldestWaiting(), now - oldest.acceptedAt >= Self.helloSeconds {
             drop(oldest, reason: "no hello within \(Int(Self.helloSeconds)) s")
@@ -231,12 +231,12 @@ final class Server {
     }
 
     /// One read buffer for every connection: the loop is single-threaded.
-    private var readBuffer = [UInt8](repeating: 0, count: 16384)
+    var readBuffer = [UInt8](repeating: 0, count: 16384)
 
     /// Descriptors that came with a read (a doorbell is the only one expected).
-    private var passedDescriptors: [Int32] = []
+    var passedDescriptors: [Int32] = []
 
-    private func receive(_ connection: Connection) {
+    func receive(_ connection: Connection) {
         // A bounded share per turn: a peer that writes without pause cannot keep the
         // loop from the others (the rest stays in its socket; epoll reports it again).
         for _ in 0..<Self.readsPerTurn {
@@ -273,7 +273,7 @@ final class Server {
     }
 
     /// Handles every complete message received; a malformed one ends the connection.
-    private func drain(_ connection: Connection) {
+    func drain(_ connection: Connection) {
         while connection.isOpen {
             guard !connection.overflowed else {
                 drop(connection, reason: "not reading its messages (over \(Self.outboxLimit) bytes queued)")
@@ -291,7 +291,7 @@ final class Server {
         }
     }
 
-    private func drop(_ connection: Connection, reason: String?) {
+    func drop(_ connection: Connection, reason: String?) {
         guard connection.isOpen else { return }
         if let reason { Log.error("client \(connection.id) (pid \(connection.pid)): \(reason)") }
         if !connection.overflowed { flush(connection) }  // a last message (a failure) goes out if the socket takes it
@@ -318,230 +318,4 @@ final class Server {
         }
     }
 
-    /// Queues `message`; `sendQueued` writes it, with whatever else the connection gets
-    /// in the same batch: one system call and one ring per session per batch. A
-    /// connection whose queue is full gets nothing more and is dropped at the next
-    /// chance: memory never grows past the limit for a peer that does not read.
-    private func send(_ message: ArbiterMessage, to connection: Connection) {
-        guard connection.isOpen, !connection.overflowed else { return }
-        let frame = message.frame()
-        guard connection.outbox.count + frame.count <= Self.outboxLimit else {
-            connection.overflowed = true
-            connection.outbox = []
-            markUnsent(connection)
-            return
-        }
-        connection.outbox += frame
-        markUnsent(connection)
-    }
-
-    private func markUnsent(_ connection: Connection) {
-        guard !connection.flushPending else { return }
-        connection.flushPending = true
-        unsent.append(connection)
-    }
-
-    private func flush(_ connection: Connection) {
-        while !connection.outbox.isEmpty {
-            let n = connection.outbox.withUnsafeBytes { raw in
-                retryingInterrupts { Glibc.send(connection.fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL)) }
-            }
-            guard n > 0 else { break }  // EAGAIN: epoll says when; an error shows up as a read error
-            connection.outbox.removeFirst(n)
-            if connection.doorbell >= 0 && !connection.ringPending {
-                connection.ringPending = true
-                unrung.append(connection)
-            }
-        }
-        watchOutput(connection, !connection.outbox.isEmpty)
-    }
-
-    /// Whether epoll reports room to write on the connection: only while bytes wait.
-    private func watchOutput(_ connection: Connection, _ on: Bool) {
-        guard connection.isOpen, on != connection.watchingOutput else { return }
-        connection.watchingOutput = on
-        var event = epoll_event(events: EPOLLIN.rawValue | (on ? EPOLLOUT.rawValue : 0),
-                                data: epoll_data_t(fd: connection.fd))
-        _ = epoll_ctl(epoll, EPOLL_CTL_MOD, connection.fd, &event)
-    }
-
-    /// Writes what was queued, then rings the doorbell of every session that was sent
-    /// something: once per batch, after the batch's bytes are in its socket, so the woken
-    /// run loop finds them.
-    private func sendQueued() {
-        let batch = unsent
-        unsent = []
-        for connection in batch where connection.isOpen {
-            connection.flushPending = false
-            if connection.overflowed {
-                drop(connection, reason: "not reading its messages (over \(Self.outboxLimit) bytes queued)")
-                continue
-            }
-            flush(connection)
-        }
-        for connection in unrung where connection.doorbell >= 0 {
-            connection.ringPending = false
-            Doorbell.ring(connection.doorbell)
-        }
-        unrung = []
-    }
-
-    /// A session's doorbell: the socket that came with the message.
-    private func acceptDoorbell(from connection: Connection) {
-        let fd = connection.passed
-        connection.passed = -1
-        if fd < 0 && connection.descriptorLost {
-            // This daemon could not take the descriptor (at its limit): the session keeps
-            // reading on its own thread, as before doorbells.
-            connection.descriptorLost = false
-            Log.error("client \(connection.id) (pid \(connection.pid)): its doorbell was lost (descriptor limit)")
-            send(.doorbellAnswer(accepted: false), to: connection)
-            return
-        }
-        guard fd >= 0 else { drop(connection, reason: "doorbell without a descriptor"); return }
-        guard connection.doorbell < 0, Doorbell.isUsable(fd) else {
-            close(fd)
-            drop(connection, reason: "doorbell is not a Unix packet socket, or a second one")
-            return
-        }
-        connection.doorbell = fd
-        send(.doorbellAnswer(accepted: true), to: connection)
-        // Bytes sent before the doorbell came (another session's notice in the same
-        // pass) had no ring; the session's run loop may already wait on it alone.
-        if !connection.ringPending {
-            connection.ringPending = true
-            unrung.append(connection)
-        }
-    }
-
-    // MARK: Messages
-
-    private func handle(_ message: ArbiterMessage, from connection: Connection) {
-        if connection.role == nil {
-            guard case .hello(let version, let pid, let program, let role) = message else {
-                drop(connection, reason: "spoke before hello")
-                return
-            }
-            guard version == ArbiterMessage.version else {
-                send(.failure("protocol version \(version) is not \(ArbiterMessage.version)"), to: connection)
-                drop(connection, reason: "protocol version \(version)")
-                return
-            }
-            connection.role = role
-            waitingCount -= 1
-            connection.pid = pid
-            // Shown in status, watch lines and the log: short, and nothing a terminal obeys.
-            connection.program = printable(String(program.unicodeScalars.prefix(Self.programNameLimit)))
-            send(.welcome(version: ArbiterMessage.version, clientID: connection.id), to: connection)
-            if role == .session {
-                sessions[connection.id] = connection
-                if serverVolume != nil { send(.serverVolume(serverVolume), to: connection) }
-                event("\(describe(connection)) joined")
-                deliver(arbitration.join(connection.id, pid: pid, program: connection.program))
-            }
-            return
-        }
-        switch (connection.role, message) {
-        case (.session, .claim(let category, let mode, let traits)):
-            event("\(describe(connection)) category \(fourCC(category)) mode \(fourCC(mode)) \(traitWords(traits))")
-            deliver(arbitration.claim(connection.id, category: category, mode: mode, traits: traits))
-        case (.session, .activate):
-            event("\(describe(connection)) activates")
-            deliver(arbitration.activate(connection.id))
-        case (.session, .deactivate(let notify)):
-            event("\(describe(connection)) deactivates\(notify ? " (notifying others)" : "")")
-            deliver(arbitration.deactivate(connection.id, notifyOthers: notify))
-        case (.tool, .silentSwitch(let on)):
-            event("silent switch \(on ? "on" : "off")")
-            deliver(arbitration.setSilentSwitch(on))
-        case (.tool, .system(let kind, let active)):
-            event("\(kind) \(active ? "starts" : "ends")")
-            deliver(arbitration.system(kind, active: active))
-        case (_, .finishIfDies(let token, let path, let device)):
-            guard connection.outliving.count < Self.outlivingLimit || connection.outliving[token] != nil else {
-                Log.error("client \(connection.id) (pid \(connection.pid)): more than \(Self.outlivingLimit) sounds "
-                          + "to finish; \(printable(path)) will not be")
-                return
-            }
-            connection.outliving[token] = (path, device, monotonicSeconds())
-        case (_, .finished(let token)):
-            connection.outliving[token] = nil
-        case (.session, .doorbell):
-            acceptDoorbell(from: connection)
-        case (_, .statusRequest):
-            send(.status(status()), to: connection)
-        case (_, .watch):
-            connection.watching = true
-            watchers[connection.fd] = connection
-            // The first line confirms the watch (a script can wait for it, then act).
-            let status = arbitration.status
-            let calls = status.systemInterruptions.map(\.description)
-            send(.event("watching \(status.sessions.count) session(s); system: "
-                        + (calls.isEmpty ? "no interruption" : calls.joined(separator: ", "))), to: connection)
-        default:
-            drop(connection, reason: "unexpected message \(message)")
-        }
-    }
-
-    /// Sends each notice to its client, and tells watchers what it means.
-    private func deliver(_ notices: Arbitration.Notices) {
-        defer { applyOthersPolicy() }
-        guard !notices.isEmpty else { return }
-        // Each session concerned wakes as soon as its messages are out, in the order of
-        // the notices (the interrupted first), not after the rest of this loop's work.
-        defer { sendQueued() }
-        var previous: UInt32?
-        for (client, notice) in notices {
-            if let previous, previous != client { sendQueued() }
-            previous = client
-            guard let connection = sessions[client] else { continue }
-            let message: ArbiterMessage
-            switch notice {
-            case .interruptionBegan(let bySystem):
-                message = .interruptionBegan(bySystem: bySystem)
-                event("\(describe(connection)) interrupted\(bySystem ? " by the system" : "")")
-            case .interruptionEnded(let resume):
-                message = .interruptionEnded(shouldResume: resume)
-                event("\(describe(connection)) interruption ends\(resume ? " (should resume)" : "")")
-            case .otherAudio(let playing): message = .otherAudio(playing: playing)
-            case .ducked(let ducked):
-                message = .ducked(ducked)
-                event("\(describe(connection)) \(ducked ? "ducked" : "unducked")")
-            case .systemState(let interrupting): message = .systemState(interrupting: interrupting)
-            case .silentSwitch(let on): message = .silentSwitchState(on: on)
-            }
-            send(message, to: connection)
-        }
-    }
-
-    /// Tells watchers (and the log, when verbose) what happened. The line is only made
-    /// when someone will read it: this is on the path of every activation.
-    private func event(_ line: @autoclosure () -> String) {
-        guard Log.verbose || !watchers.isEmpty else { return }
-        let text = line()
-        if Log.verbose { Log.info(text) }
-        for connection in watchers.values { send(.event(text), to: connection) }
-    }
-
-    /// The table `audiosession status` shows. As long as it is: the encoding keeps
-    /// what fits in one frame and counts the rest.
-    private func status() -> ArbiterStatus {
-        var status = arbitration.status
-        if soundServer.connection != nil {
-            status.soundServer = soundServer.streams().map { stream in
-                let volume = withUnsafeBytes(of: stream.volumes) { $0.bindMemory(to: Float.self).first ?? 1 }
-                return ArbiterStatus.Stream(
-                    node: stream.node, pid: UInt32(bitPattern: stream.pid),
-                    application: printable(cString(stream.application)), role: printable(cString(stream.role)),
-                    running: stream.running != 0, volume: stream.channels > 0 && volume.isFinite ? volume : 1, mute: stream.mute != 0,
-                    action: others.action(for: stream.node))
-            }
-        }
-        return status
-    }
-
-    private func describe(_ connection: Connection) -> String {
-        "\(connection.program)[\(connection.pid)]#\(connection.id)"
-    }
 }
-
