@@ -17,6 +17,9 @@
 #     clang and g++, on the virtual device and the virtual ALSA card.
 #  9. Programs arbitrated together by a real audiosessiond (Tests/arbiter); the
 #     protocol fuzzer and the SPEC 7 table run with the Swift tests (1).
+# 10. Hostile users (Tests/hostile): another user's folder, socket or daemon, planted
+#     symlinks and FIFOs, floods, silent connections, a stopped daemon, escape sequences
+#     in program names, inherited descriptors. Runs as root (uids 65534 and 65533).
 # Suites 1-6 run on the in-process virtual device (AUDIOTOOLBOX_BACKEND=virtual), so they
 # behave the same on machines with and without a sound card.
 # Ends with one line "check: N passed, N failed" counting the suites.
@@ -230,6 +233,17 @@ while IFS= read -r line; do
         *) echo "$line" ;;
     esac
 done < <(AUDIOTOOLBOX_ARBITER=daemon python3 "$here/Tests/arbiter/run-arbiter-tests.py" "$prefix" "$out/arbiter" 2>&1)
+
+echo "== Hostile users (Tests/hostile)"
+# Other users (uid 65534, a victim uid 65533), planted files, floods, stuck peers, each
+# case with its own runtime folder and daemons. One PASS/FAIL per case.
+while IFS= read -r line; do
+    case "$line" in
+        "PASS "*) pass "hostile ${line#PASS }" ;;
+        "FAIL "*) fail "hostile ${line#FAIL }" ;;
+        *) echo "$line" ;;
+    esac
+done < <(python3 "$here/Tests/hostile/run-hostile-tests.py" "$prefix" "$out/hostile" 2>&1)
 
 echo "check: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
