@@ -57,8 +57,9 @@ extension DaemonArbiter {
             guard r.fd >= 0 else { return true }  // reconnecting
             while !r.lost {
                 let fd = r.fd
-                let n = r.buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-                if n < 0 && errno == EINTR { continue }
+                let n = r.buffer.withUnsafeMutableBytes { raw in
+                    retryingInterrupts { recv(fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT)) }
+                }
                 if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
                 guard n > 0 else { r.lost = true; break }
                 r.decoder.feed(r.buffer[0..<n])

@@ -259,10 +259,12 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     /// Sends what the socket takes now, without blocking.
     static func flush(_ s: inout State) {
         while !s.outbox.isEmpty {
-            let n = s.outbox.withUnsafeBytes { send(s.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            if n > 0 { s.outbox.removeFirst(n); continue }
-            if n < 0 && errno == EINTR { continue }
-            return
+            let fd = s.fd
+            let n = s.outbox.withUnsafeBytes { raw in
+                retryingInterrupts { send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            }
+            guard n > 0 else { return }
+            s.outbox.removeFirst(n)
         }
     }
 

@@ -48,8 +48,10 @@ extension SocketIO {
             var count: Int32 = 0
             var truncated: Int32 = 0
             let n = buffer.withUnsafeMutableBytes { raw in
-                DescriptorPassingReceive(fd, raw.baseAddress, raw.count, passed.baseAddress, Int32(passed.count), &count,
-                                         &truncated)
+                retryingInterrupts {
+                    DescriptorPassingReceive(fd, raw.baseAddress, raw.count, passed.baseAddress, Int32(passed.count),
+                                             &count, &truncated)
+                }
             }
             if count > 0 { descriptors += passed.prefix(Int(count)) }
             if truncated != 0 { lostDescriptors = true }

@@ -265,7 +265,6 @@ final class Server {
                 if n < readBuffer.count { return }
                 continue
             }
-            if n < 0 && errno == EINTR { continue }
             if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
             drop(connection, reason: n == 0 ? nil : "read: \(Errno.current)")
             return
