@@ -16,8 +16,9 @@ public enum ArbitrationTable {
         false: [false: .interrupt, true: .leave],
         true: [false: .leave, true: .leave],
     ]
-    /// Whether a system interruption (call, alarm) interrupts a session, by whether it mixes.
-    public static let systemInterrupts: [Bool: Bool] = [false: true, true: false]
+    /// Whether a system interruption (call, alarm) interrupts a session, by whether it
+    /// mixes: "the phone always wins", whatever the category and options.
+    public static let systemInterrupts: [Bool: Bool] = [false: true, true: true]
     /// Whether a deactivation ends the interruptions it caused, by its notify flag. A
     /// session that exits or dies counts as deactivating with the flag.
     public static let deactivationEnds: [Bool: Bool] = [true: true, false: false]
@@ -115,8 +116,8 @@ public struct Arbitration: Sendable {
         guard var p = participants[id] else { return [] }
         let before = signature
         let mixes = p.traits.contains(.mixes)
-        // During a system interruption a session it would interrupt cannot start: the
-        // library refuses with 'what' itself; one that slipped through is interrupted.
+        // During a system interruption a session it interrupts cannot start: the library
+        // refuses with 'what' itself; one that slipped through is interrupted.
         if let system = systemInterruptions.first, ArbitrationTable.systemInterrupts[mixes] == true {
             p.state = .interrupted
             participants[id] = p

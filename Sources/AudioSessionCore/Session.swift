@@ -77,8 +77,8 @@ public final class Session: Sendable {
 
     private func activate(_ s: inout SessionState) throws(ResultCode) {
         guard s.phase != .active else { return }
-        // A call or an alarm keeps every session that does not mix from starting.
-        guard !(s.systemInterruptionInProgress && !s.mixesWithOthers) else { throw .unspecified }
+        // A call or an alarm keeps every session from starting, mixing or not (SPEC 7).
+        guard !s.systemInterruptionInProgress else { throw .unspecified }
         // Only a category that does nothing but record needs an input to activate:
         // PlayAndRecord plays alone until an input appears (SPEC 9).
         if s.policy.usesInput && !s.policy.usesOutput && !s.inputAvailable { throw .noHardware }

@@ -68,7 +68,8 @@ public final class InProcessArbiter: Arbiter {
         }
     }
 
-    /// A call or alarm starts: sessions that do not mix are interrupted. Twice is 'what'.
+    /// A call or alarm starts: the session is interrupted, whatever its category (the
+    /// table says so). Twice is 'what'.
     public func beginInterruption() throws(ResultCode) {
         try report { m throws(ResultCode) in
             guard !m.systemInterruption else { throw .unspecified }

@@ -71,14 +71,14 @@ enum Switch: String, ExpressibleByArgument, CaseIterable {
 
 struct Call: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Start or end a simulated phone call: a system interruption of every session that does not mix.")
+        abstract: "Start or end a simulated phone call: a system interruption of every active session, mixing or not.")
     @Argument(help: "start or end") var action: Switch
     func run() throws { try systemInterruption(.call, action) }
 }
 
 struct Alarm: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Start or end an alarm: a system interruption of every session that does not mix.")
+        abstract: "Start or end an alarm: a system interruption of every active session, mixing or not.")
     @Argument(help: "start or end") var action: Switch
     func run() throws { try systemInterruption(.alarm, action) }
 }

@@ -87,26 +87,28 @@ struct ArbitrationTests {
         #expect(interruptions(a.deactivate(2, notifyOthers: true)) == ["1 end resume"])
     }
 
-    @Test("a system interruption takes every non-mixing session, refuses new ones, and ends with ShouldResume")
+    @Test("the phone always wins: a system interruption takes every active session, mixing ones included, refuses new ones, and ends with ShouldResume")
     func system() {
-        var a = arbitration([nonMixing, mixing, nonMixing])
+        var a = arbitration([nonMixing, mixing, nonMixing, ducking])
         _ = a.activate(1)
         _ = a.activate(2)
+        _ = a.activate(4)
         let begin = a.system(.call, active: true)
-        #expect(interruptions(begin) == ["1 begin system"])
+        #expect(interruptions(begin) == ["1 begin system", "2 begin system", "4 begin system"])
         #expect(begin.contains { $0.client == 3 && $0.notice == .systemState(interrupting: true) })
-        #expect(state(a, 2) == .active)
-        // One that activates anyway (it raced the state) is interrupted at once.
+        #expect(state(a, 2) == .interrupted)
+        #expect(state(a, 4) == .interrupted)
+        // One that activates anyway (it raced the state) is interrupted at once, mixing or not.
         #expect(interruptions(a.activate(3)) == ["3 begin system"])
         // An alarm during the call: End only when both are over.
         _ = a.system(.alarm, active: true)
         #expect(interruptions(a.system(.call, active: false)) == [])
         let end = a.system(.alarm, active: false)
-        #expect(interruptions(end) == ["1 end resume", "3 end resume"])
+        #expect(interruptions(end) == ["1 end resume", "2 end resume", "3 end resume", "4 end resume"])
         #expect(a.status.systemInterruptions == [])
         // Each client hears the call is over before its End: an End handler that
         // reactivates must not be refused.
-        for id in [UInt32(1), 3] {
+        for id in [UInt32(1), 2, 3, 4] {
             let mine = end.filter { $0.client == id }.map(\.notice)
             #expect(mine.prefix(2) == [.systemState(interrupting: false), .interruptionEnded(shouldResume: true)])
         }

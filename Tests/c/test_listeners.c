@@ -257,9 +257,7 @@ int main(void)
     CHECK(addedFromCallbackCalls == 1, "a listener added from a callback hears the next change (got %d)", addedFromCallbackCalls);
     resetCalls();
 
-    /* SPEC 6: interruptions. Begin after the session is inactive; End with the type.
-     * A system interruption spares sessions that mix (SPEC 7): the callback above left
-     * the category at Ambient, so take one that does not mix. */
+    /* SPEC 6: interruptions. Begin after the session is inactive; End with the type. */
     CHECK_STATUS(setU32(kAudioSessionProperty_AudioCategory, kAudioSessionCategory_SoloAmbientSound), noErr);
     runPendingCallbacks();  /* the category change's route change */
     resetCalls();
@@ -273,6 +271,7 @@ int main(void)
     runPendingCallbacks();
     CHECK(interruptionCount == 2 && interruptionStates[1] == kAudioSessionEndInterruption, "End delivered");
     CHECK(typeStatusInEnd == noErr && typeInEnd == kAudioSessionInterruptionType_ShouldResume, "type reads ShouldResume inside End");
+
     CHECK(reactivateInEnd == noErr, "reactivation from the End callback succeeds");
     UInt32 type = 0, size = sizeof type;
     CHECK_STATUS(AudioSessionGetProperty(kAudioSessionProperty_InterruptionType, &size, &type), kAudioSessionUnsupportedPropertyError);
@@ -280,6 +279,23 @@ int main(void)
     CHECK_STATUS(AudioSessionVirtualDeviceEndInterruption(false), noErr);
     runPendingCallbacks();
     CHECK(interruptionCount == 4 && typeInEnd == kAudioSessionInterruptionType_ShouldNotResume, "type reads ShouldNotResume");
+
+    /* SPEC 7: the phone always wins. A mixing session (Ambient) is interrupted by a call
+     * too, and cannot activate while it lasts. */
+    CHECK_STATUS(setU32(kAudioSessionProperty_AudioCategory, kAudioSessionCategory_AmbientSound), noErr);
+    runPendingCallbacks();
+    resetCalls();
+    CHECK_STATUS(AudioSessionSetActive(true), noErr);
+    int before = interruptionCount;
+    CHECK_STATUS(AudioSessionVirtualDeviceBeginInterruption(), noErr);
+    runPendingCallbacks();
+    CHECK(interruptionCount == before + 1 && interruptionStates[before] == kAudioSessionBeginInterruption,
+          "an Ambient session gets Begin from a system interruption (got %d callbacks)", interruptionCount);
+    CHECK_STATUS(AudioSessionSetActive(true), kAudioSessionUnspecifiedError);
+    CHECK_STATUS(AudioSessionVirtualDeviceEndInterruption(true), noErr);
+    runPendingCallbacks();
+    CHECK(interruptionCount == before + 2 && interruptionStates[before + 1] == kAudioSessionEndInterruption,
+          "and End after it");
 
     /* SPEC 6 (Linux addition): the pollable descriptor and DispatchPendingCallbacks. */
     int fd = -1;

@@ -109,10 +109,11 @@ extern OSStatus AudioSessionVirtualDeviceSetSampleRates(const Float64 *inRates, 
  * kAudioSessionSetActiveFlag_NotifyOthersOnDeactivation. */
 extern OSStatus AudioSessionVirtualDeviceSetOtherAudioPlaying(Boolean inPlaying);
 
-/* Begin a system interruption (an incoming call, an alarm): an active session that
- * does not mix is deactivated and receives kAudioSessionBeginInterruption; until it
- * ends, activating a category that does not mix fails with
- * kAudioSessionUnspecifiedError. Beginning twice gives kAudioSessionUnspecifiedError. */
+/* Begin a system interruption (an incoming call, an alarm): the phone always wins, so
+ * an active session is deactivated and receives kAudioSessionBeginInterruption
+ * whatever its category (Ambient and MixWithOthers too); until it ends, every
+ * activation fails with kAudioSessionUnspecifiedError. Beginning twice gives
+ * kAudioSessionUnspecifiedError. */
 extern OSStatus AudioSessionVirtualDeviceBeginInterruption(void);
 
 /* End the system interruption. An interrupted session receives
