@@ -12,25 +12,79 @@ public enum ListenerCall: Equatable, Sendable {
 // MARK: Coalescing while undelivered
 
 extension ListenerCall {
-    /// Calls with equal keys coalesce while they wait for delivery, which bounds the
-    /// queue of a program that does not run its run loop: one waiting call per property,
-    /// one Begin and one End.
-    public var coalescingKey: Int {
+    /// Route changes waiting at once, at most: one per reason (there are 8).
+    public static let maximumWaitingRouteChanges = 8
+
+    /// Adds `call`, the newest, to the calls waiting for delivery (oldest first). This
+    /// bounds the queue of a program that does not run its run loop while keeping what
+    /// it relies on:
+    /// - A property's waiting call (and Begin, and End) takes the newer value and moves
+    ///   to the end: one call per property.
+    /// - A route change merges only into the route change waiting last, and only when
+    ///   it has the same reason: an unplug then a category change stays two callbacks,
+    ///   so a listener that pauses on OldDeviceUnavailable sees the unplug (SPEC 6). A
+    ///   merged change runs from the earlier one's Previous to the newer one's Current,
+    ///   so each Previous still equals the preceding Current.
+    /// - Past `maximumWaitingRouteChanges`, two neighbouring route changes merge where
+    ///   the earlier one's reason comes again later: no reason is lost, and with only 8
+    ///   reasons such a pair always exists.
+    public static func add(_ call: ListenerCall, to waiting: inout [ListenerCall]) {
+        guard case .property(let id, .routeChange(let change)) = call else {
+            if let index = waiting.firstIndex(where: { $0.coalescingKey == call.coalescingKey }) {
+                waiting.remove(at: index)
+            }
+            waiting.append(call)
+            return
+        }
+        let routes = waiting.indices.filter { waiting[$0].routeChange(of: id) != nil }
+        if let last = routes.last, let waitingChange = waiting[last].routeChange(of: id),
+           waitingChange.reason == change.reason {
+            waiting.remove(at: last)
+            waiting.append(.property(id, .routeChange(waitingChange.followed(by: change))))
+            return
+        }
+        waiting.append(call)
+        guard routes.count + 1 > maximumWaitingRouteChanges else { return }
+        foldOneRouteChange(of: id, in: &waiting)
+    }
+
+    /// Merges the first pair of neighbouring route changes whose earlier reason comes
+    /// again later into one change with the later one's reason and place.
+    private static func foldOneRouteChange(of id: PropertyID, in waiting: inout [ListenerCall]) {
+        let routes = waiting.indices.filter { waiting[$0].routeChange(of: id) != nil }
+        for (position, index) in routes.enumerated().dropLast() {
+            let earlier = waiting[index].routeChange(of: id)!
+            let laterReasons = routes[(position + 1)...].map { waiting[$0].routeChange(of: id)!.reason }
+            guard laterReasons.contains(earlier.reason) else { continue }
+            let next = routes[position + 1]
+            let later = waiting[next].routeChange(of: id)!
+            waiting[next] = .property(id, .routeChange(earlier.followed(by: later)))
+            waiting.remove(at: index)
+            return
+        }
+    }
+
+    private func routeChange(of id: PropertyID) -> RouteChange? {
+        guard case .property(let own, .routeChange(let change)) = self, own == id else { return nil }
+        return change
+    }
+
+    /// Calls with equal keys replace each other while they wait: one per property, one
+    /// Begin and one End.
+    var coalescingKey: Int {
         switch self {
         case .property(let id, _): return Int(id.rawValue)
         case .interruption(.begin): return -1
         case .interruption(.end): return -2
         }
     }
+}
 
-    /// This waiting call combined with `newer`, a later call with the same key. The
-    /// newest value wins; route changes merge so that the chain a listener sees still
-    /// holds: the earliest Previous, the newest Current and reason.
-    public func merged(with newer: ListenerCall) -> ListenerCall {
-        guard case .property(let id, .routeChange(let earlier)) = self,
-              case .property(_, .routeChange(let later)) = newer else { return newer }
-        return .property(id, .routeChange(RouteChange(reason: later.reason, previous: earlier.previous,
-                                                      current: later.current)))
+extension RouteChange {
+    /// This change and a later one as one: from this one's Previous to the later one's
+    /// Current, with the later one's reason.
+    func followed(by later: RouteChange) -> RouteChange {
+        RouteChange(reason: later.reason, previous: previous, current: later.current)
     }
 }
 

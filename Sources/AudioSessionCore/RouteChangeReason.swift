@@ -26,4 +26,9 @@ public struct RouteChange: Equatable, Sendable {
     public let reason: RouteChangeReason
     public let previous: RouteDescription
     public let current: RouteDescription
+    public init(reason: RouteChangeReason, previous: RouteDescription, current: RouteDescription) {
+        self.reason = reason
+        self.previous = previous
+        self.current = current
+    }
 }

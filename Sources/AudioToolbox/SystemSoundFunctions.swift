@@ -16,8 +16,8 @@ struct SoundCompletionCall: Coalescing {
     let procedure: UInt
     let clientData: UInt
     let serial: Int
-    var coalescingKey: Int { serial }
-    func merged(with newer: SoundCompletionCall) -> SoundCompletionCall { newer }
+    /// Each completion is its own: appended, never merged.
+    static func add(_ call: SoundCompletionCall, to waiting: inout [SoundCompletionCall]) { waiting.append(call) }
 }
 
 /// The process's system sounds and the completion routines registered for them.

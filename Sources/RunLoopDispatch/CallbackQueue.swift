@@ -2,12 +2,12 @@ import CoreFoundation
 import Glibc
 import Locking
 
-/// An item a `CallbackQueue` can coalesce with a later one while both wait.
+/// An item a `CallbackQueue` holds: the item's type says how a new one joins those
+/// waiting (appended, or merged into one of them), which is what bounds the queue of a
+/// program that does not run its run loop.
 public protocol Coalescing: Sendable {
-    /// Items with equal keys coalesce while waiting for delivery.
-    var coalescingKey: Int { get }
-    /// This waiting item combined with `newer`, a later one with the same key.
-    func merged(with newer: Self) -> Self
+    /// Adds `item`, the newest, to `waiting` (oldest first).
+    static func add(_ item: Self, to waiting: inout [Self])
 }
 
 /// The program's callbacks waiting for delivery, in order, delivered one at a time on
@@ -17,9 +17,9 @@ public protocol Coalescing: Sendable {
 ///   item at a time, so a callback that drains again (nested dispatch) continues the
 ///   same queue with the next item; a drain on another thread while one is delivering
 ///   returns at once, and the delivering thread delivers the rest.
-/// - Bound: an item whose key is already waiting merges into it and moves to the end
-///   (it reports the newest change), so the queue holds at most one item per key, and
-///   its storage is released whenever it empties.
+/// - Bound: the items' own rule (`Coalescing.add`) merges new items into waiting ones
+///   (listener calls: one per property, route changes one per reason at most; see
+///   ListenerCall), and the storage is released whenever the queue empties.
 public final class CallbackQueue<Item: Coalescing>: @unchecked Sendable {
     private struct State {
         var items: [Item] = []
@@ -46,19 +46,12 @@ public final class CallbackQueue<Item: Coalescing>: @unchecked Sendable {
     /// The descriptor that polls readable while items wait.
     public var fileDescriptor: Int32 { wakeup.fileDescriptor }
 
-    /// Appends `items` in order, merging each into a waiting item with the same key.
+    /// Adds `items` in order, each as its type says (`Coalescing.add`).
     /// Takes only this queue's lock and calls nothing else, so it may run under the
     /// caller's locks; call `wake` afterwards.
     public func enqueue(_ items: [Item]) {
         state.withLock { s in
-            for item in items {
-                if let index = s.items.firstIndex(where: { $0.coalescingKey == item.coalescingKey }) {
-                    let waiting = s.items.remove(at: index)
-                    s.items.append(waiting.merged(with: item))
-                } else {
-                    s.items.append(item)
-                }
-            }
+            for item in items { Item.add(item, to: &s.items) }
         }
     }
 

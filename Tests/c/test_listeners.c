@@ -208,16 +208,49 @@ int main(void)
     CHECK(calls[1].currentOutput && CFEqual(calls[1].currentOutput, kAudioSessionOutputRoute_BuiltInSpeaker), "unplug: back to the speaker");
     resetCalls();
 
-    /* Undelivered route changes merge: plugging and unplugging before the run loop runs
-     * is one call, from the first change's previous route to the last one's current
-     * route, with the last one's reason. */
+    /* SPEC 6: no route change's reason is lost. Plugging and unplugging before the run
+     * loop runs are two calls, in order, each Previous the preceding Current. */
     CHECK_STATUS(AudioSessionVirtualDeviceConnectPort(kAudioSessionVirtualPort_Headphones), noErr);
     CHECK_STATUS(AudioSessionVirtualDeviceDisconnectPort(kAudioSessionVirtualPort_Headphones), noErr);
     runPendingCallbacks();
-    CHECK(callCount == 1, "merged: one route change (got %d)", callCount);
-    CHECK(calls[0].reason == kAudioSessionRouteChangeReason_OldDeviceUnavailable, "merged: the last reason (got %d)", (int)calls[0].reason);
-    CHECK(strcmp(calls[0].oldRoute, "Speaker") == 0, "merged: old route of the first change (got %s)", calls[0].oldRoute);
-    CHECK(calls[0].currentOutput && CFEqual(calls[0].currentOutput, kAudioSessionOutputRoute_BuiltInSpeaker), "merged: current route of the last change");
+    CHECK(callCount == 2, "waiting plug and unplug: two route changes (got %d)", callCount);
+    CHECK(calls[0].reason == kAudioSessionRouteChangeReason_NewDeviceAvailable
+          && calls[1].reason == kAudioSessionRouteChangeReason_OldDeviceUnavailable,
+          "waiting: NewDeviceAvailable then OldDeviceUnavailable (got %d, %d)", (int)calls[0].reason, (int)calls[1].reason);
+    CHECK(calls[0].currentOutput && calls[1].previousOutput && CFEqual(calls[0].currentOutput, calls[1].previousOutput),
+          "waiting: the chain holds");
+    resetCalls();
+
+    /* The guide's own case: the headphones are pulled, and the category changes before
+     * the run loop runs. A listener that pauses on OldDeviceUnavailable must see it. */
+    CHECK_STATUS(AudioSessionVirtualDeviceConnectPort(kAudioSessionVirtualPort_Headphones), noErr);
+    runPendingCallbacks();
+    resetCalls();
+    CHECK_STATUS(AudioSessionVirtualDeviceDisconnectPort(kAudioSessionVirtualPort_Headphones), noErr);
+    CHECK_STATUS(setU32(kAudioSessionProperty_AudioCategory, kAudioSessionCategory_PlayAndRecord), noErr);
+    runPendingCallbacks();
+    CHECK(callCount == 2 && calls[0].reason == kAudioSessionRouteChangeReason_OldDeviceUnavailable
+          && calls[1].reason == kAudioSessionRouteChangeReason_CategoryChange,
+          "unplug then category change: OldDeviceUnavailable then CategoryChange (calls %d, first reason %d)",
+          callCount, callCount > 0 ? (int)calls[0].reason : -1);
+    resetCalls();
+    CHECK_STATUS(setU32(kAudioSessionProperty_AudioCategory, kAudioSessionCategory_SoloAmbientSound), noErr);
+    runPendingCallbacks();
+    resetCalls();
+
+    /* Bound: 40 plugs and unplugs waiting are at most 8 calls, and both reasons are there. */
+    for (int i = 0; i < 40; i++) {
+        CHECK_STATUS(AudioSessionVirtualDeviceConnectPort(kAudioSessionVirtualPort_Headphones), noErr);
+        CHECK_STATUS(AudioSessionVirtualDeviceDisconnectPort(kAudioSessionVirtualPort_Headphones), noErr);
+    }
+    runPendingCallbacks();
+    int plugs = 0, unplugs = 0;
+    for (int i = 0; i < callCount; i++) {
+        if (calls[i].reason == kAudioSessionRouteChangeReason_NewDeviceAvailable) plugs++;
+        if (calls[i].reason == kAudioSessionRouteChangeReason_OldDeviceUnavailable) unplugs++;
+    }
+    CHECK(callCount >= 2 && callCount <= 8 && plugs > 0 && unplugs > 0,
+          "80 waiting route changes: 2 to 8 calls with both reasons (got %d: %d plugs, %d unplugs)", callCount, plugs, unplugs);
     resetCalls();
 
     /* A category change while active is a route change with reason CategoryChange. */
