@@ -9,10 +9,15 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 exported=$(nm -D --defined-only "$library" | awk '$2 ~ /^[A-Z]$/ {print $3}' | sed 's/@.*//' | sort -u)
 unversioned=$(nm -D --defined-only "$library" | awk '$2 ~ /^[TDRB]$/ && $3 !~ /@@AUDIOTOOLBOX_0$/ {print $3}')
 if [ -n "$unversioned" ]; then echo "exported without the AUDIOTOOLBOX_0 version:"; echo "$unversioned"; exit 1; fi
-extra=$(comm -13 <(sed -n -E 's/^extern (OSStatus|void|const CFStringRef) ([A-Za-z_0-9]+).*/\2/p' "$here"/include/AudioToolbox/*.h | sort -u) \
-        <(echo "$exported" | grep -v '^AUDIOTOOLBOX_0$'))
+# What Linux's CoreFoundation declares (CFBase.h) but does not define; we define it.
+for_corefoundation="kCFCoreFoundationVersionNumber"
+declared_or_cf() {
+    { sed -n -E 's/^extern (OSStatus|void|const CFStringRef) ([A-Za-z_0-9]+).*/\2/p' "$here"/include/AudioToolbox/*.h
+      echo "$for_corefoundation"; } | sort -u
+}
+extra=$(comm -13 <(declared_or_cf) <(echo "$exported" | grep -v '^AUDIOTOOLBOX_0$'))
 if [ -n "$extra" ]; then echo "exported but not declared in a public header:"; echo "$extra"; exit 1; fi
-declared=$(sed -n -E 's/^extern (OSStatus|void|const CFStringRef) ([A-Za-z_0-9]+).*/\2/p' "$here"/include/AudioToolbox/*.h | sort -u)
+declared=$(declared_or_cf)
 missing=$(comm -23 <(echo "$declared") <(echo "$exported"))
 count=$(echo "$declared" | wc -l)
 if [ -n "$missing" ]; then

@@ -96,6 +96,22 @@ for module in AudioToolbox AudioToolbox-ios; do
         [ -z "$bad" ] && pass "header order: $module, ${compiler%% *}" || fail "header order: $module, ${compiler%% *}:$bad"
     done
 done
+# The SDK the -ios module claims: version names up to it, CoreFoundation's umbrella and
+# version numbers, kCFCoreFoundationVersionNumber linked (Tests/headers/ios_sdk_claim.c).
+ios_flags=$(pkg-config --cflags --libs AudioToolbox-ios)
+for compiler in gcc clang; do
+    bad=""
+    for claim in 0 60000 80000; do
+        define=""; [ $claim != 0 ] && define="-D__IPHONE_OS_VERSION_MAX_ALLOWED=$claim"
+        if ! $compiler -Wall -Wextra -Werror -DCLAIM=$claim $define -o "$out/ios_sdk_claim" \
+                "$here/Tests/headers/ios_sdk_claim.c" $ios_flags 2>"$out/ios_sdk_claim.err"; then
+            bad="$bad claim $claim (does not compile)"; head -20 "$out/ios_sdk_claim.err"
+        elif ! "$out/ios_sdk_claim" | grep -q "ios-sdk-claim ok"; then
+            bad="$bad claim $claim (run)"
+        fi
+    done
+    [ -z "$bad" ] && pass "iOS SDK claim: $compiler" || fail "iOS SDK claim: $compiler:$bad"
+done
 # The plain module says so when a program asks for iPhone code from it.
 printf '#include <AudioToolbox/AudioToolbox.h>\nint main(void) { return 0; }\n' > "$out/iphone_on_plain.c"
 if gcc -DTARGET_OS_IPHONE=1 -c "$out/iphone_on_plain.c" -o "$out/h.o" $cflags 2>&1 | grep -q "AudioToolbox-ios"; then

@@ -7,6 +7,10 @@
 #ifndef AUDIOTOOLBOX_AUDIOTOOLBOX_H
 #define AUDIOTOOLBOX_AUDIOTOOLBOX_H
 
+/* As on the phone, the umbrella brings CoreFoundation's (CFSwapInt32HostToBig, CFURL,
+ * ...); under AudioToolbox-ios it is read with the Linux view and the iPhone one is
+ * put back after. */
+#include <CoreFoundation/CoreFoundation.h>
 #include <AudioToolbox/AudioSession.h>
 #include <AudioToolbox/AudioServices.h>
 #include <AudioToolbox/AudioSessionLinux.h>
