@@ -241,22 +241,22 @@ struct PropertyValueTests {
         #expect(fixture.recorder.take() == [.property(.otherAudioIsPlaying, .uint32(1))])
     }
 
-    @Test("SPEC 7: a system interruption leaves a mixing session playing and lets mixing sessions start",
+    @Test("SPEC 7: the phone always wins — a system interruption interrupts a mixing session too, and no session starts while it lasts",
           arguments: [Category.ambientSound, .mediaPlayback])
-    func systemInterruptionSparesMixers(_ category: Category) throws {
+    func systemInterruptionTakesMixers(_ category: Category) throws {
         let fixture = Fixture()
         try fixture.category(category)
         if category == .mediaPlayback { try fixture.set(.overrideCategoryMixWithOthers, 1) }
         try fixture.activate()
         _ = fixture.recorder.take()
         try fixture.arbiter.beginInterruption()
-        #expect(fixture.session.phase == .active)
-        #expect(fixture.recorder.take() == [])
-        try fixture.deactivate()
+        #expect(fixture.session.phase == .interrupted)
+        #expect(fixture.recorder.take() == [.interruption(.begin)])
+        #expect(throws: ResultCode.unspecified) { try fixture.activate() }
+        try fixture.arbiter.endInterruption(shouldResume: true)
+        #expect(fixture.recorder.take() == [.interruption(.end(.shouldResume))])
         try fixture.activate()
         #expect(fixture.session.phase == .active)
-        try fixture.arbiter.endInterruption(shouldResume: true)
-        #expect(fixture.recorder.take() == [])
     }
 
     @Test("SPEC 4: InputSources lists the connected inputs; InputSource selects one (a route change)")
