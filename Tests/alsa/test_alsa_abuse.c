@@ -28,6 +28,7 @@
  */
 #define _GNU_SOURCE
 #include <AudioToolbox/AudioToolbox.h>
+#include "amixer_reference.h"
 #include <alsa/asoundlib.h>
 #include <dlfcn.h>
 #include <math.h>
@@ -38,7 +39,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "../c/check.h"
-#include "../../vcard/volume_mapping.h"
 #include "../../vcard/vcard_state.h"
 
 /* ---- the library, through dlopen ------------------------------------------------- */
@@ -117,14 +117,6 @@ static snd_pcm_t *openPCM(snd_pcm_stream_t stream, int *error)
     snd_pcm_t *pcm = NULL;
     *error = snd_pcm_open(&pcm, "default", stream, SND_PCM_NONBLOCK);
     return *error < 0 ? NULL : pcm;
-}
-
-/* The volume the session reads after `vcard volume <v>`: the card's step, mapped back. */
-static double cardVolume(double volume)
-{
-    double decibels = decibelsFromVolume(volume, VCARD_VOLUME_DB_MIN, 0);
-    long step = lround((decibels - VCARD_VOLUME_DB_MIN) / VCARD_VOLUME_DB_STEP);
-    return volumeFromDecibels(VCARD_VOLUME_DB_MIN + step * VCARD_VOLUME_DB_STEP, VCARD_VOLUME_DB_MIN, 0);
 }
 
 static int volumeCalls;
@@ -278,18 +270,18 @@ static void forkOnCard(void)
                      noErr);
         vcard("volume 0.3");
         dispatchUntil(1);
-        CHECK(volumeCalls >= 1 && fabs(lastVolume - cardVolume(0.3)) < 1e-4,
+        CHECK(volumeCalls >= 1 && fabs(lastVolume - amixerMappedVolume()) < AMIXER_TOLERANCE,
               "the child's own session hears the card's volume (%d calls, %f, expected %f)", volumeCalls, lastVolume,
-              cardVolume(0.3));
+              amixerMappedVolume());
         exit(finish("  fork on the card: child") == 0 ? 0 : 3);
     }
     int status = 0;
     CHECK(child > 0 && waitpid(child, &status, 0) == child, "fork and wait");
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child succeeded (status 0x%x)", status);
     /* The parent's session heard the same change on its own. */
-    for (int i = 0; i < 1000 && !(volumeCalls >= 1 && fabs(lastVolume - cardVolume(0.3)) < 1e-4); i++)
+    for (int i = 0; i < 1000 && !(volumeCalls >= 1 && fabs(lastVolume - amixerMappedVolume()) < AMIXER_TOLERANCE); i++)
         CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
-    CHECK(volumeCalls >= 1 && fabs(lastVolume - cardVolume(0.3)) < 1e-4, "the parent's listener heard 0.3 as well (%d, %f)",
+    CHECK(volumeCalls >= 1 && fabs(lastVolume - amixerMappedVolume()) < AMIXER_TOLERANCE, "the parent's listener heard 0.3 as well (%d, %f)",
           volumeCalls, lastVolume);
     CHECK_STATUS(AudioSessionSetActive(false), noErr);
 }
@@ -313,9 +305,9 @@ static void dlcloseOnCard(void)
         vcard(changes[k]);
         for (int i = 0; i < 20; i++) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
     }
-    for (int i = 0; i < 500 && !(volumeCalls >= 1 && fabs(lastVolume - cardVolume(0.4)) < 1e-4); i++)
+    for (int i = 0; i < 500 && !(volumeCalls >= 1 && fabs(lastVolume - amixerMappedVolume()) < AMIXER_TOLERANCE); i++)
         CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
-    CHECK(volumeCalls >= 1 && fabs(lastVolume - cardVolume(0.4)) < 1e-4,
+    CHECK(volumeCalls >= 1 && fabs(lastVolume - amixerMappedVolume()) < AMIXER_TOLERANCE,
           "after dlclose the volume listener still hears the card (%d calls, last %f)", volumeCalls, lastVolume);
 }
 

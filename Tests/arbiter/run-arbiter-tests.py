@@ -59,6 +59,19 @@ class CaseSkip(Exception):
     pass
 
 
+def require_pipewire(tools):
+    """The case needs the sound server's tools. Missing, it cannot apply here: a skip
+    that says so — unless the run requires PipeWire (AUDIOTOOLBOX_TESTS_REQUIRE_PIPEWIRE=1,
+    set by make check where the packages are installed), where it is a failure."""
+    missing = [t for t in tools if not shutil.which(t)]
+    if not missing:
+        return
+    why = f"no PipeWire on this machine (missing {', '.join(missing)})"
+    if os.environ.get("AUDIOTOOLBOX_TESTS_REQUIRE_PIPEWIRE") == "1":
+        raise CaseFailure(why + ", but this run requires it")
+    raise CaseSkip(why)
+
+
 def tail(lines, count=25):
     shown = lines[-count:]
     return "\n".join("      | " + line for line in shown) if shown else "      | (nothing)"
@@ -900,8 +913,7 @@ def case_n(c):
     """Issue 10, first part: another program's stream on the sound server (a private,
     headless PipeWire in this case's runtime folder) is other audio: A's
     OtherAudioIsPlaying listener hears it start and stop."""
-    if not all(shutil.which(t) for t in ("pipewire", "wireplumber", "pipewire-pulse", "pw-play", "dbus-daemon")):
-        raise CaseSkip("no PipeWire on this machine")
+    require_pipewire(("pipewire", "wireplumber", "pipewire-pulse", "pw-play", "dbus-daemon"))
     stack = os.path.join(os.path.dirname(HERE), "..", "scripts", "pw-stack.sh")
     started = subprocess.run([stack, "start", c.runtime], capture_output=True, text=True, timeout=HANG)
     if started.returncode != 0:
@@ -936,9 +948,7 @@ class SoundServer:
     program (pw-play of a long tone) whose volume and mute the tests read with pw-dump."""
 
     def __init__(self, case, config=None):
-        if not all(shutil.which(t) for t in ("pipewire", "wireplumber", "pipewire-pulse", "pw-play", "pw-dump",
-                                             "wpctl", "dbus-daemon")):
-            raise CaseSkip("no PipeWire on this machine")
+        require_pipewire(("pipewire", "wireplumber", "pipewire-pulse", "pw-play", "pw-dump", "wpctl", "dbus-daemon"))
         self.case = case
         self.stack = os.path.join(os.path.dirname(HERE), "..", "scripts", "pw-stack.sh")
         if config:
