@@ -53,21 +53,24 @@ let package = Package(
         // The sound server (PipeWire) as the daemon sees it: other programs' streams.
         .systemLibrary(name: "CPipeWire", pkgConfig: "libpipewire-0.3", providers: [.apt(["libpipewire-0.3-dev"])]),
         .target(name: "CSoundServer", dependencies: ["CPipeWire"]),
+        // The conversions between the session's, the engine's and the wire's words for
+        // the same facts, in one tested place.
+        .target(name: "ArbiterVocabulary", dependencies: ["AudioSessionCore", "ArbiterProtocol", "Arbitration"]),
         // The per-user arbitration daemon.
         .executableTarget(name: "audiosessiond",
-                          dependencies: ["ArbiterProtocol", "ArbiterSocket", "Arbitration", "SystemSounds", "CSoundServer",
-                                         "CDescriptors", "Locking", "POSIXSupport"]),
+                          dependencies: ["ArbiterProtocol", "ArbiterSocket", "Arbitration", "ArbiterVocabulary", "SystemSounds",
+                                         "CSoundServer", "CDescriptors", "Locking", "POSIXSupport"]),
         // The library's side of audiosessiond: registration, events, reconnection.
         .target(name: "ArbiterClient",
-                dependencies: ["AudioSessionCore", "ArbiterProtocol", "ArbiterSocket", "CDescriptors", "Locking",
-                               "POSIXSupport"]),
+                dependencies: ["AudioSessionCore", "ArbiterProtocol", "ArbiterSocket", "ArbiterVocabulary", "CDescriptors",
+                               "Locking", "POSIXSupport"]),
         // The command-line tool: status, watch, call, alarm.
         .executableTarget(name: "audiosession", dependencies: [
             "ArbiterProtocol", "ArbiterSocket", "POSIXSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The arbiter of a lone program (and of the virtual device's simulated world).
-        .target(name: "InProcessArbiter", dependencies: ["AudioSessionCore", "Arbitration", "Locking"]),
+        .target(name: "InProcessArbiter", dependencies: ["AudioSessionCore", "Arbitration", "ArbiterVocabulary", "Locking"]),
         // A deterministic in-memory sound device, driven by the Linux-addition calls.
         .target(name: "VirtualAudioDevice", dependencies: ["AudioSessionCore", "Locking"]),
         // libasound, found through pkg-config.
@@ -104,6 +107,8 @@ let package = Package(
         ),
         .testTarget(name: "ArbitrationTests", dependencies: ["Arbitration", "ArbiterProtocol"]),
         .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),
+        .testTarget(name: "ArbiterVocabularyTests",
+                    dependencies: ["ArbiterVocabulary", "Arbitration", "ArbiterProtocol", "AudioSessionCore"]),
         .testTarget(name: "ArbiterClientTests",
                     dependencies: ["ArbiterClient", "ArbiterProtocol", "ArbiterSocket", "AudioSessionCore", "RunLoopDispatch",
                                    "POSIXSupport", "audiosessiond"]),

@@ -1,5 +1,6 @@
 import ArbiterProtocol
 import ArbiterSocket
+import ArbiterVocabulary
 import AudioSessionCore
 import CDescriptors
 import Glibc
@@ -90,30 +91,8 @@ extension DaemonArbiter {
             }
             return
         }
-        guard let event = Self.event(for: message) else { return }
+        guard let event = ArbiterEvent(message) else { return }
         if let handler { handler(event) } else { state.withLock { $0.early.append(event) } }
-    }
-
-    static func message(for claim: SessionClaim) -> ArbiterMessage {
-        var traits: ClaimTraits = []
-        if claim.mixes { traits.insert(.mixes) }
-        if claim.ducks { traits.insert(.ducks) }
-        if claim.output { traits.insert(.output) }
-        if claim.input { traits.insert(.input) }
-        return .claim(category: claim.category, mode: claim.mode, traits: traits)
-    }
-
-    static func event(for message: ArbiterMessage) -> ArbiterEvent? {
-        switch message {
-        case .interruptionBegan: return .interruptionBegan
-        case .interruptionEnded(let resume): return .interruptionEnded(shouldResume: resume)
-        case .otherAudio(let playing): return .otherAudioChanged(playing: playing)
-        case .ducked(let ducked): return .duckedChanged(ducked)
-        case .systemState(let interrupting): return .systemInterruptionChanged(interrupting)
-        case .silentSwitchState(let on): return .silentSwitchChanged(on)
-        case .serverVolume(let volume): return .serverVolumeChanged(volume)
-        default: return nil
-        }
     }
 
     /// The daemon is gone: forget the connection and tell the session (ServerDied);

@@ -1,5 +1,6 @@
 import ArbiterProtocol
 import ArbiterSocket
+import ArbiterVocabulary
 import AudioSessionCore
 import CDescriptors
 import Glibc
@@ -139,7 +140,7 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
                 if let spawned { s.spawnedDaemon = spawned }
                 // The doorbell first (nothing is queued yet), then what the session is.
                 Self.deliverDoorbell(&s)
-                if let claim = s.claim { s.outbox += Self.message(for: claim).frame() }
+                if let claim = s.claim { s.outbox += ArbiterMessage(claim: claim).frame() }
                 if s.active { s.outbox += ArbiterMessage.activate.frame() }
                 Self.flush(&s)
                 s.interest = Self.socketEvents(reading: true, writing: !s.outbox.isEmpty)
@@ -192,7 +193,7 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     }
 
     public func claimChanged(_ claim: SessionClaim) -> [ArbiterEvent] {
-        queue(Self.message(for: claim)) { $0.claim = claim }
+        queue(ArbiterMessage(claim: claim)) { $0.claim = claim }
         return []
     }
 

@@ -227,7 +227,10 @@ public struct Arbitration: Sendable {
     }
 
     /// `holder` lets go of the sessions it interrupted; those it held last get End if `ends`.
+    /// Without `ends` nothing changes: the sessions stay interrupted, still held by
+    /// `holder`, so a later deactivation of it with the flag ends their interruption.
     private mutating func release(_ holder: Holder, ends: Bool, touched: inout Set<UInt32>) -> Notices {
+        guard ends else { return [] }
         var notices: Notices = []
         // Only the sessions this holder kept: the index says which.
         for id in (heldBy.removeValue(forKey: holder) ?? []).sorted() {

@@ -1,6 +1,7 @@
 import ArbiterProtocol
 import ArbiterSocket
 import Arbitration
+import ArbiterVocabulary
 import CDescriptors
 import Glibc
 import POSIXSupport
@@ -87,21 +88,16 @@ extension Server {
             if let previous, previous != client { sendQueued() }
             previous = client
             guard let connection = sessions[client] else { continue }
-            let message: ArbiterMessage
             switch notice {
             case .interruptionBegan(let bySystem):
-                message = .interruptionBegan(bySystem: bySystem)
                 event("\(describe(connection)) interrupted\(bySystem ? " by the system" : "")")
             case .interruptionEnded(let resume):
-                message = .interruptionEnded(shouldResume: resume)
                 event("\(describe(connection)) interruption ends\(resume ? " (should resume)" : "")")
-            case .otherAudio(let playing): message = .otherAudio(playing: playing)
             case .ducked(let ducked):
-                message = .ducked(ducked)
                 event("\(describe(connection)) \(ducked ? "ducked" : "unducked")")
-            case .systemState(let interrupting): message = .systemState(interrupting: interrupting)
-            case .silentSwitch(let on): message = .silentSwitchState(on: on)
+            default: break
             }
+            let message = ArbiterMessage(notice)
             send(message, to: connection)
         }
     }

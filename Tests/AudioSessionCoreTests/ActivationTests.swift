@@ -137,6 +137,10 @@ struct ActivationTests {
         try fixture.session.setActive(false, flags: Session.notifyOthersOnDeactivation)
         // Inactive as far as the program can tell, and still owed its End.
         #expect(fixture.session.phase == .interrupted)
+        // The other program may play again, but not during the call: the phone always
+        // wins (SPEC 7). It resumes when the call ends.
+        #expect(try fixture.uint32(.otherAudioIsPlaying) == 0)
+        try fixture.arbiter.endInterruption(shouldResume: true)
         #expect(try fixture.uint32(.otherAudioIsPlaying) == 1)
     }
 
