@@ -48,7 +48,7 @@ let package = Package(
         // The POSIX layer the daemon, the client and the tool share: typed errors, EINTR
         // retried in one place, deadlines, peer credentials, private folders, files
         // opened without trusting the path.
-        .target(name: "POSIXSupport"),
+        .target(name: "POSIXSupport", dependencies: ["CDescriptors"]),
         .target(name: "ArbiterSocket", dependencies: ["ArbiterProtocol", "CDescriptors", "POSIXSupport"]),
         // The sound server (PipeWire) as the daemon sees it: other programs' streams.
         .systemLibrary(name: "CPipeWire", pkgConfig: "libpipewire-0.3", providers: [.apt(["libpipewire-0.3-dev"])]),

@@ -92,6 +92,15 @@ extension DaemonArbiter {
             return
         }
         guard let event = ArbiterEvent(message) else { return }
+        state.withLock { s in
+            switch event {
+            case .interruptionBegan:
+                s.active = false
+                s.interrupted = true
+            case .interruptionEnded: s.interrupted = false
+            default: break
+            }
+        }
         if let handler { handler(event) } else { state.withLock { $0.early.append(event) } }
     }
 
@@ -104,7 +113,8 @@ extension DaemonArbiter {
             r.decoder = FrameDecoder()
             r.lost = false
         }
-        let handler = state.withLock { s -> (@Sendable (ArbiterEvent) -> Void)? in
+        let (handler, wasInterrupted) = state.withLock { s -> ((@Sendable (ArbiterEvent) -> Void)?, Bool) in
+            defer { s.interrupted = false }
             if s.fd >= 0 {
                 _ = epoll_ctl(epoll, EPOLL_CTL_DEL, s.fd, nil)
                 close(s.fd)
@@ -115,10 +125,12 @@ extension DaemonArbiter {
             s.runLoopWaiting = false
             socketForFork.store(-1, ordering: .relaxed)
             s.outbox = []
-            if let pid = s.spawnedDaemon { DaemonLauncher.reapIfExited(pid) }
-            return s.handler
+            return (s.handler, s.interrupted)
         }
         handler?(.serverDied(sessionSurvives: true))
+        // Whoever held the interruption was known to that daemon alone: it ends here. No
+        // hint to resume: the holder may well still be playing, and will say so.
+        if wasInterrupted { handler?(.interruptionEnded(shouldResume: false)) }
         handler?(.otherAudioChanged(playing: false))
         handler?(.systemInterruptionChanged(false))
         handler?(.silentSwitchChanged(false))

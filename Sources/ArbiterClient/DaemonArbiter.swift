@@ -30,12 +30,15 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         var fd: Int32
         var outbox: [UInt8] = []
         var claim: SessionClaim?
+        /// Whether the session is active as far as the daemon knows: what a
+        /// reconnection registers. An interruption makes it inactive.
         var active = false
+        /// Interrupted, its End not come yet.
+        var interrupted = false
         var handler: (@Sendable (ArbiterEvent) -> Void)?
         /// Events that arrived before `start` (the daemon's first state).
         var early: [ArbiterEvent] = []
         var stopping = false
-        var spawnedDaemon: pid_t?
         /// The run loop's doorbell, handed to every connection; -1 until attached.
         var doorbell: Int32 = -1
         /// Whether the doorbell was sent on the current connection.
@@ -126,18 +129,17 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     func connectOnce(until deadline: Deadline) throws(EndpointProblem) {
         let hello = ArbiterMessage.hello(version: ArbiterMessage.version, pid: UInt32(getpid()), program: program,
                                          role: .session)
-        let (fd, spawned, early) = try DaemonLauncher.greet(endpoint, executable: daemonExecutable, hello: hello,
+        let (fd, early, decoder) = try DaemonLauncher.greet(endpoint, executable: daemonExecutable, hello: hello,
                                                             until: deadline)
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         // Under the reading lock: what came with the welcome is reported before
         // anything the run loop could read from the new connection.
         reading.withLock { r in
-            r.decoder = FrameDecoder()
+            r.decoder = decoder  // in step with the stream: it may hold part of a frame
             r.lost = false
             let handler = state.withLock { s -> (@Sendable (ArbiterEvent) -> Void)? in
                 s.fd = fd
                 socketForFork.store(fd, ordering: .relaxed)
-                if let spawned { s.spawnedDaemon = spawned }
                 // The doorbell first (nothing is queued yet), then what the session is.
                 Self.deliverDoorbell(&s)
                 if let claim = s.claim { s.outbox += ArbiterMessage(claim: claim).frame() }

@@ -13,6 +13,10 @@ public enum ProtocolError: Error, Equatable, Sendable {
 }
 
 extension ArbiterMessage {
+    /// The largest message a client has to send (a `finishIfDies` with two strings of
+    /// the longest kind): the daemon reads nothing larger from a client.
+    public static let maximumClientPayload = 1 + 4 + 2 * (2 + Int(4096)) + 64
+
     /// The message as one frame, length prefix included.
     public func frame() -> [UInt8] {
         var w = Writer()
@@ -136,7 +140,11 @@ extension ArbiterMessage {
 public struct FrameDecoder: Sendable {
     private var buffer: [UInt8] = []
     private var start = 0
-    public init() {}
+    /// The largest payload accepted (a peer announcing more is refused at once).
+    private let maximumPayload: Int
+    public init(maximumPayload: Int = ArbiterMessage.maximumPayload) {
+        self.maximumPayload = min(maximumPayload, ArbiterMessage.maximumPayload)
+    }
 
     public mutating func feed<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
         buffer.append(contentsOf: bytes)
@@ -149,7 +157,7 @@ public struct FrameDecoder: Sendable {
         let length = Int(buffer[start]) << 24 | Int(buffer[start + 1]) << 16 | Int(buffer[start + 2]) << 8
             | Int(buffer[start + 3])
         guard length > 0 else { throw .emptyFrame }
-        guard length <= ArbiterMessage.maximumPayload else { throw .frameTooLarge(length) }
+        guard length <= maximumPayload else { throw .frameTooLarge(length) }
         guard available >= 4 + length else { compact(); return nil }
         let payload = buffer[(start + 4)..<(start + 4 + length)]
         start += 4 + length

@@ -7,47 +7,49 @@ import POSIXSupport
 /// programs starting at once make one daemon: the others see the lock and leave.
 public enum DaemonLauncher {
     /// A connected socket, spawning `executable` when nobody answers and waiting for it
-    /// until `deadline`. Returns the socket and the pid spawned, if any.
+    /// until `deadline`.
     public static func startAndConnect(_ endpoint: ArbiterEndpoint, executable: String,
-                                       until deadline: Deadline) throws(EndpointProblem) -> (fd: Int32, pid: pid_t?) {
+                                       until deadline: Deadline) throws(EndpointProblem) -> Int32 {
         do throws(EndpointProblem) {
-            return (try endpoint.connect(until: deadline), nil)
+            return try endpoint.connect(until: deadline)
         } catch {
             guard case .unreachable = error else { throw error }
         }
         guard access(executable, X_OK) == 0 else { throw .cannotStart(executable) }
-        let pid = spawn(executable)
+        // The process spawned forks the daemon and leaves at once (--detach): collected
+        // here, it leaves no zombie; the daemon itself is init's child.
+        if let spawned = spawn(executable) { _ = retryingInterrupts { waitpid(spawned, nil, 0) } }
         // The daemon is ready in milliseconds; short pauses at first.
         var pause: UInt32 = 1_000
         while true {
             do throws(EndpointProblem) {
-                return (try endpoint.connect(until: deadline), pid)
+                return try endpoint.connect(until: deadline)
             } catch {
                 guard case .unreachable = error, !deadline.hasPassed else {
-                    if let pid { reapIfExited(pid) }
                     if case .unreachable = error { throw .noAnswer }
                     throw error
                 }
             }
-            if let pid { reapIfExited(pid) }
             usleep(min(pause, UInt32(max(1, deadline.remainingMilliseconds)) * 1000))
             pause = min(pause * 2, 100_000)
         }
     }
 
-    /// Connects, then hello and the welcome, all before `deadline`; what came with the
-    /// welcome (the daemon's first state) is returned with the socket.
+    /// Connects, then hello and the welcome, all before `deadline`. Returns the socket,
+    /// what came with the welcome (the daemon's first state), and the decoder holding
+    /// any part of a frame read with them, to go on reading the stream in step.
     public static func greet(_ endpoint: ArbiterEndpoint, executable: String?, hello: ArbiterMessage,
                              until deadline: Deadline) throws(EndpointProblem)
-        -> (fd: Int32, pid: pid_t?, early: [ArbiterMessage]) {
-        let (fd, pid): (Int32, pid_t?)
+        -> (fd: Int32, early: [ArbiterMessage], decoder: FrameDecoder) {
+        let fd: Int32
         if let executable {
-            (fd, pid) = try startAndConnect(endpoint, executable: executable, until: deadline)
+            fd = try startAndConnect(endpoint, executable: executable, until: deadline)
         } else {
-            (fd, pid) = (try endpoint.connect(until: deadline), nil)
+            fd = try endpoint.connect(until: deadline)
         }
         do throws(EndpointProblem) {
-            return (fd, pid, try handshake(fd, hello: hello, until: deadline))
+            let (early, decoder) = try handshake(fd, hello: hello, until: deadline)
+            return (fd, early, decoder)
         } catch {
             close(fd)
             throw error
@@ -55,7 +57,7 @@ public enum DaemonLauncher {
     }
 
     private static func handshake(_ fd: Int32, hello: ArbiterMessage,
-                                  until deadline: Deadline) throws(EndpointProblem) -> [ArbiterMessage] {
+                                  until deadline: Deadline) throws(EndpointProblem) -> ([ArbiterMessage], FrameDecoder) {
         guard SocketIO.writeAll(fd, hello.frame()) else { throw .noAnswer }
         var decoder = FrameDecoder()
         while true {
@@ -79,15 +81,9 @@ public enum DaemonLauncher {
                 } catch {
                     throw .refused("not the protocol (\(error))")
                 }
-                return early
+                return (early, decoder)
             }
         }
-    }
-
-    /// Collects the daemon's exit status if it has exited, so no zombie is left.
-    public static func reapIfExited(_ pid: pid_t) {
-        var status: Int32 = 0
-        _ = waitpid(pid, &status, WNOHANG)
     }
 
     private static func spawn(_ executable: String) -> pid_t? {

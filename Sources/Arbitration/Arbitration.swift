@@ -70,8 +70,8 @@ public struct Arbitration: Sendable {
     // the same with 10 sessions or 1,000: each session's other audio and ducking follow
     // from these counts and its own part in them.
     /// Active sessions with output, and those that duck.
-    private var activeOutputs = 0
-    private var activeDuckers = 0
+    private var activeOutputs: Set<UInt32> = []
+    private var activeDuckers: Set<UInt32> = []
     /// Whose sound-server streams count as other audio: nobody's, everyone's but one
     /// process's, or everyone's.
     private enum ServerAudio: Equatable { case none, allBut(UInt32), all }
@@ -100,12 +100,12 @@ public struct Arbitration: Sendable {
         // Active is on the stack: activation puts it there, and whatever takes it off
         // changes its state first.
         let onStack = p.state == .active
-        if onStack { count(p.traits, by: -1) }
+        if onStack { account(id, p.traits, active: false) }
         p.category = category
         p.mode = mode
         p.traits = traits
         participants[id] = p
-        if onStack { count(traits, by: 1) }
+        if onStack { account(id, traits, active: true) }
         var notices: Notices = []
         var touched: Set<UInt32> = [id]
         if p.state == .active && wasMixing && !traits.contains(.mixes) { notices += interruptOthers(for: id, touched: &touched) }
@@ -265,27 +265,29 @@ public struct Arbitration: Sendable {
 
     private mutating func pushOnStack(_ id: UInt32) {
         stack.append(id)
-        if let traits = participants[id]?.traits { count(traits, by: 1) }
+        if let traits = participants[id]?.traits { account(id, traits, active: true) }
     }
 
     private mutating func removeFromStack(_ id: UInt32) {
         guard let index = stack.lastIndex(of: id) else { return }
         stack.remove(at: index)
-        if let traits = participants[id]?.traits { count(traits, by: -1) }
+        if let traits = participants[id]?.traits { account(id, traits, active: false) }
     }
 
     private mutating func removeInactiveFromStack() {
         for id in stack where participants[id]?.state != .active { removeFromStack(id) }
     }
 
-    private mutating func count(_ traits: ClaimTraits, by step: Int) {
-        if ArbitrationTable.countsAsOtherAudio(traits) { activeOutputs += step }
-        if ArbitrationTable.ducksOthers(traits) { activeDuckers += step }
+    private mutating func account(_ id: UInt32, _ traits: ClaimTraits, active: Bool) {
+        if ArbitrationTable.countsAsOtherAudio(traits) {
+            if active { activeOutputs.insert(id) } else { activeOutputs.remove(id) }
+        }
+        if ArbitrationTable.ducksOthers(traits) {
+            if active { activeDuckers.insert(id) } else { activeDuckers.remove(id) }
+        }
     }
 
-    /// What every session's derived state depends on besides its own part: when it
-    /// changes, every session is looked at again; otherwise only those touched.
-    /// Counts matter only as 0, 1 or more (a session's own part is at most 1).
+    /// What every session's derived state depends on besides its own part.
     private struct Signature: Equatable {
         var outputs: Int
         var duckers: Int
@@ -295,8 +297,24 @@ public struct Arbitration: Sendable {
     }
 
     private var signature: Signature {
-        Signature(outputs: min(activeOutputs, 2), duckers: min(activeDuckers, 2), server: serverAudio,
+        Signature(outputs: activeOutputs.count, duckers: activeDuckers.count, server: serverAudio,
                   interrupting: !systemInterruptions.isEmpty, silent: silentSwitch)
+    }
+
+    /// Who must be looked at again after a change from `before`: everyone when what all
+    /// share changed (no active output or ducker before and some now, or the reverse;
+    /// the sound server, a call, the silent switch); when only the number of active
+    /// outputs (duckers) went between one and more, the active ones themselves (a
+    /// session's own part is at most one, so only theirs can change); and the touched.
+    private func sessionsToRefresh(touched: Set<UInt32>, since before: Signature?) -> [UInt32] {
+        let now = signature
+        guard let before, min(before.outputs, 1) == min(now.outputs, 1), min(before.duckers, 1) == min(now.duckers, 1),
+              before.server == now.server, before.interrupting == now.interrupting, before.silent == now.silent
+        else { return participants.keys.sorted() }
+        var ids = touched
+        if min(before.outputs, 2) != min(now.outputs, 2) { ids.formUnion(activeOutputs) }
+        if min(before.duckers, 2) != min(now.duckers, 2) { ids.formUnion(activeDuckers) }
+        return ids.sorted()
     }
 
     /// Tells each client whether a system interruption is in progress, if that changed.
@@ -314,7 +332,7 @@ public struct Arbitration: Sendable {
     /// client what changed for it. Looks at every session only when what they share
     /// changed since `before` (nil: always); otherwise at the `touched` ones.
     private mutating func refreshDerived(touching touched: Set<UInt32>, since before: Signature?) -> Notices {
-        let ids = before == signature ? touched.sorted() : participants.keys.sorted()
+        let ids = sessionsToRefresh(touched: touched, since: before)
         var notices: Notices = []
         for id in ids { notices += refreshDerived(of: id) }
         return notices
@@ -332,8 +350,8 @@ public struct Arbitration: Sendable {
         case .all: server = true
         case .allBut(let pid): server = pid != p.pid
         }
-        let otherAudio = activeOutputs - ownOutput > 0 || server
-        let ducked = activeDuckers - ownDucking > 0
+        let otherAudio = activeOutputs.count - ownOutput > 0 || server
+        let ducked = activeDuckers.count - ownDucking > 0
         let interrupting = !systemInterruptions.isEmpty
         var notices: Notices = []
         // Ducking first: the OtherAudioIsPlaying listener that follows is then a point

@@ -72,3 +72,13 @@ int DescriptorsPipe(int ends[2])
 {
     return pipe2(ends, O_CLOEXEC | O_NONBLOCK);
 }
+
+int DescriptorsOpenPath(const char *path, int followSymlinks)
+{
+    return open(path, O_PATH | O_CLOEXEC | (followSymlinks ? 0 : O_NOFOLLOW));
+}
+
+int DescriptorsAccept(int listener)
+{
+    return accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+}

@@ -1,3 +1,4 @@
+import CDescriptors
 import Glibc
 
 /// Why a file was not read.
@@ -33,13 +34,10 @@ public enum SafeFile {
     /// configuration, which dotfile managers commonly link in — a link to a FIFO or a
     /// device is still refused by the check.
     public static func readRegular(_ path: String, limit: Int, followSymlinks: Bool) throws(FileProblem) -> [UInt8] {
-        let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followSymlinks ? 0 : O_NOFOLLOW)
-        let fd = retryingInterrupts { open(path, flags) }
-        guard fd >= 0 else { throw .cannotOpen(Errno.current) }
+        let fd = try openRegular(path, followSymlinks: followSymlinks)
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .readFailed(Errno.current) }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw .notARegularFile }
         guard info.st_size <= limit else { throw .tooLarge(limit: limit) }
         // The size can change while reading: never read past the limit.
         var bytes = [UInt8](repeating: 0, count: limit + 1)
@@ -54,6 +52,26 @@ public enum SafeFile {
         }
         guard count <= limit else { throw .tooLarge(limit: limit) }
         return Array(bytes[0..<count])
+    }
+
+    /// A descriptor for reading the regular file at `path` (close-on-exec, blocking).
+    /// What is at the path is looked at before it is opened for reading (O_PATH, then
+    /// fstat): a device is never opened at all — opening one can hang (a FIFO without a
+    /// writer), change the hardware (a serial port's DTR) or make it the caller's
+    /// controlling terminal (a tty, for a process without one: then its hang-up kills it).
+    public static func openRegular(_ path: String, followSymlinks: Bool) throws(FileProblem) -> Int32 {
+        let handle = retryingInterrupts { DescriptorsOpenPath(path, followSymlinks ? 1 : 0) }
+        guard handle >= 0 else { throw .cannotOpen(Errno.current) }
+        defer { close(handle) }
+        var info = stat()
+        guard fstat(handle, &info) == 0 else { throw .readFailed(Errno.current) }
+        // O_PATH with O_NOFOLLOW opens a symlink itself: refused as open(2) would.
+        if info.st_mode & S_IFMT == S_IFLNK { throw .cannotOpen(.symlinkLoop) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .notARegularFile }
+        // The same file, whatever the path says now.
+        let fd = retryingInterrupts { open("/proc/self/fd/\(handle)", O_RDONLY | O_CLOEXEC | O_NOCTTY) }
+        guard fd >= 0 else { throw .cannotOpen(Errno.current) }
+        return fd
     }
 
     /// The lines of a small regular file (see `readRegular`), whole: a line is never cut

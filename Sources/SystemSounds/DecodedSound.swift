@@ -29,17 +29,15 @@ public struct DecodedSound: Sendable {
 
     /// Decodes the file at `path` with libsndfile (WAV, AIFF, CAF with PCM; also FLAC,
     /// Ogg and whatever else it reads). Longer than 30 s: refused before decoding.
-    /// Only regular files: a FIFO or a device could block the caller forever (the open
-    /// itself is non-blocking, and refused before any read).
+    /// Only regular files: a FIFO or a device could block the caller forever, or worse
+    /// (SafeFile.openRegular looks before it opens).
     public static func load(path: String) throws(LoadError) -> DecodedSound {
-        let fd = retryingInterrupts { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
-        guard fd >= 0 else { throw .unreadable("cannot open: \(Errno.current)") }
-        var status = stat()
-        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            close(fd)
-            throw .unreadable("not a regular file")
+        let fd: Int32
+        do throws(FileProblem) {
+            fd = try SafeFile.openRegular(path, followSymlinks: true)
+        } catch {
+            throw .unreadable(error == .notARegularFile ? "not a regular file" : error.description)
         }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         var info = SF_INFO()
         // libsndfile closes the descriptor with the file (close_desc 1), or on failure.
         guard let file = sf_open_fd(fd, Int32(SFM_READ), &info, 1) else {

@@ -253,7 +253,11 @@ final class Sink {
 
     private static func openPCM(_ name: String) -> (OpaquePointer, Int)? {
         var handle: OpaquePointer?
-        guard snd_pcm_open(&handle, name, SND_PCM_STREAM_PLAYBACK, 0) >= 0, let pcm = handle else { return nil }
+        // A busy device fails at once instead of blocking the mixer for as long as
+        // another program holds it; the stream itself then blocks as it writes.
+        guard snd_pcm_open(&handle, name, SND_PCM_STREAM_PLAYBACK, Int32(SND_PCM_NONBLOCK)) >= 0, let pcm = handle
+        else { return nil }
+        snd_pcm_nonblock(pcm, 0)
         var allocated: OpaquePointer?
         guard snd_pcm_hw_params_malloc(&allocated) >= 0, let params = allocated else { snd_pcm_close(pcm); return nil }
         defer { snd_pcm_hw_params_free(params) }

@@ -121,7 +121,7 @@ func connectedExchange() throws -> Exchange {
     let deadline = Deadline(secondsFromNow: answerDeadlineSeconds)
     while true {
         do {
-            let (fd, _) = try DaemonLauncher.startAndConnect(endpoint, executable: daemon, until: deadline)
+            let fd = try DaemonLauncher.startAndConnect(endpoint, executable: daemon, until: deadline)
             return try Exchange(fd, until: deadline)
         } catch let problem as EndpointProblem where !problem.isPermanent && !deadline.hasPassed {
             if case .foreignDaemon = problem { throw problem }
@@ -264,13 +264,21 @@ enum Report {
     static func printable(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
-            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+            if isUnprintable(scalar) {
                 out += "\\u{" + String(scalar.value, radix: 16) + "}"
             } else {
                 out.unicodeScalars.append(scalar)
             }
         }
         return out
+    }
+
+    /// Control characters (C0, DEL, C1), and the invisible ones that reorder or join
+    /// what follows (bidirectional overrides, zero-width joiners: Unicode's format
+    /// characters) or break lines (U+2028, U+2029).
+    static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.properties.generalCategory == .format
+            || scalar.value == 0x2028 || scalar.value == 0x2029
     }
 
     static func quoted(_ s: String) -> String {
@@ -280,14 +288,19 @@ enum Report {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
             case "\n": out += "\\n"
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value): out += String(format4(scalar.value))
+            case _ where isUnprintable(scalar): out += String(format4(scalar.value))
             default: out.unicodeScalars.append(scalar)
             }
         }
         return out + "\""
     }
 
+    /// A JSON `\\uXXXX` escape (a surrogate pair beyond the first plane).
     private static func format4(_ value: UInt32) -> String {
+        if value > 0xFFFF {
+            let offset = value - 0x10000
+            return format4(0xD800 + (offset >> 10)) + format4(0xDC00 + (offset & 0x3FF))
+        }
         let hex = String(value, radix: 16)
         return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
     }

@@ -6,7 +6,7 @@ final class Connection {
     let fd: Int32
     let id: UInt32
     let uid: uid_t
-    var decoder = FrameDecoder()
+    var decoder = FrameDecoder(maximumPayload: ArbiterMessage.maximumClientPayload)
     var outbox: [UInt8] = []
     var role: ClientRole?
     var pid: UInt32 = 0
@@ -30,12 +30,18 @@ final class Connection {
     /// doorbell message it came with is answered "no", not taken for a bad client.
     var descriptorLost = false
     var isOpen = true
+    /// Messages of it were read and wait for the next turn (Server.backlog).
+    var inBacklog = false
     /// Whether epoll reports room to write (only while the outbox holds bytes).
     var watchingOutput = false
-    init(fd: Int32, id: UInt32, uid: uid_t, acceptedAt: Double) {
+    /// The process the kernel says is at the other end (SO_PEERCRED): what status
+    /// shows and what the sound-server policy spares, whatever the hello claims.
+    let peerPid: pid_t
+    init(fd: Int32, id: UInt32, uid: uid_t, peerPid: pid_t, acceptedAt: Double) {
         self.fd = fd
         self.id = id
         self.uid = uid
+        self.peerPid = peerPid
         self.acceptedAt = acceptedAt
     }
 }

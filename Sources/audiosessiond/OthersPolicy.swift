@@ -180,7 +180,9 @@ final class OthersPolicy {
     private func writeJournal() {
         guard !managed.isEmpty else { unlink(journalPath); return }
         let text = managed.map { node, m in
-            "\(node)\t\(m.application)\t\(m.originalMute ? 1 : 0)\t" + m.original.map { String($0) }.joined(separator: ",")
+            // The name escaped: a tab or a line break in it must not make a field or a line.
+            "\(node)\t\(printable(m.application))\t\(m.originalMute ? 1 : 0)\t"
+                + m.original.map { String($0) }.joined(separator: ",")
         }.joined(separator: "\n") + "\n"
         do throws(Errno) {
             try SafeFile.replacePrivate(journalPath, with: Array(text.utf8))
@@ -215,7 +217,7 @@ final class OthersPolicy {
                 Log.error("\(journalPath): ignoring the line for node \(node): volumes out of range")
                 continue
             }
-            guard let stream = streams.first(where: { $0.node == node }), cString(stream.application) == fields[1]
+            guard let stream = streams.first(where: { $0.node == node }), printable(cString(stream.application)) == fields[1]
             else { continue }
             set(watch, node, volumes, fields[2] == "1")
             restored += 1

@@ -11,18 +11,19 @@ import POSIXSupport
 extension Server {
     func handle(_ message: ArbiterMessage, from connection: Connection) {
         if connection.role == nil {
-            guard case .hello(let version, let pid, let program, let role) = message else {
-                drop(connection, reason: "spoke before hello")
+            guard case .hello(let version, _, let program, let role) = message else {
+                expel(connection, reason: "spoke before hello")
                 return
             }
             guard version == ArbiterMessage.version else {
                 send(.failure("protocol version \(version) is not \(ArbiterMessage.version)"), to: connection)
-                drop(connection, reason: "protocol version \(version)")
+                expel(connection, reason: "protocol version \(version)")
                 return
             }
             connection.role = role
             waitingCount -= 1
-            connection.pid = pid
+            // The kernel's word for who this is, not the hello's.
+            connection.pid = UInt32(bitPattern: connection.peerPid)
             // Shown in status, watch lines and the log: short, and nothing a terminal obeys.
             connection.program = printable(String(program.unicodeScalars.prefix(Self.programNameLimit)))
             send(.welcome(version: ArbiterMessage.version, clientID: connection.id), to: connection)
@@ -30,7 +31,7 @@ extension Server {
                 sessions[connection.id] = connection
                 if serverVolume != nil { send(.serverVolume(serverVolume), to: connection) }
                 event("\(describe(connection)) joined")
-                deliver(arbitration.join(connection.id, pid: pid, program: connection.program))
+                deliver(arbitration.join(connection.id, pid: connection.pid, program: connection.program))
             }
             return
         }
@@ -72,7 +73,7 @@ extension Server {
             send(.event("watching \(status.sessions.count) session(s); system: "
                         + (calls.isEmpty ? "no interruption" : calls.joined(separator: ", "))), to: connection)
         default:
-            drop(connection, reason: "unexpected message \(message)")
+            expel(connection, reason: "unexpected message \(message)")
         }
     }
 

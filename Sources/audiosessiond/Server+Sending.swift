@@ -64,7 +64,7 @@ extension Server {
         for connection in batch where connection.isOpen {
             connection.flushPending = false
             if connection.overflowed {
-                drop(connection, reason: "not reading its messages (over \(Self.outboxLimit) bytes queued)")
+                expel(connection, reason: "not reading its messages (over \(Self.outboxLimit) bytes queued)")
                 continue
             }
             flush(connection)
@@ -88,10 +88,10 @@ extension Server {
             send(.doorbellAnswer(accepted: false), to: connection)
             return
         }
-        guard fd >= 0 else { drop(connection, reason: "doorbell without a descriptor"); return }
+        guard fd >= 0 else { expel(connection, reason: "doorbell without a descriptor"); return }
         guard connection.doorbell < 0, Doorbell.isUsable(fd) else {
             close(fd)
-            drop(connection, reason: "doorbell is not a Unix packet socket, or a second one")
+            expel(connection, reason: "doorbell is not a Unix packet socket, or a second one")
             return
         }
         connection.doorbell = fd

@@ -31,8 +31,14 @@ final class Server {
     /// A connection must say hello this soon after it is accepted.
     static let helloSeconds = Double(getenv("AUDIOSESSIOND_HELLO_SECONDS").map { String(cString: $0) }
                                         .flatMap { Int($0) }.map { max(1, min($0, 60)) } ?? 5)
+    /// Connections at once, at most (each may hold up to `outboxLimit`).
+    static let maximumConnections = 8192
     /// At most this many connections wait for their hello at once.
     static let maximumWaitingForHello = 256
+    /// Messages handled for one connection before the others get their turn.
+    static let messagesPerTurn = 256
+    /// Connections with messages read and not yet handled, in turn order.
+    var backlog: [Connection] = []
     /// Reads of `readBuffer` from one connection before the others get their turn.
     static let readsPerTurn = 4
     /// A program's name is cut to this many characters.
@@ -102,6 +108,7 @@ final class Server {
                     receive(connection)
                 }
             }
+            drainBacklog()
             closeSilentConnections()
             if acceptPausedUntil > 0 && monotonicSeconds() >= acceptPausedUntil {
                 acceptPausedUntil = 0
@@ -125,7 +132,7 @@ final class Server {
     /// Until the next thing with a time: the oldest hello owed, accepting again, or the
     /// idle check (and the sound server's retry) once a second.
     func nextTimeoutMilliseconds() -> Int32 {
-        var wait = 1.0
+        var wait = backlog.isEmpty ? 1.0 : 0
         if let oldest = oldestWaiting() { wait = min(wait, oldest.acceptedAt + Self.helloSeconds - monotonicSeconds()) }
         if acceptPausedUntil > 0 { wait = min(wait, acceptPausedUntil - monotonicSeconds()) }
         return Int32(max(0, (wait * 1000).rounded(.up)))
@@ -161,23 +168,25 @@ final class Server {
 
     func acceptPending() {
         for _ in 0..<Self.acceptsPerTurn {
-            let fd = retryingInterrupts { Glibc.accept(listener, nil, nil) }
+            // Close-on-exec and non-blocking from the start: the finisher's thread may
+            // exec (ALSA plugins) at any moment.
+            let fd = retryingInterrupts { DescriptorsAccept(listener) }
             guard fd >= 0 else {
                 let error = Errno.current
-                if error == .tooManyOpenFiles || error == .systemOutOfFiles {
-                    // Room is made by the connection that waited longest for nothing;
-                    // without one, the listener rests (it would report the same pending
-                    // connection again at once) until a connection closes or 100 ms pass.
-                    if !closeOldestWaiting(reason: nil) {
-                        Log.error("accept: \(error): not accepting for 100 ms")
-                        acceptPausedUntil = monotonicSeconds() + 0.1
-                        watchListener(false)
-                    }
+                if error == .wouldBlock { return }
+                if error.rawValue == ECONNABORTED || error.rawValue == EPROTO { continue }  // that one is gone
+                // Room is made by the connection that waited longest for nothing;
+                // without one (or for any other failure: no memory, no buffers), the
+                // listener rests until a connection closes or 100 ms pass: it would
+                // report the same pending connection again at once.
+                let descriptors = error == .tooManyOpenFiles || error == .systemOutOfFiles
+                if !descriptors || !closeOldestWaiting(reason: "closed to make room (descriptor limit)") {
+                    Log.error("accept: \(error): not accepting for 100 ms")
+                    acceptPausedUntil = monotonicSeconds() + 0.1
+                    watchListener(false)
                 }
                 return
             }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             guard let credentials = try? PeerCredentials.of(fd) else { close(fd); continue }
             // The socket's folder is the user's alone; this is the second lock on the door.
             guard credentials.uid == getuid() else {
@@ -185,10 +194,16 @@ final class Server {
                 close(fd)
                 continue
             }
-            if waitingCount >= Self.maximumWaitingForHello {
-                closeOldestWaiting(reason: "more than \(Self.maximumWaitingForHello) connections wait for their hello")
+            guard connections.count < Self.maximumConnections else {
+                Log.error("refused a connection: \(Self.maximumConnections) are open")
+                close(fd)
+                continue
             }
-            let connection = Connection(fd: fd, id: nextID, uid: credentials.uid, acceptedAt: monotonicSeconds())
+            if waitingCount >= Self.maximumWaitingForHello {
+                closeOldestWaiting(reason: "closed: more than \(Self.maximumWaitingForHello) connections wait for their hello")
+            }
+            let connection = Connection(fd: fd, id: nextID, uid: credentials.uid, peerPid: credentials.pid,
+                                        acceptedAt: monotonicSeconds())
             nextID &+= 1
             if nextID == 0 { nextID = 1 }
             connections[fd] = connection
@@ -211,11 +226,28 @@ final class Server {
     }
 
     /// Closes the connection that has waited longest without saying hello; false if none.
+    /// A connection whose hello has arrived but was not read yet (accepted in this turn)
+    /// is read first, and then is no longer waiting: only silent ones are closed.
     @discardableResult
-    func closeOldestWaiting(reason: String?) -> Bool {
-        guard let oldest = oldestWaiting() else { return false }
-        drop(oldest, reason: reason)
-        return true
+    func closeOldestWaiting(reason: String) -> Bool {
+        while let oldest = oldestWaiting() {
+            receive(oldest)
+            guard oldest.isOpen, oldest.role == nil else { continue }
+            drop(oldest, reason: reason)
+            return true
+        }
+        return false
+    }
+
+    /// One more turn for the connections whose messages wait.
+    private func drainBacklog() {
+        let waiting = backlog
+        backlog = []
+        for connection in waiting {
+            connection.inBacklog = false
+            guard connection.isOpen else { continue }
+            drain(connection)
+        }
     }
 
     /// Connections that have not said hello in time.
@@ -237,6 +269,9 @@ final class Server {
     var passedDescriptors: [Int32] = []
 
     func receive(_ connection: Connection) {
+        // Messages already read wait their turn: nothing more is read meanwhile, so a
+        // peer that writes without pause is held to what it can be served.
+        guard !connection.inBacklog else { return }
         // A bounded share per turn: a peer that writes without pause cannot keep the
         // loop from the others (the rest stays in its socket; epoll reports it again).
         for _ in 0..<Self.readsPerTurn {
@@ -251,7 +286,7 @@ final class Server {
                 passedDescriptors = []
                 if connection.passed >= 0 { close(first) } else { connection.passed = first }
                 if tooMany {
-                    drop(connection, reason: "sent more descriptors than one doorbell")
+                    expel(connection, reason: "sent more descriptors than one doorbell")
                     return
                 }
             }
@@ -260,7 +295,7 @@ final class Server {
                 // Handled as they come: a flood of requests overflows the outbox early
                 // and the connection ends before more is read.
                 drain(connection)
-                guard connection.isOpen else { return }
+                guard connection.isOpen, !connection.inBacklog else { return }
                 // A short read took all there was: epoll reports anything newer.
                 if n < readBuffer.count { return }
                 continue
@@ -272,17 +307,27 @@ final class Server {
     }
 
     /// Handles every complete message received; a malformed one ends the connection.
+    /// At most `messagesPerTurn`; the rest wait in the backlog for the next turn.
     func drain(_ connection: Connection) {
+        var handled = 0
         while connection.isOpen {
+            guard handled < Self.messagesPerTurn else {
+                if !connection.inBacklog {
+                    connection.inBacklog = true
+                    backlog.append(connection)
+                }
+                return
+            }
+            handled += 1
             guard !connection.overflowed else {
-                drop(connection, reason: "not reading its messages (over \(Self.outboxLimit) bytes queued)")
+                expel(connection, reason: "not reading its messages (over \(Self.outboxLimit) bytes queued)")
                 return
             }
             let message: ArbiterMessage?
             do throws(ProtocolError) {
                 message = try connection.decoder.next()
             } catch {
-                drop(connection, reason: "malformed message (\(error))")
+                expel(connection, reason: "malformed message (\(error))")
                 return
             }
             guard let message else { return }
@@ -290,6 +335,16 @@ final class Server {
         }
     }
 
+    /// Ends the connection of a client that is alive but did what it must not: its
+    /// program goes on, and finishes its own sounds (CompletePlaybackIfAppDies is for
+    /// programs that die).
+    func expel(_ connection: Connection, reason: String) {
+        connection.outliving = [:]
+        drop(connection, reason: reason)
+    }
+
+    /// Ends a connection: the client left or died (its sounds are finished), or never
+    /// said hello.
     func drop(_ connection: Connection, reason: String?) {
         guard connection.isOpen else { return }
         if let reason { Log.error("client \(connection.id) (pid \(connection.pid)): \(reason)") }

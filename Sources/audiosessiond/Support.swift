@@ -28,16 +28,20 @@ func monotonicSeconds() -> Double {
 }
 
 /// The daemon's one log facility (standard error: the log file when detached).
-/// Rate-limited: a peer that makes the daemon log on every connection (malformed
-/// frames, refusals) could otherwise fill the disk. A burst of `burst` lines passes,
-/// then `perSecond`; what is held back is counted and the count logged once lines
-/// pass again.
+/// Rate-limited in bytes: a peer that makes the daemon log on every connection
+/// (malformed frames, refusals, long names) could otherwise fill the runtime folder, a
+/// small memory file system shared with the desktop. A line is cut to `longestLine`
+/// bytes and costs one token per `bytesPerToken` started; a burst of `burst` tokens
+/// passes, then `perSecond`; what is held back is counted and the count logged once
+/// lines pass again.
 enum Log {
     /// AUDIOSESSIOND_VERBOSE=1 logs every arbitration event (`audiosession watch` shows
     /// them without it).
     static let verbose = getenv("AUDIOSESSIOND_VERBOSE").map { String(cString: $0) == "1" } ?? false
     static let burst = 100.0
     static let perSecond = 10.0
+    static let bytesPerToken = 160
+    static let longestLine = 1024
     nonisolated(unsafe) private static var tokens = burst
     nonisolated(unsafe) private static var refilledAt = monotonicSeconds()
     nonisolated(unsafe) private static var suppressed = 0
@@ -53,30 +57,36 @@ enum Log {
     }()
 
     private static func write(_ level: String, _ line: String) {
+        var text = printable(line)
+        if text.utf8.count > longestLine {
+            text = String(decoding: text.utf8.prefix(longestLine), as: UTF8.self) + " [cut]"
+        }
         // Asked for every event: the user chose the volume.
-        if verbose { return emit(level, line) }
+        if verbose { return emit(level, text) }
         pthread_mutex_lock(bucketLock)
         let now = monotonicSeconds()
         tokens = min(burst, tokens + (now - refilledAt) * perSecond)
         refilledAt = now
-        guard tokens >= 1 else {
+        let cost = Double(1 + text.utf8.count / bytesPerToken)
+        guard tokens >= cost else {
             suppressed += 1
             pthread_mutex_unlock(bucketLock)
             return
         }
-        tokens -= 1
+        tokens -= cost
         let held = suppressed
         suppressed = 0
         pthread_mutex_unlock(bucketLock)
-        if held > 0 { emit("info", "\(held) log line(s) suppressed (more than \(Int(perSecond)) a second)") }
-        emit(level, line)
+        if held > 0 { emit("info", "\(held) log line(s) suppressed (the log takes at most a burst of "
+                           + "\(Int(burst) * bytesPerToken) bytes, then \(Int(perSecond) * bytesPerToken) a second)") }
+        emit(level, text)
     }
 
-    private static func emit(_ level: String, _ line: String) {
+    private static func emit(_ level: String, _ text: String) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         fputs("audiosessiond[\(getpid())] \(now.tv_sec).\(String(format3(now.tv_nsec / 1_000_000))) \(level): "
-              + printable(line) + "\n", stderr)
+              + text + "\n", stderr)
     }
     private static func format3(_ ms: Int) -> String {
         ms < 10 ? "00\(ms)" : ms < 100 ? "0\(ms)" : "\(ms)"
@@ -95,6 +105,9 @@ func printable(_ text: String) -> String {
     return out
 }
 
+/// Control characters, and the invisible ones that reorder or join what follows
+/// (Unicode's format characters: bidirectional overrides...) or break lines.
 private func isControl(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.properties.generalCategory == .format
+        || scalar.value == 0x2028 || scalar.value == 0x2029
 }

@@ -54,9 +54,17 @@ let systemdListener: Int32? = {
 }()
 
 if detach {
+    // The program that started it waits for this first process only, which leaves at
+    // once: the daemon is its grandchild, adopted by init, so no zombie is ever left in
+    // the program whatever becomes of the daemon.
+    let child = fork()
+    if child < 0 { exit(1) }
+    if child > 0 { _exit(0) }
     // A session of its own: the terminal or process group of the program that started
-    // it must not take it down. Every descriptor it inherited is closed.
+    // it must not take it down, nor a terminal it happens to open. Every descriptor it
+    // inherited is closed.
     _ = setsid()
+    signal(SIGHUP, SIG_IGN)
     var keep: Set<Int32> = [0, 1, 2]
     if let systemdListener { keep.insert(systemdListener) }
     closeInheritedDescriptors(keeping: keep)

@@ -55,6 +55,22 @@ struct IncrementalTests {
         }
     }
 
+    @Test("One active output becoming two (and back) evaluates the active ones, not all 1,000")
+    func crossingOneAndTwo() {
+        var a = Arbitration()
+        for id in UInt32(1)...1000 {
+            _ = a.join(id, pid: id, program: "p")
+            _ = a.claim(id, category: 1, mode: 0, traits: [.output, .mixes, .ducks])
+        }
+        _ = a.activate(1)
+        for _ in 0..<3 {
+            let before = a.evaluations
+            _ = a.activate(2)
+            _ = a.deactivate(2, notifyOthers: true)
+            #expect(a.evaluations - before <= 8, "a 1-2-1 crossing evaluated \(a.evaluations - before) sessions")
+        }
+    }
+
     @Test("Told state matches the table after every step of a random history")
     func matchesTable() {
         var generator = SystemRandomNumberGenerator()

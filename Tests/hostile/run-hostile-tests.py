@@ -1162,6 +1162,40 @@ def case_lock_held(c):
                           f"{clip(run.stderr)}")
 
 
+def case_lock_held_no_zombies(c):
+    """(review) While another process holds the lock and nothing listens, a program
+    keeps trying to reach a daemon, starting one each time: none of them is left as a
+    zombie child of the program."""
+    os.mkdir(c.folder, 0o700)
+    os.chmod(c.folder, 0o700)
+    lock = os.open(c.lock, os.O_RDWR | os.O_CREAT, 0o600)
+    c.cleanups.append(lambda: os.close(lock))
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    env = dict(c.env, AUDIOTOOLBOX_ARBITER="daemon", AUDIOTOOLBOX_BACKEND="virtual")
+    prog = subprocess.Popen([session_prog], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    c.procs.append(prog)
+    ready = prog.stdout.readline()
+    if not ready.startswith("ready"):
+        raise CaseFailure(f"the program did not initialise: {ready!r}")
+    # Several tries go by (each one starts a daemon, which leaves: the lock is held).
+    time.sleep(OBSERVE * 2)
+    zombies = []
+    for task in os.listdir(f"/proc/{prog.pid}/task"):
+        with open(f"/proc/{prog.pid}/task/{task}/children") as f:
+            for child in f.read().split():
+                try:
+                    with open(f"/proc/{child}/stat") as stat:
+                        if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
+                            zombies.append(child)
+                except FileNotFoundError:
+                    pass
+    prog.stdin.close()
+    prog.wait(timeout=HANG)
+    if zombies:
+        raise CaseFailure(f"{len(zombies)} zombie child(ren) of the program after {OBSERVE * 2:.0f} s of tries: {zombies}")
+
+
 # ---------------------------------------------------------------------------------------
 # 5. Bounded output.
 
@@ -1616,6 +1650,33 @@ def case_finish_fifo(c):
     finish_flood(c, daemon)
 
 
+def case_finish_tty(c):
+    """(review) A session asks the daemon to finish a terminal (a pty's other end) if it
+    dies, and dies: the detached daemon must never open the device (a terminal opened
+    by a session leader becomes its controlling terminal, whose hang-up kills it), so
+    closing the pty leaves it serving."""
+    daemon = c.start_daemon_via_tool()
+    master, slave = os.openpty()
+    slave_name = os.ttyname(slave)
+    os.close(slave)
+    s = raw_session(c.socket, "hostile-tty")
+    s.sendall(finish_if_dies(1, slave_name, "default"))
+    s.close()
+    # The daemon had its chance to open it; a status round trip makes sure it handled
+    # the death (the finisher runs on its own thread: give it its turn too).
+    c.status()
+    time.sleep(0.5)
+    with open(f"/proc/{daemon}/stat") as stat:
+        tty = int(stat.read().rsplit(")", 1)[1].split()[4])
+    os.close(master)  # the hang-up
+    time.sleep(0.5)
+    if not os.path.exists(f"/proc/{daemon}"):
+        raise CaseFailure(f"closing {slave_name} killed the daemon (its controlling terminal was {tty:#x})")
+    if tty != 0:
+        raise CaseFailure(f"the daemon took {slave_name} as its controlling terminal (tty_nr {tty:#x})")
+    c.status()
+
+
 def case_finish_flood(c):
     """The 100 plays of a 29 s sound alone (so that the memory bound is checked even
     where the FIFO already stops the daemon)."""
@@ -1852,6 +1913,7 @@ CASES = [
     ("files-no-follow", case_files_no_follow),
     ("journal-umask", case_journal_umask),
     ("lock-held", case_lock_held),
+    ("lock-held-no-zombies", case_lock_held_no_zombies),
     ("flood-unread-tool", case_flood_unread_tool),
     ("status-300-sessions", case_status_300_sessions),
     ("idle-1016-connections", case_idle_1016_connections),
@@ -1867,6 +1929,7 @@ CASES = [
     ("sound-fifo", case_sound_fifo),
     ("finish-fifo", case_finish_fifo),
     ("finish-flood", case_finish_flood),
+    ("finish-tty", case_finish_tty),
     ("detached-daemon-hygiene", case_detached_daemon_hygiene),
     ("terminal-escapes", case_terminal_escapes),
     ("log-rate-limit", case_log_rate_limit),

@@ -29,4 +29,12 @@ int DescriptorsEventFD(void);
  * inherits, made in one call (no window in which another thread's fork+exec could
  * take it). 0, or -1 and errno. */
 int DescriptorsPipe(int ends[2]);
+
+/* open(2) with O_PATH | O_CLOEXEC (and O_NOFOLLOW unless followSymlinks): a handle to
+ * look at what is at `path` without opening it for reading (Swift does not see O_PATH). */
+int DescriptorsOpenPath(const char *path, int followSymlinks);
+
+/* accept4(2) with SOCK_CLOEXEC | SOCK_NONBLOCK: the new connection is never inherited
+ * by a program another thread execs. */
+int DescriptorsAccept(int listener);
 #endif
