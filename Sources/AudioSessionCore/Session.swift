@@ -47,10 +47,14 @@ public final class Session: Sendable {
 
     public var phase: SessionPhase { state.withLock { $0.phase } }
 
-    /// How loud the library's own sounds (System Sound Services) play now: silent
-    /// during a system interruption, lowered while another session ducks this one.
+    /// How loud the library's own sounds (System Sound Services) play now: silent while
+    /// the session is interrupted (SPEC 7: an interrupted program's audio stops, until
+    /// its End) and during a system interruption, lowered while another session ducks
+    /// this one.
     public var systemSoundLevel: Float {
-        state.withLock { s in s.systemInterruptionInProgress ? 0 : s.ducked ? Session.duckedLevel : 1 }
+        state.withLock { s in
+            s.phase == .interrupted || s.systemInterruptionInProgress ? 0 : s.ducked ? Session.duckedLevel : 1
+        }
     }
 
     /// Whether the silent switch is on: sounds marked IsUISound are silent.

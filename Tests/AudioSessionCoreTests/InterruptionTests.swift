@@ -103,6 +103,22 @@ struct InterruptionTests {
         #expect(fixture.session.phase == .active)
     }
 
+    @Test("SPEC 7: an interrupted session's system sounds fall silent until its End, by another program or by a call")
+    func systemSoundsSilentWhileInterrupted() throws {
+        let fixture = Fixture()
+        fixture.arbiter.setOtherAudioPlaying(false)
+        try fixture.category(.mediaPlayback)
+        try fixture.activate()
+        #expect(fixture.session.systemSoundLevel == 1)
+        // Another program that does not mix takes the sound.
+        fixture.arbiter.setOtherAudioPlaying(true)
+        #expect(fixture.session.phase == .interrupted)
+        #expect(fixture.session.systemSoundLevel == 0)
+        fixture.arbiter.setOtherAudioPlaying(false)
+        #expect(fixture.session.phase != .interrupted)
+        #expect(fixture.session.systemSoundLevel == 1)
+    }
+
     @Test("SPEC 6: ServerDied: listeners are called with 1 and the session is inactive",
           arguments: [Category.soloAmbientSound, .playAndRecord])
     func serverDied(_ category: Category) throws {

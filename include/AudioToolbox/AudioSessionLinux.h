@@ -103,10 +103,13 @@ extern OSStatus AudioSessionVirtualDeviceSetSampleRates(const Float64 *inRates, 
  * cannot be reached; while audiosessiond arbitrates they return
  * kAudioServicesNoHardwareError (use `audiosession call start` and real programs). */
 
-/* Pretend another program, one that does not mix, is (or stops) playing sound. This
- * session interrupts it by activating a category that does not mix
- * (OtherAudioIsPlaying then reads 0) and lets it resume by deactivating with
- * kAudioSessionSetActiveFlag_NotifyOthersOnDeactivation. */
+/* Pretend another program, one that does not mix, starts (or stops) playing sound: it
+ * activates its session, which interrupts this one if this one is active and does not
+ * mix (Begin), or deactivates it with NotifyOthersOnDeactivation (End). This session
+ * interrupts it by activating a category that does not mix (OtherAudioIsPlaying then
+ * reads 0) and lets it resume by deactivating with
+ * kAudioSessionSetActiveFlag_NotifyOthersOnDeactivation. The rules are those of
+ * audiosessiond, applied by the same engine. */
 extern OSStatus AudioSessionVirtualDeviceSetOtherAudioPlaying(Boolean inPlaying);
 
 /* Begin a system interruption (an incoming call, an alarm): the phone always wins, so
