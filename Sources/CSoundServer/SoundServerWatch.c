@@ -1,5 +1,12 @@
 /* See CSoundServer.h. Nodes are bound to receive their state; clients to learn the
- * process behind a node (node props name the client, client props the pid). */
+ * process behind a node (node props name the client, client props the pid).
+ *
+ * Whose stream it is: the process at the other end of the client's socket
+ * (pipewire.sec.pid, which the server sets and nobody can forge) — unless that process
+ * is the sound server's own relay (pipewire-pulse, serving programs that use libpulse,
+ * SDL...), whose streams belong to the programs it serves: then the process the stream
+ * names (application.process.id of the node, else of the client), believed only if it
+ * is a process of this user. */
 #include <pipewire/pipewire.h>
 #include <spa/param/props.h>
 #include <spa/pod/builder.h>
@@ -9,6 +16,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "CSoundServer.h"
 
 enum { MAX_STREAMS = 256, MAX_CLIENTS = 256 };
@@ -19,12 +28,15 @@ typedef struct {
     struct spa_hook listener;
     SoundServerStream stream;
     uint32_t client;
+    int32_t claimedPid; /* application.process.id of the node, 0 if none */
     int used;
 } Node;
 
 typedef struct {
     uint32_t id;
-    int32_t pid;
+    int32_t pid;        /* pipewire.sec.pid (else application.process.id) */
+    int32_t claimedPid; /* application.process.id */
+    int relay;          /* pid is the sound server's relay */
     int used;
 } Client;
 
@@ -59,18 +71,52 @@ struct SoundServerWatch {
     void *changedContext;
 };
 
-static int32_t pidOfClient(struct SoundServerWatch *w, uint32_t id)
+/* Whether `pid` is the sound server relaying other programs' streams. */
+static int isRelay(int32_t pid)
+{
+    if (pid <= 0) return 0;
+    char path[64], name[64] = {0};
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+    FILE *file = fopen(path, "re");
+    if (!file) return 0;
+    int read = fgets(name, sizeof name, file) != NULL;
+    fclose(file);
+    if (!read) return 0;
+    name[strcspn(name, "\n")] = 0;
+    return strcmp(name, "pipewire-pulse") == 0 || strcmp(name, "pipewire") == 0;
+}
+
+/* A pid a stream claims, if it is a live process of this user; else 0. */
+static int32_t plausible(int32_t pid)
+{
+    if (pid <= 0) return 0;
+    char path[64];
+    struct stat info;
+    snprintf(path, sizeof path, "/proc/%d", (int)pid);
+    return stat(path, &info) == 0 && info.st_uid == getuid() ? pid : 0;
+}
+
+static Client *clientOf(struct SoundServerWatch *w, uint32_t id)
 {
     for (int i = 0; i < MAX_CLIENTS; i++)
-        if (w->clients[i].used && w->clients[i].id == id) return w->clients[i].pid;
-    return 0;
+        if (w->clients[i].used && w->clients[i].id == id) return &w->clients[i];
+    return NULL;
+}
+
+/* The process whose stream the node is (see the top of this file); 0 while unknown. */
+static int32_t ownerOf(struct SoundServerWatch *w, const Node *node)
+{
+    const Client *client = clientOf(w, node->client);
+    if (!client) return plausible(node->claimedPid);
+    if (!client->relay) return client->pid;
+    int32_t claimed = plausible(node->claimedPid);
+    return claimed ? claimed : plausible(client->claimedPid);
 }
 
 static void refreshPids(struct SoundServerWatch *w)
 {
     for (int i = 0; i < MAX_STREAMS; i++)
-        if (w->nodes[i].used && w->nodes[i].stream.pid == 0)
-            w->nodes[i].stream.pid = pidOfClient(w, w->nodes[i].client);
+        if (w->nodes[i].used) w->nodes[i].stream.pid = ownerOf(w, &w->nodes[i]);
 }
 
 static void copy(char *to, size_t size, const char *from)
@@ -89,7 +135,12 @@ static void nodeInfo(void *data, const struct pw_node_info *info)
     int changed = running != node->stream.running;
     node->stream.running = running;
     if (role) copy(node->stream.role, sizeof node->stream.role, role);
-    if (pid && node->stream.pid == 0) node->stream.pid = atoi(pid);
+    if (pid && node->claimedPid == 0) {
+        node->claimedPid = atoi(pid);
+        int32_t owner = ownerOf(node->watch, node);
+        changed |= owner != node->stream.pid;
+        node->stream.pid = owner;
+    }
     if (changed && node->watch->changed) node->watch->changed(node->watch->changedContext);
 }
 
@@ -178,10 +229,13 @@ static void registryGlobal(void *data, uint32_t id, uint32_t permissions, const 
     struct SoundServerWatch *w = data;
     if (strcmp(type, PW_TYPE_INTERFACE_Client) == 0) {
         const char *pid = props ? spa_dict_lookup(props, PW_KEY_SEC_PID) : NULL;
-        if (!pid && props) pid = spa_dict_lookup(props, PW_KEY_APP_PROCESS_ID);
+        const char *claimed = props ? spa_dict_lookup(props, PW_KEY_APP_PROCESS_ID) : NULL;
+        if (!pid) pid = claimed;
         for (int i = 0; i < MAX_CLIENTS; i++) {
             if (w->clients[i].used) continue;
-            w->clients[i] = (Client){.id = id, .pid = pid ? atoi(pid) : 0, .used = 1};
+            int32_t secPid = pid ? atoi(pid) : 0;
+            w->clients[i] = (Client){.id = id, .pid = secPid, .claimedPid = claimed ? atoi(claimed) : 0,
+                                     .relay = isRelay(secPid), .used = 1};
             break;
         }
         refreshPids(w);
@@ -228,7 +282,9 @@ static void registryGlobal(void *data, uint32_t id, uint32_t permissions, const 
         node->stream.node = id;
         const char *client = spa_dict_lookup(props, PW_KEY_CLIENT_ID);
         node->client = client ? (uint32_t)atoi(client) : 0;
-        node->stream.pid = pidOfClient(w, node->client);
+        const char *claimed = spa_dict_lookup(props, PW_KEY_APP_PROCESS_ID);
+        node->claimedPid = claimed ? atoi(claimed) : 0;
+        node->stream.pid = ownerOf(w, node);
         copy(node->stream.application, sizeof node->stream.application, spa_dict_lookup(props, PW_KEY_APP_NAME));
         copy(node->stream.role, sizeof node->stream.role, spa_dict_lookup(props, PW_KEY_MEDIA_ROLE));
         node->proxy = pw_registry_bind(w->registry, id, PW_TYPE_INTERFACE_Node, PW_VERSION_NODE, 0);

@@ -1014,6 +1014,42 @@ def near(volumes, value):
     return volumes is not None and all(abs(v - value) < 0.01 for v in volumes)
 
 
+def case_x(c):
+    """Issue 16: a stream that comes through pipewire-pulse (libpulse, SDL, most desktop
+    audio) belongs to the program it names, not to pipewire-pulse: the active session's
+    own music is neither other audio to it nor lowered; another program's stream is."""
+    server = SoundServer(c)
+    players = []
+    try:
+        server.play()  # pw-play: another program, native PipeWire
+        (a,) = c.start("A")
+        a.set_category("medi")
+        a.command("activate")
+        c.wait_status(lambda s: any(x["action"] == "lowered" for x in (s["soundServer"] or [])),
+                      "pw-play's stream lowered while A plays")
+        tone = os.path.join(c.runtime, "tone.wav")
+        # A's own music, through the pulse protocol, naming A's process as libpulse does.
+        own = subprocess.Popen(["paplay", f"--property=application.process.id={a.pid}", "--property=media.role=Music",
+                                tone], env=c.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        players.append(own)
+        status = c.wait_status(lambda s: any(x["pid"] == a.pid and x["running"] for x in (s["soundServer"] or [])),
+                               "A's own pulse stream, owned by A")
+        mine = [x for x in status["soundServer"] if x["pid"] == a.pid]
+        if any(x["action"] for x in mine):
+            raise CaseFailure(f"A's own stream was {mine[0]['action']} by A's own session: {mine}")
+        a.othr(1)  # pw-play's stream is other audio; A's own is not what makes it so
+        server.player.kill()
+        server.player.wait()
+        server.player = None
+        a.expect(r"^LISTEN othr 0$")  # only A's own stream is left: no other audio
+        a.othr(0)
+    finally:
+        for player in players:
+            player.kill()
+            player.wait()
+        server.close()
+
+
 def case_o(c):
     """A ducking session lowers another program's stream while active and restores it
     exactly; the default policy lowers it for a non-mixing session too."""
@@ -1252,6 +1288,7 @@ CASES = [
     ("u-busy-run-loop-still-informed", case_u),
     ("v-doorbell-checked", case_v),
     ("w-forked-child-sessions", case_w),
+    ("x-pulse-stream-owned-by-its-program", case_x),
 ]
 
 
