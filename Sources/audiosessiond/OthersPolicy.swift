@@ -14,6 +14,10 @@ import POSIXSupport
 /// or a call to silence it; lowering keeps the session audible without taking anything
 /// away, where muting would surprise. The phone's behaviour (`mute`) is one line away.
 ///
+/// A session's own streams are spared while it is active, and muted while it is
+/// interrupted (the phone stops an interrupted app's audio before its Begin), until it
+/// is active again or its interruption ends; then restored exactly.
+///
 /// Never fights the user: a stream whose volume or mute changes after we set it is the
 /// user's again and is neither changed further nor restored. What was changed is written
 /// to a journal next to the socket first, so a daemon killed meanwhile restores it when
@@ -112,6 +116,8 @@ final class OthersPolicy {
             }
         }
 
+        let interrupted = Set(arbitration.participants.values.filter { $0.state == .interrupted }
+            .map { Int32(bitPattern: $0.pid) })
         for stream in streams {
             let volumes = withUnsafeBytes(of: stream.volumes) { Array($0.bindMemory(to: Float.self).prefix(Int(stream.channels))) }
             let mute = stream.mute != 0
@@ -128,9 +134,18 @@ final class OthersPolicy {
                     continue
                 }
             }
-            // A stream of no known process is someone else's too.
-            let wanted = effect != nil && (stream.pid == 0 || !spared.contains(stream.pid))
-            if wanted, let effect {
+            // An interrupted session's own streams are muted until it is active again
+            // (SPEC 7: the phone stops an interrupted app's audio). A stream of no known
+            // process is someone else's.
+            let streamEffect: (volume: Float, mute: Bool)?
+            if stream.pid != 0 && interrupted.contains(stream.pid) && !spared.contains(stream.pid) {
+                streamEffect = (1, true)
+            } else if stream.pid == 0 || !spared.contains(stream.pid) {
+                streamEffect = effect
+            } else {
+                streamEffect = nil
+            }
+            if let effect = streamEffect {
                 let original = managed[stream.node]
                 let base = original?.original ?? volumes
                 let target = effect.mute ? base : base.map { $0 * effect.volume }
