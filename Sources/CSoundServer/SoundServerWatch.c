@@ -63,6 +63,7 @@ struct SoundServerWatch {
     Client clients[MAX_CLIENTS];
     Sink sinks[MAX_SINKS];
     struct pw_proxy *metadata;
+    uint32_t metadataId;
     struct spa_hook metadataListener;
     char defaultSink[128];
     int connected;
@@ -245,6 +246,7 @@ static void registryGlobal(void *data, uint32_t id, uint32_t permissions, const 
         const char *name = spa_dict_lookup(props, PW_KEY_METADATA_NAME);
         if (name && strcmp(name, "default") == 0) {
             w->metadata = pw_registry_bind(w->registry, id, PW_TYPE_INTERFACE_Metadata, PW_VERSION_METADATA, 0);
+            w->metadataId = id;
             if (w->metadata) pw_metadata_add_listener((struct pw_metadata *)w->metadata, &w->metadataListener,
                                                       &metadataEvents, w);
         }
@@ -301,6 +303,15 @@ static void registryGlobal(void *data, uint32_t id, uint32_t permissions, const 
 static void registryGlobalRemove(void *data, uint32_t id)
 {
     struct SoundServerWatch *w = data;
+    /* The policy manager restarted (or went away): its "default" metadata goes with it.
+     * The default sink is unknown until the next one appears, which is bound again. */
+    if (w->metadata && w->metadataId == id) {
+        spa_hook_remove(&w->metadataListener);
+        pw_proxy_destroy(w->metadata);
+        w->metadata = NULL;
+        w->defaultSink[0] = 0;
+        if (w->changed) w->changed(w->changedContext);
+    }
     for (int i = 0; i < MAX_SINKS; i++) {
         Sink *sink = &w->sinks[i];
         if (!sink->used || sink->id != id) continue;

@@ -1222,6 +1222,65 @@ def case_s(c):
         server.close()
 
 
+def case_s2(c):
+    """Issue 16: WirePlumber restarts (its "default" metadata goes and comes back): the
+    desktop's slider still reaches the volume listener afterwards."""
+    server = SoundServer(c)
+    try:
+        (a,) = c.start("A")
+        a.expect(r"^LISTEN vol 1\.00$")
+        subprocess.run(["wpctl", "set-volume", "@DEFAULT_AUDIO_SINK@", "0.3"], env=c.env, capture_output=True,
+                       timeout=HANG)
+        a.expect(r"^LISTEN vol 0\.30$")
+        # Restart WirePlumber (the third process the stack started).
+        with open(os.path.join(c.runtime, "pids")) as f:
+            pids = [int(p) for p in f.read().split()]
+        os.kill(pids[2], signal.SIGTERM)
+        try:
+            os.waitpid(pids[2], 0)
+        except ChildProcessError:
+            deadline = time.monotonic() + HANG
+            while os.path.exists(f"/proc/{pids[2]}") and time.monotonic() < deadline:
+                time.sleep(0.05)
+        log = open(os.path.join(c.runtime, "wireplumber-2.log"), "w")
+        restarted = subprocess.Popen(["wireplumber"], env=c.env, stdout=log, stderr=log)
+        with open(os.path.join(c.runtime, "pids"), "a") as f:
+            f.write(f"{restarted.pid}\n")
+        deadline = time.monotonic() + HANG
+        while time.monotonic() < deadline:
+            info = subprocess.run(["pactl", "info"], env=c.env, capture_output=True, text=True, timeout=HANG)
+            if re.search(r"^Default Sink: \S", info.stdout, re.M):
+                break
+            time.sleep(0.05)
+        # The new WirePlumber may restore the sink's saved volume first: whatever it
+        # says, the next change of the slider must reach the listener.
+        with a.cond:
+            since = len(a.lines)
+        deadline = time.monotonic() + HANG
+        while time.monotonic() < deadline:
+            subprocess.run(["wpctl", "set-volume", "@DEFAULT_AUDIO_SINK@", "0.6"], env=c.env, capture_output=True,
+                           timeout=HANG)
+            a.send("vol")
+            line = a.expect(r"^vol \S+ \S+$")
+            if line == "vol 0 0.60":
+                break
+            time.sleep(0.1)
+        else:
+            a.fail("after WirePlumber restarted, the slider's 0.6 never reached CurrentHardwareOutputVolume")
+        # Its listener heard it too (before or after the read's answer).
+        deadline = time.monotonic() + HANG
+        while True:
+            with a.cond:
+                heard = "LISTEN vol 0.60" in a.lines[since:]
+            if heard:
+                break
+            if time.monotonic() >= deadline:
+                a.fail("the volume listener never heard 0.60 after WirePlumber restarted")
+            time.sleep(0.05)
+    finally:
+        server.close()
+
+
 def case_t(c):
     """A sound server that starts after the daemon is found (and one that stops is
     noticed): another program's stream counts once the server is up, and no more once it
@@ -1356,6 +1415,7 @@ CASES = [
     ("w-forked-child-sessions", case_w),
     ("x-pulse-stream-owned-by-its-program", case_x),
     ("y-interrupted-program-muted", case_y),
+    ("s2-volume-after-wireplumber-restart", case_s2),
 ]
 
 
