@@ -102,11 +102,13 @@ install: build vcard
 	install -m 644 docs/audiosessiond.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -d $(DESTDIR)$(DOC_DIR)
 	install -m 644 README.md docs/PORTING.md docs/API.md $(DESTDIR)$(DOC_DIR)/
+	install -d $(DESTDIR)$(PREFIX)/share/audiotoolbox
+	install -m 644 data/alsa-controls.conf $(DESTDIR)$(PREFIX)/share/audiotoolbox/
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libAudioToolbox.so* $(DESTDIR)$(LIBDIR)/pkgconfig/AudioToolbox.pc \
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/AudioToolbox-ios.pc
-	rm -rf $(DESTDIR)$(INCLUDEDIR)/AudioToolbox $(DESTDIR)$(DOC_DIR)
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/AudioToolbox $(DESTDIR)$(DOC_DIR) $(DESTDIR)$(PREFIX)/share/audiotoolbox
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man3/audiosession.3 $(DESTDIR)$(PREFIX)/share/man/man3/audioservices.3 $(DESTDIR)$(PREFIX)/share/man/man1/vcard.1
 	rm -rf $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(BINDIR)/vcard $(DESTDIR)$(BINDIR)/audiosessiond $(DESTDIR)$(BINDIR)/audiosession
 	rm -f $(DESTDIR)$(SYSTEMD_USER_DIR)/audiosessiond.service $(DESTDIR)$(SYSTEMD_USER_DIR)/audiosessiond.socket

@@ -107,6 +107,7 @@ let package = Package(
         ),
         .testTarget(name: "ArbitrationTests", dependencies: ["Arbitration", "ArbiterProtocol"]),
         .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),
+        .testTarget(name: "ALSABackendTests", dependencies: ["ALSABackend", "AudioSessionCore", "POSIXSupport"]),
         .testTarget(name: "ArbiterVocabularyTests",
                     dependencies: ["ArbiterVocabulary", "Arbitration", "ArbiterProtocol", "AudioSessionCore"]),
         .testTarget(name: "ArbiterClientTests",

@@ -200,6 +200,9 @@ rm -rf "$out/vcard"
 eval "$("$prefix/bin/vcard" setup "$out/vcard")"
 # No other card's jacks: on a machine with a sound card they would mix into the routes.
 alsa_suite test_alsa_vcard VCARD_DIR="$VCARD_DIR" ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH" AUDIOTOOLBOX_ALSA_JACK_CTLS=
+rm -rf "$out/control-names-config" && mkdir -p "$out/control-names-config"
+alsa_suite test_alsa_control_names VCARD_DIR="$VCARD_DIR" ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH" AUDIOTOOLBOX_ALSA_JACK_CTLS= \
+    XDG_CONFIG_HOME="$out/control-names-config"
 alsa_suite test_alsa_jack_sources VCARD_DIR="$VCARD_DIR" ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH" \
     AUDIOTOOLBOX_ALSA_CTL=vcardmixer AUDIOTOOLBOX_ALSA_JACK_CTLS=vcard
 # docs/PORTING.md's example (session + ALSA playback, paused on Begin), as a reader

@@ -3,7 +3,8 @@
  *
  *   vcard setup [DIR]          create the card's state and ALSA configuration in DIR and
  *                              print the environment a program needs to use it
- *   vcard plug PORT            PORT: headphones, headset, mic, lineout, linein, hdmi
+ *   vcard plug PORT            PORT: headphones, headset, mic, lineout, linein, hdmi,
+ *                              front-headphones, front-mic (a desktop's front panel)
  *   vcard unplug PORT
  *   vcard volume V             playback volume as a 0..1 slider position (alsamixer scale)
  *   vcard capture-volume V
@@ -45,7 +46,7 @@ static int usage(void)
     fputs("usage: vcard setup [DIR] | plug PORT | unplug PORT | volume V | capture-volume V |\n"
           "             capture on|off | rates R1,R2,... | periods MIN,MAX | remove | insert |\n"
           "             exclusive on|off | show | status | record-reset\n"
-          "PORT: headphones headset mic lineout linein hdmi\n", stderr);
+          "PORT: headphones headset mic lineout linein hdmi front-headphones front-mic\n", stderr);
     return 2;
 }
 
@@ -184,6 +185,8 @@ static uint32_t jackBits(const char *port)
     if (!strcmp(port, "lineout")) return VCARD_JACK_LINE_OUT;
     if (!strcmp(port, "linein")) return VCARD_JACK_LINE_IN;
     if (!strcmp(port, "hdmi")) return VCARD_JACK_HDMI;
+    if (!strcmp(port, "front-headphones")) return VCARD_JACK_FRONT_HEADPHONE;
+    if (!strcmp(port, "front-mic")) return VCARD_JACK_FRONT_MIC;
     return 0;
 }
 

@@ -21,6 +21,8 @@ enum {
     VCARD_JACK_LINE_OUT = 1u << 3, /* "Line Out Jack" */
     VCARD_JACK_LINE_IN = 1u << 4, /* "Line Jack" */
     VCARD_JACK_HDMI = 1u << 5, /* "HDMI/DP,pcm=3 Jack" */
+    VCARD_JACK_FRONT_HEADPHONE = 1u << 6, /* "Front Headphone Jack": a desktop's front panel */
+    VCARD_JACK_FRONT_MIC = 1u << 7, /* "Front Mic Jack" */
 };
 
 typedef struct {

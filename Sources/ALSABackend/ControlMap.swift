@@ -1,27 +1,13 @@
 import AudioSessionCore
 import CALSA
 
-/// What a card's controls say about its ports, volume and input gain.
-///
-/// Jack controls use the names of the HDA driver ("Headphone Jack", "Headset Mic Jack",
-/// "Mic Jack", "Line Out Jack", "Line Jack", "HDMI/DP... Jack"). The card's own output
-/// is the built-in speaker (a USB card's is USB audio). A card with capture controls has
-/// a microphone: the built-in one when there is no "Mic Jack", else only while that jack
+/// What a card's controls say about its ports, volume and input gain, read with the
+/// names of `ControlNames` (data/alsa-controls.conf): its jack controls (HDA, front
+/// panel, dock, HDMI), its volume and capture controls. The card's own output is the
+/// built-in speaker (a USB card's is USB audio). A card with capture controls has a
+/// microphone: the built-in one when it has no microphone jack, else only while one
 /// reports a plug.
 struct ControlMap {
-    /// Playback volume controls in the order one is chosen: Master scales everything the
-    /// card plays, PCM is the stream's own gain, and Speaker / Headphone only one output.
-    static let playbackVolumeNames = ["Master Playback Volume", "PCM Playback Volume",
-                                      "Speaker Playback Volume", "Headphone Playback Volume"]
-    static let captureVolumeName = "Capture Volume"
-
-    static let jackPorts: [(name: String, ports: Set<Port>)] = [
-        ("Headphone Jack", [.headphones]),
-        ("Headset Mic Jack", [.headsetMic]),
-        ("Line Out Jack", [.lineOut]),
-        ("Line Jack", [.lineIn]),
-    ]
-
     private(set) var facts: HardwareFacts
     let playbackVolume: ALSAControl.Element?
     let captureVolume: ALSAControl.Element?
@@ -31,15 +17,6 @@ struct ControlMap {
     let captureSource: ALSAControl.Element?
     let captureSourceItems: [Port: Int]
 
-    /// Which input port a capture source item names (HDA codec item names).
-    static func port(forCaptureSource item: String) -> Port? {
-        switch item {
-        case "Internal Mic", "Mic", "Front Mic", "Rear Mic": return .builtInMic
-        case "Line", "Line In": return .lineIn
-        case "Headset Mic": return .headsetMic
-        default: return nil
-        }
-    }
 
     /// The map of a card that has gone away: no ports, nothing settable; the last volume
     /// is kept so that its disappearance is not reported as a volume change.
@@ -80,7 +57,7 @@ struct ControlMap {
     /// Reads `control` (the session's device: volumes, capture, its own jacks) and the
     /// jack controls of `jackSources` (the hardware cards behind a sound server's device,
     /// whose control device has no jacks of its own).
-    init(control: ALSAControl, jackSources: [ALSAControl] = []) {
+    init(control: ALSAControl, jackSources: [ALSAControl] = [], names: ControlNames = .current) {
         let elements = control.elements
         let byName = Dictionary(elements.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let usb = control.driver == "USB-Audio"
@@ -88,24 +65,23 @@ struct ControlMap {
         // The primary's elements are already listed: each listing is a round of
         // device calls, so it is done once per scan.
         let jacks = Self.jackStates(of: [(control, elements)] + jackSources.map { ($0, $0.elements) })
-        func plugged(_ name: String) -> Bool { jacks[name] ?? false }
 
         var ports: Set<Port> = [usb ? .usbAudioOutput : .builtInSpeaker]
-        for (name, jackPorts) in Self.jackPorts where plugged(name) { ports.formUnion(jackPorts) }
-        if jacks.contains(where: { $0.key.hasPrefix("HDMI") && $0.value }) { ports.insert(.hdmi) }
+        for (name, isPlugged) in jacks where isPlugged { ports.formUnion(names.ports(ofJack: name) ?? []) }
         // A jack's microphone is an input only where the session's device can capture: a
         // playback-only device (HDMI, a USB DAC) next to a card with a headset jack has none.
         if !hasCapture { ports = ports.filter { !$0.isInput } }
         if hasCapture {
             if usb {
                 ports.insert(.usbAudioInput)
-            } else if jacks["Mic Jack"] == nil || plugged("Mic Jack") {
-                ports.insert(.builtInMic)
+            } else {
+                let micJacks = jacks.filter { names.micJacks.contains($0.key) }
+                if micJacks.isEmpty || micJacks.values.contains(true) { ports.insert(.builtInMic) }
             }
         }
 
-        let playbackVolume = Self.playbackVolumeNames.lazy.compactMap { byName[$0] }.first
-        let captureVolume = byName[Self.captureVolumeName]
+        let playbackVolume = names.playbackVolumes.lazy.compactMap { byName[$0] }.first
+        let captureVolume = names.captureVolumes.lazy.compactMap { byName[$0] }.first
         let playbackScale = playbackVolume.flatMap(control.scale)
         let captureScale = captureVolume.flatMap(control.scale)
         self.playbackVolume = playbackVolume
@@ -117,7 +93,7 @@ struct ControlMap {
         let itemNames = captureSource.map { control.enumeratedItems($0) } ?? []
         var items: [Port: Int] = [:]
         for (index, name) in itemNames.enumerated() {
-            if let port = Self.port(forCaptureSource: name), items[port] == nil { items[port] = index }
+            if let port = names.captureSources[name], items[port] == nil { items[port] = index }
         }
         captureSourceItems = items
         func volume(_ element: ALSAControl.Element?, _ scale: ALSAControl.Scale?) -> Float? {

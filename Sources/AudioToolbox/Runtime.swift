@@ -43,6 +43,7 @@ final class Runtime: @unchecked Sendable {
     /// no event can arrive before everything it reaches exists.
     init(runLoop: CFRunLoop, mode: CFString, interruptionListener: AudioSessionInterruptionListener?,
          clientData: UnsafeMutableRawPointer?) throws(ResultCode) {
+        Runtime.loadControlNames()
         let (backend, virtualDevice) = try Runtime.chooseBackend()
         let (arbiter, inProcess) = Runtime.chooseArbiter()
         let listeners = ListenerRegistry()
@@ -142,11 +143,33 @@ final class Runtime: @unchecked Sendable {
     /// library's `lib` folder (where `make install` puts both).
     static func daemonExecutable() -> String {
         if let path = getenv("AUDIOTOOLBOX_DAEMON").map({ String(cString: $0) }), !path.isEmpty { return path }
-        guard let file = AudioToolboxLibraryPath() else { return "/usr/local/bin/audiosessiond" }
+        return installationPrefix() + "/bin/audiosessiond"
+    }
+
+    /// The installation's prefix: the folder above the library's `lib` folder.
+    static func installationPrefix() -> String {
+        guard let file = AudioToolboxLibraryPath() else { return "/usr/local" }
         var library = String(cString: file)
         if let slash = library.lastIndex(of: "/") { library = String(library[..<slash]) } else { library = "." }
-        let prefix = library.hasSuffix("/lib") ? String(library.dropLast(4)) : library + "/.."
-        return prefix + "/bin/audiosessiond"
+        return library.hasSuffix("/lib") ? String(library.dropLast(4)) : library + "/.."
+    }
+
+    /// What ALSA control names mean (ControlNames): `AUDIOTOOLBOX_ALSA_CONTROLS`, else
+    /// share/audiotoolbox/alsa-controls.conf of the installation; then the user's
+    /// $XDG_CONFIG_HOME/audiotoolbox/alsa-controls.conf, which adds to it.
+    static func loadControlNames() {
+        let installed = getenv("AUDIOTOOLBOX_ALSA_CONTROLS").map { String(cString: $0) }
+            ?? installationPrefix() + "/share/audiotoolbox/alsa-controls.conf"
+        var files = [installed]
+        if let config = getenv("XDG_CONFIG_HOME").map({ String(cString: $0) }), !config.isEmpty {
+            files.append(config + "/audiotoolbox/alsa-controls.conf")
+        } else if let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty {
+            files.append(home + "/.config/audiotoolbox/alsa-controls.conf")
+        }
+        ControlNames.load(files: files) { Log.error("ALSA control names: \($0)") }
+        if ControlNames.current.playbackVolumes.isEmpty {
+            Log.error("no ALSA control names read (\(installed) is missing?): jacks and volumes are not recognised")
+        }
     }
 
     /// The program's name as `audiosession status` shows it.
