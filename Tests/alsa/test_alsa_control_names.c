@@ -13,16 +13,7 @@
 #include <sys/stat.h>
 #include "../c/check.h"
 
-static int routeChanges;
-static SInt32 lastReason;
-
-static void routeListener(void *clientData, AudioSessionPropertyID id, UInt32 size, const void *data)
-{
-    (void)clientData; (void)id; (void)size;
-    routeChanges++;
-    CFNumberGetValue(CFDictionaryGetValue((CFDictionaryRef)data, kAudioSession_RouteChangeKey_Reason),
-                     kCFNumberSInt32Type, &lastReason);
-}
+#include "route_listener.h"
 
 static void waitForRouteChanges(int count)
 {

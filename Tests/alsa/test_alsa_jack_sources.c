@@ -10,16 +10,7 @@
 #include <string.h>
 #include "../c/check.h"
 
-static int routeChanges;
-static SInt32 lastReason;
-
-static void routeListener(void *clientData, AudioSessionPropertyID id, UInt32 size, const void *data)
-{
-    (void)clientData; (void)id; (void)size;
-    routeChanges++;
-    CFNumberGetValue(CFDictionaryGetValue((CFDictionaryRef)data, kAudioSession_RouteChangeKey_Reason),
-                     kCFNumberSInt32Type, &lastReason);
-}
+#include "route_listener.h"
 
 int main(void)
 {

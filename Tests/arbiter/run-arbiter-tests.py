@@ -978,19 +978,7 @@ class SoundServer:
 
     def stream(self):
         """(node, channel volumes, mute) of pw-play's stream, or None."""
-        run = subprocess.run(["pw-dump"], env=self.case.env, capture_output=True, text=True, timeout=HANG)
-        try:
-            objects = json.loads(run.stdout or "[]")
-        except ValueError:
-            return None
-        for o in objects:
-            info = o.get("info") or {}
-            props = info.get("props") or {}
-            if props.get("media.class") == "Stream/Output/Audio" and props.get("application.name") in ("pw-play", "pw-cat"):
-                params = [p for p in (info.get("params") or {}).get("Props", []) if "channelVolumes" in p]
-                if params:
-                    return o["id"], params[0]["channelVolumes"], params[0].get("mute", False)
-        return None
+        return find_stream(self.case, lambda props: props.get("application.name") in ("pw-play", "pw-cat"))
 
     def wait(self, predicate, what):
         """Polls pw-dump until predicate(volumes, mute) holds."""
@@ -1050,8 +1038,9 @@ def case_x(c):
         server.close()
 
 
-def pulse_stream_of(c, pid):
-    """(node, channel volumes, mute) of the stream that names process `pid`, or None."""
+def find_stream(c, matches):
+    """(node, channel volumes, mute) of the first playback stream whose properties
+    `matches`, as pw-dump shows it, or None."""
     run = subprocess.run(["pw-dump"], env=c.env, capture_output=True, text=True, timeout=HANG)
     try:
         objects = json.loads(run.stdout or "[]")
@@ -1060,11 +1049,16 @@ def pulse_stream_of(c, pid):
     for o in objects:
         info = o.get("info") or {}
         props = info.get("props") or {}
-        if props.get("media.class") == "Stream/Output/Audio" and props.get("application.process.id") == pid:
+        if props.get("media.class") == "Stream/Output/Audio" and matches(props):
             params = [p for p in (info.get("params") or {}).get("Props", []) if "channelVolumes" in p]
             if params:
                 return o["id"], params[0]["channelVolumes"], params[0].get("mute", False)
     return None
+
+
+def pulse_stream_of(c, pid):
+    """The stream that names process `pid` (see find_stream)."""
+    return find_stream(c, lambda props: props.get("application.process.id") == pid)
 
 
 def wait_pulse_stream(c, pid, predicate, what):
