@@ -35,6 +35,8 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
         var active = false
         /// Interrupted, its End not come yet.
         var interrupted = false
+        /// Plays the daemon is to finish if the program dies, sent again to a new daemon.
+        var outliving: [UInt32: (path: String, device: String)] = [:]
         var handler: (@Sendable (ArbiterEvent) -> Void)?
         /// Events that arrived before `start` (the daemon's first state).
         var early: [ArbiterEvent] = []
@@ -144,6 +146,9 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
                 Self.deliverDoorbell(&s)
                 if let claim = s.claim { s.outbox += ArbiterMessage(claim: claim).frame() }
                 if s.active { s.outbox += ArbiterMessage.activate.frame() }
+                for (token, play) in s.outliving.sorted(by: { $0.key < $1.key }) {
+                    s.outbox += ArbiterMessage.finishIfDies(token: token, path: play.path, device: play.device).frame()
+                }
                 Self.flush(&s)
                 s.interest = Self.socketEvents(reading: true, writing: !s.outbox.isEmpty)
                 var event = epoll_event(events: s.interest, data: epoll_data_t(fd: fd))
@@ -228,12 +233,12 @@ public final class DaemonArbiter: Arbiter, @unchecked Sendable {
     /// A play of `path` on `device` started that the daemon finishes if this program
     /// dies first (CompletePlaybackIfAppDies).
     public func finishIfProgramDies(token: UInt32, path: String, device: String) {
-        queue(.finishIfDies(token: token, path: path, device: device)) { _ in }
+        queue(.finishIfDies(token: token, path: path, device: device)) { $0.outliving[token] = (path, device) }
     }
 
     /// That play was heard to its end: nothing to finish.
     public func playFinished(token: UInt32) {
-        queue(.finished(token: token)) { _ in }
+        queue(.finished(token: token)) { $0.outliving[token] = nil }
     }
 
     // MARK: Sending
