@@ -32,6 +32,10 @@ final class Connection {
     var isOpen = true
     /// Messages of it were read and wait for the next turn (Server.backlog).
     var inBacklog = false
+    /// Since when it has held part of a frame (nil: none), and whether it is in
+    /// `Server.unfinished`.
+    var unfinishedSince: Double?
+    var queuedAsUnfinished = false
     /// Whether epoll reports room to write (only while the outbox holds bytes).
     var watchingOutput = false
     /// The process the kernel says is at the other end (SO_PEERCRED): what status

@@ -37,6 +37,8 @@ final class Server {
     static let maximumWaitingForHello = 256
     /// Messages handled for one connection before the others get their turn.
     static let messagesPerTurn = 256
+    /// Connections holding part of a frame, oldest first (closed after `helloSeconds`).
+    var unfinished: [Connection] = []
     /// Connections with messages read and not yet handled, in turn order.
     var backlog: [Connection] = []
     /// Reads of `readBuffer` from one connection before the others get their turn.
@@ -239,6 +241,20 @@ final class Server {
         return false
     }
 
+    /// Whether the connection holds part of a frame now, and since when.
+    private func noteUnfinished(_ connection: Connection) {
+        guard connection.decoder.pendingByteCount > 0 else {
+            connection.unfinishedSince = nil
+            return
+        }
+        guard connection.unfinishedSince == nil else { return }
+        connection.unfinishedSince = monotonicSeconds()
+        if !connection.queuedAsUnfinished {
+            connection.queuedAsUnfinished = true
+            unfinished.append(connection)
+        }
+    }
+
     /// One more turn for the connections whose messages wait.
     private func drainBacklog() {
         let waiting = backlog
@@ -255,6 +271,18 @@ final class Server {
         let now = monotonicSeconds()
         while let oldest = oldestWaiting(), now - oldest.acceptedAt >= Self.helloSeconds {
             drop(oldest, reason: "no hello within \(Int(Self.helloSeconds)) s")
+        }
+        // A frame begun and never finished: a client does not send half a message.
+        while let first = unfinished.first {
+            guard first.isOpen, let since = first.unfinishedSince else {
+                first.queuedAsUnfinished = false
+                unfinished.removeFirst()
+                continue
+            }
+            guard now - since >= Self.helloSeconds else { break }
+            unfinished.removeFirst()
+            first.queuedAsUnfinished = false
+            expel(first, reason: "a message left unfinished for \(Int(Self.helloSeconds)) s")
         }
         if waitingHead > 1024 && waitingHead * 2 > waitingForHello.count {
             waitingForHello.removeFirst(waitingHead)
@@ -330,7 +358,10 @@ final class Server {
                 expel(connection, reason: "malformed message (\(error))")
                 return
             }
-            guard let message else { return }
+            guard let message else {
+                noteUnfinished(connection)
+                return
+            }
             handle(message, from: connection)
         }
     }

@@ -1384,6 +1384,25 @@ def case_silent_connection_closed(c):
         s.close()
 
 
+def case_unfinished_frame_closed(c):
+    """(review) A client that says hello, then sends the first bytes of a frame and
+    nothing more, is closed by the daemon eventually (it would hold its buffer forever)."""
+    c.start_foreground_daemon()
+    s = raw_session(c.socket, "half-a-frame", role=TOOL)
+    try:
+        s.sendall(struct.pack(">I", 200) + b"\x06")  # a 200-byte frame, 1 byte of it
+        s.settimeout(HANG)
+        try:
+            while s.recv(4096):
+                pass
+        except ConnectionResetError:
+            pass
+        except socket.timeout:
+            raise CaseFailure(f"a connection holding half a frame was still open after {HANG:.0f} s")
+    finally:
+        s.close()
+
+
 def case_idle_nofile_64(c):
     """The daemon under a hard limit of 64 descriptors, 100 silent connections attempted:
     it does not spin, and once they are closed a session joins."""
@@ -1918,6 +1937,7 @@ CASES = [
     ("status-300-sessions", case_status_300_sessions),
     ("idle-1016-connections", case_idle_1016_connections),
     ("silent-connection-closed", case_silent_connection_closed),
+    ("unfinished-frame-closed", case_unfinished_frame_closed),
     ("idle-nofile-64", case_idle_nofile_64),
     ("daemon-stopped-init", case_daemon_stopped_init),
     ("socket-path-too-long", case_socket_path_too_long),
