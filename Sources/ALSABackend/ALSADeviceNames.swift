@@ -70,8 +70,9 @@ public struct ALSADeviceNames: Equatable, Sendable {
     }
 }
 
-extension Substring {
-    fileprivate func trimmingCharacters(in set: String) -> String {
+/// The configuration files' trimming (ALSADeviceNames, ControlNames).
+extension StringProtocol {
+    func trimmingCharacters(in set: String) -> String {
         var slice = self[...]
         while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
         while let last = slice.last, set.contains(last) { slice = slice.dropLast() }

@@ -34,13 +34,13 @@ public struct ControlNames: Sendable, Equatable {
             guard !line.isEmpty else { continue }
             let kindEnd = line.firstIndex(where: { $0 == " " || $0 == "\t" }) ?? line.endIndex
             let kind = String(line[..<kindEnd])
-            let rest = String(line[kindEnd...]).trimmingCharacters(in: " \t")
-            let parts = rest.split(separator: "=", maxSplits: 1).map { String($0).trimmingCharacters(in: " \t") }
+            let rest = line[kindEnd...].trimmingCharacters(in: " \t")
+            let parts = rest.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: " \t") }
             let name = parts.first ?? ""
             let value = parts.count == 2 ? parts[1] : nil
             func portList() -> Set<Port>? {
                 guard let value else { return nil }
-                let ports = value.split(separator: ",").map { Self.port(named: String($0).trimmingCharacters(in: " \t")) }
+                let ports = value.split(separator: ",").map { Self.port(named: $0.trimmingCharacters(in: " \t")) }
                 return ports.contains(where: { $0 == nil }) || ports.isEmpty ? nil : Set(ports.compactMap { $0 })
             }
             var understood = !name.isEmpty
@@ -91,17 +91,4 @@ public struct ControlNames: Sendable, Equatable {
         table.withLock { $0 = names }
         return read
     }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        var slice = Substring(self)
-        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
-        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
-        return String(slice)
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters(in set: String) -> String { String(self).trimmingCharacters(in: set) }
 }

@@ -259,27 +259,8 @@ enum Report {
             + "\"sessions\":[\(sessions.joined(separator: ","))]}"
     }
 
-    /// `text` for a terminal: control characters (C0, DEL, C1) shown as `\u{XX}`, so
-    /// a program's name cannot move the cursor, clear the screen or start a line of its own.
-    static func printable(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            if isUnprintable(scalar) {
-                out += "\\u{" + String(scalar.value, radix: 16) + "}"
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
-
-    /// Control characters (C0, DEL, C1), and the invisible ones that reorder or join
-    /// what follows (bidirectional overrides, zero-width joiners: Unicode's format
-    /// characters) or break lines (U+2028, U+2029).
-    static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.properties.generalCategory == .format
-            || scalar.value == 0x2028 || scalar.value == 0x2029
-    }
+    /// `text` for a terminal (ArbiterProtocol's rule: nothing a terminal obeys).
+    static func printable(_ text: String) -> String { text.printable }
 
     static func quoted(_ s: String) -> String {
         var out = "\""
@@ -288,7 +269,7 @@ enum Report {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
             case "\n": out += "\\n"
-            case _ where isUnprintable(scalar): out += String(format4(scalar.value))
+            case _ where scalar.isUnprintable: out += String(format4(scalar.value))
             default: out.unicodeScalars.append(scalar)
             }
         }

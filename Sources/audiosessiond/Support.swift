@@ -93,21 +93,5 @@ enum Log {
     }
 }
 
-/// `text` with control characters (C0, DEL, C1) written as `\u{XX}`: what a peer sent
-/// (a program's name, a path) can neither forge a line nor drive a terminal that shows
-/// the log or `audiosession watch`.
-func printable(_ text: String) -> String {
-    guard text.unicodeScalars.contains(where: isControl) else { return text }
-    var out = ""
-    for scalar in text.unicodeScalars {
-        if isControl(scalar) { out += "\\u{" + String(scalar.value, radix: 16) + "}" } else { out.unicodeScalars.append(scalar) }
-    }
-    return out
-}
-
-/// Control characters, and the invisible ones that reorder or join what follows
-/// (Unicode's format characters: bidirectional overrides...) or break lines.
-private func isControl(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.properties.generalCategory == .format
-        || scalar.value == 0x2028 || scalar.value == 0x2029
-}
+/// What a peer sent, for the log and `audiosession watch` (ArbiterProtocol's rule).
+func printable(_ text: String) -> String { text.printable }
