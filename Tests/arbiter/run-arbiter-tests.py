@@ -1198,16 +1198,23 @@ def case_r(c):
         server.close()
 
 
+def start_with_slider_moved(c):
+    """A session program, then the desktop's slider moved to 0.3: its volume listener
+    hears 1.00, then 0.30."""
+    (a,) = c.start("A")
+    a.expect(r"^LISTEN vol 1\.00$")
+    subprocess.run(["wpctl", "set-volume", "@DEFAULT_AUDIO_SINK@", "0.3"], env=c.env, capture_output=True,
+                   timeout=HANG)
+    a.expect(r"^LISTEN vol 0\.30$")
+    return a
+
+
 def case_s(c):
     """On a PipeWire system CurrentHardwareOutputVolume is the default sink's volume as the
     desktop shows it, and the listener hears the desktop's slider (wpctl)."""
     server = SoundServer(c)
     try:
-        (a,) = c.start("A")
-        a.expect(r"^LISTEN vol 1\.00$")
-        subprocess.run(["wpctl", "set-volume", "@DEFAULT_AUDIO_SINK@", "0.3"], env=c.env, capture_output=True,
-                       timeout=HANG)
-        a.expect(r"^LISTEN vol 0\.30$")
+        a = start_with_slider_moved(c)
         a.send("vol")
         line = a.expect(r"^vol \S+ \S+$")
         if line != "vol 0 0.30":
@@ -1221,11 +1228,7 @@ def case_s2(c):
     desktop's slider still reaches the volume listener afterwards."""
     server = SoundServer(c)
     try:
-        (a,) = c.start("A")
-        a.expect(r"^LISTEN vol 1\.00$")
-        subprocess.run(["wpctl", "set-volume", "@DEFAULT_AUDIO_SINK@", "0.3"], env=c.env, capture_output=True,
-                       timeout=HANG)
-        a.expect(r"^LISTEN vol 0\.30$")
+        a = start_with_slider_moved(c)
         # Restart WirePlumber (the third process the stack started).
         with open(os.path.join(c.runtime, "pids")) as f:
             pids = [int(p) for p in f.read().split()]

@@ -1367,10 +1367,8 @@ def case_idle_1016_connections(c):
     c.wait_joined([b.pid], f"the new session B (pid {b.pid}) while {len(held)} silent connections are held")
 
 
-def case_silent_connection_closed(c):
-    """A connection that never sends anything is closed by the daemon eventually."""
-    c.start_foreground_daemon()
-    s = connect_raw(c.socket)
+def expect_closed_by_daemon(s, what):
+    """Reads `s` until the daemon closes it; a failure if it is still open after HANG."""
     try:
         s.settimeout(HANG)
         try:
@@ -1379,9 +1377,15 @@ def case_silent_connection_closed(c):
         except ConnectionResetError:
             pass
         except socket.timeout:
-            raise CaseFailure(f"a connection that sent nothing was still open after {HANG:.0f} s")
+            raise CaseFailure(f"{what} was still open after {HANG:.0f} s")
     finally:
         s.close()
+
+
+def case_silent_connection_closed(c):
+    """A connection that never sends anything is closed by the daemon eventually."""
+    c.start_foreground_daemon()
+    expect_closed_by_daemon(connect_raw(c.socket), "a connection that sent nothing")
 
 
 def case_unfinished_frame_closed(c):
@@ -1389,18 +1393,8 @@ def case_unfinished_frame_closed(c):
     nothing more, is closed by the daemon eventually (it would hold its buffer forever)."""
     c.start_foreground_daemon()
     s = raw_session(c.socket, "half-a-frame", role=TOOL)
-    try:
-        s.sendall(struct.pack(">I", 200) + b"\x06")  # a 200-byte frame, 1 byte of it
-        s.settimeout(HANG)
-        try:
-            while s.recv(4096):
-                pass
-        except ConnectionResetError:
-            pass
-        except socket.timeout:
-            raise CaseFailure(f"a connection holding half a frame was still open after {HANG:.0f} s")
-    finally:
-        s.close()
+    s.sendall(struct.pack(">I", 200) + b"\x06")  # a 200-byte frame, 1 byte of it
+    expect_closed_by_daemon(s, "a connection holding half a frame")
 
 
 def case_idle_nofile_64(c):
