@@ -19,12 +19,12 @@ extension DaemonArbiter {
         readAvailable()
         // Not connected yet: the daemon did not answer at initialisation.
         if state.withLock({ $0.fd < 0 }) {
-            guard connectAgain() else { return }
+            guard connectAgain(after: firstProblem) else { return }
         }
         while true {
             if reading.withLock({ $0.lost }) {
                 reportLoss()
-                guard connectAgain() else { return }
+                guard connectAgain(after: nil) else { return }
             }
             let ready = epoll_wait(epoll, &events, Int32(events.count), -1)
             if state.withLock({ $0.stopping }) { return }
@@ -141,13 +141,15 @@ extension DaemonArbiter {
     /// doubling to `longestPause`). Returns false when shutting down. Whatever the
     /// problem — no daemon, one that does not answer (stopped), a folder that is not
     /// safe now — the session stays arbitrated alone meanwhile and joins when it can.
-    private func connectAgain() -> Bool {
+    /// `problem`: why the last connection could not be had, if it could not (the
+    /// first one, at initialisation): the session then hears of the join.
+    private func connectAgain(after problem: EndpointProblem?) -> Bool {
         var pause: UInt32 = 10_000
-        var lastProblem: EndpointProblem?
+        var lastProblem = problem
         while !state.withLock({ $0.stopping }) {
             do throws(EndpointProblem) {
                 try connectOnce(until: Deadline(secondsFromNow: Self.answerSeconds))
-                if (lastProblem != nil || firstProblem != nil) && Self.logsProblems {
+                if lastProblem != nil && Self.logsProblems {
                     fputs("AudioToolbox: audiosessiond answers again: this program's session is arbitrated with the others\n",
                           stderr)
                 }

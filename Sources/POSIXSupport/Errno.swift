@@ -22,8 +22,6 @@ public struct Errno: Error, RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let symlinkLoop = Errno(rawValue: ELOOP)
     /// The corresponding C error is `ENOENT`.
     public static let noSuchFile = Errno(rawValue: ENOENT)
-    /// The corresponding C error is `ETIMEDOUT`.
-    public static let timedOut = Errno(rawValue: ETIMEDOUT)
 
     public var description: String { "\(String(cString: strerror(rawValue))) (errno \(rawValue))" }
 }
