@@ -64,6 +64,10 @@ struct SoundServerWatch {
     Sink sinks[MAX_SINKS];
     struct pw_proxy *metadata;
     uint32_t metadataId;
+    /* A second "default" metadata that appeared while one was bound: a restarted policy
+     * manager's, whose predecessor's removal may come after it. */
+    uint32_t spareMetadataId;
+    int haveSpareMetadata;
     struct spa_hook metadataListener;
     char defaultSink[128];
     int connected;
@@ -223,6 +227,14 @@ static int metadataProperty(void *data, uint32_t subject, const char *key, const
 
 static const struct pw_metadata_events metadataEvents = {PW_VERSION_METADATA_EVENTS, .property = metadataProperty};
 
+static void bindDefaultMetadata(struct SoundServerWatch *w, uint32_t id)
+{
+    w->metadata = pw_registry_bind(w->registry, id, PW_TYPE_INTERFACE_Metadata, PW_VERSION_METADATA, 0);
+    w->metadataId = id;
+    if (w->metadata) pw_metadata_add_listener((struct pw_metadata *)w->metadata, &w->metadataListener,
+                                              &metadataEvents, w);
+}
+
 static void registryGlobal(void *data, uint32_t id, uint32_t permissions, const char *type, uint32_t version,
                            const struct spa_dict *props)
 {
@@ -242,13 +254,14 @@ static void registryGlobal(void *data, uint32_t id, uint32_t permissions, const 
         refreshPids(w);
         return;
     }
-    if (strcmp(type, PW_TYPE_INTERFACE_Metadata) == 0 && props && !w->metadata) {
+    if (strcmp(type, PW_TYPE_INTERFACE_Metadata) == 0 && props) {
         const char *name = spa_dict_lookup(props, PW_KEY_METADATA_NAME);
-        if (name && strcmp(name, "default") == 0) {
-            w->metadata = pw_registry_bind(w->registry, id, PW_TYPE_INTERFACE_Metadata, PW_VERSION_METADATA, 0);
-            w->metadataId = id;
-            if (w->metadata) pw_metadata_add_listener((struct pw_metadata *)w->metadata, &w->metadataListener,
-                                                      &metadataEvents, w);
+        if (!name || strcmp(name, "default") != 0) return;
+        if (w->metadata) {
+            w->spareMetadataId = id;
+            w->haveSpareMetadata = 1;
+        } else {
+            bindDefaultMetadata(w, id);
         }
         return;
     }
@@ -304,12 +317,18 @@ static void registryGlobalRemove(void *data, uint32_t id)
 {
     struct SoundServerWatch *w = data;
     /* The policy manager restarted (or went away): its "default" metadata goes with it.
-     * The default sink is unknown until the next one appears, which is bound again. */
+     * The next one is bound: the one that already came, or the next to come; until it
+     * names the default sink, the sink is unknown. */
+    if (w->haveSpareMetadata && w->spareMetadataId == id) w->haveSpareMetadata = 0;
     if (w->metadata && w->metadataId == id) {
         spa_hook_remove(&w->metadataListener);
         pw_proxy_destroy(w->metadata);
         w->metadata = NULL;
         w->defaultSink[0] = 0;
+        if (w->haveSpareMetadata) {
+            w->haveSpareMetadata = 0;
+            bindDefaultMetadata(w, w->spareMetadataId);
+        }
         if (w->changed) w->changed(w->changedContext);
     }
     for (int i = 0; i < MAX_SINKS; i++) {
