@@ -149,36 +149,57 @@ static void nodeInfo(void *data, const struct pw_node_info *info)
     if (changed && node->watch->changed) node->watch->changed(node->watch->changedContext);
 }
 
-/* The node's Props: its channel volumes and mute, which the policy lowers or mutes and
- * the user may change meanwhile. */
+/* The node's Props: its channel volumes and mute (the user's, which the desktop's mixer
+ * shows and the policy manager saves) and its soft volumes and mute (ours: the policy
+ * lowers and mutes through them). A report whose channel volumes or mute differ from the
+ * last one is a touch: someone set them, and the node then plays at them again. */
 static void nodeParam(void *data, int seq, uint32_t id, uint32_t index, uint32_t next, const struct spa_pod *param)
 {
     (void)seq; (void)index; (void)next;
     Node *node = data;
     if (id != SPA_PARAM_Props || !param || !spa_pod_is_object(param)) return;
     const struct spa_pod_prop *prop;
-    int changed = 0;
+    SoundServerStream *s = &node->stream;
+    int changed = 0, touched = 0;
     SPA_POD_OBJECT_FOREACH((const struct spa_pod_object *)param, prop) {
-        if (prop->key == SPA_PROP_channelVolumes) {
-            float values[8];
+        float values[8];
+        bool mute = false;
+        switch (prop->key) {
+        case SPA_PROP_channelVolumes: {
             uint32_t count = spa_pod_copy_array(&prop->value, SPA_TYPE_Float, values, 8);
-            if (count > 0) {
-                node->stream.channels = (int)count;
-                memcpy(node->stream.volumes, values, count * sizeof(float));
-                changed = 1;
-            }
-        } else if (prop->key == SPA_PROP_mute) {
-            bool mute = false;
-            if (spa_pod_get_bool(&prop->value, &mute) == 0) {
-                node->stream.mute = mute;
-                changed = 1;
-            }
+            if (count == 0) break;
+            if (s->channels > 0 && ((int)count != s->channels || memcmp(values, s->volumes, count * sizeof(float)) != 0))
+                touched = 1;
+            s->channels = (int)count;
+            memcpy(s->volumes, values, count * sizeof(float));
+            changed = 1;
+            break;
+        }
+        case SPA_PROP_mute:
+            if (spa_pod_get_bool(&prop->value, &mute) != 0) break;
+            if (s->channels > 0 && (int)mute != s->mute) touched = 1;
+            s->mute = mute;
+            changed = 1;
+            break;
+        case SPA_PROP_softVolumes: {
+            uint32_t count = spa_pod_copy_array(&prop->value, SPA_TYPE_Float, values, 8);
+            if (count == 0) break;
+            s->softChannels = (int)count;
+            memcpy(s->softVolumes, values, count * sizeof(float));
+            changed = 1;
+            break;
+        }
+        case SPA_PROP_softMute:
+            if (spa_pod_get_bool(&prop->value, &mute) != 0) break;
+            s->softMute = mute;
+            changed = 1;
+            break;
+        default:
+            break;
         }
     }
-    if (changed) {
-        node->stream.changes++;
-        if (node->watch->changed) node->watch->changed(node->watch->changedContext);
-    }
+    if (touched) s->touches++;
+    if (changed && node->watch->changed) node->watch->changed(node->watch->changedContext);
 }
 
 static const struct pw_node_events nodeEvents = {PW_VERSION_NODE_EVENTS, .info = nodeInfo, .param = nodeParam};
@@ -442,7 +463,7 @@ int SoundServerWatchDefaultSinkVolume(SoundServerWatch *w, float *volume)
     return known;
 }
 
-int SoundServerWatchSetStream(SoundServerWatch *w, uint32_t id, const float *volumes, int channels, int mute)
+int SoundServerWatchSetSoftVolume(SoundServerWatch *w, uint32_t id, const float *volumes, int channels, int mute)
 {
     if (channels < 1 || channels > 8) return -EINVAL;
     pw_thread_loop_lock(w->loop);
@@ -453,8 +474,8 @@ int SoundServerWatchSetStream(SoundServerWatch *w, uint32_t id, const float *vol
         uint8_t buffer[1024];
         struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof buffer);
         struct spa_pod *props = spa_pod_builder_add_object(&b, SPA_TYPE_OBJECT_Props, SPA_PARAM_Props,
-            SPA_PROP_channelVolumes, SPA_POD_Array(sizeof(float), SPA_TYPE_Float, channels, volumes),
-            SPA_PROP_mute, SPA_POD_Bool(mute != 0));
+            SPA_PROP_softVolumes, SPA_POD_Array(sizeof(float), SPA_TYPE_Float, channels, volumes),
+            SPA_PROP_softMute, SPA_POD_Bool(mute != 0));
         result = pw_node_set_param((struct pw_node *)node->proxy, SPA_PARAM_Props, 0, props);
         break;
     }

@@ -18,10 +18,13 @@ import POSIXSupport
 /// interrupted (the phone stops an interrupted app's audio before its Begin), until it
 /// is active again or its interruption ends; then restored exactly.
 ///
-/// Never fights the user: a stream whose volume or mute changes after we set it is the
-/// user's again and is neither changed further nor restored. What was changed is written
-/// to a journal next to the socket first, so a daemon killed meanwhile restores it when
-/// it starts again.
+/// Leaves the desktop's saved state alone: only the streams' soft volume and mute are
+/// set, never the channel volume and mute the user sets and the policy manager saves.
+///
+/// Never fights the user: a stream whose volume or mute the user sets after we lowered
+/// it plays at theirs again (the node drops our soft values) and is neither changed
+/// further nor restored. What was changed is written to a journal next to the socket
+/// first, so a daemon killed meanwhile restores it when it starts again.
 final class OthersPolicy {
     enum Mode: String { case duck, mute, mix }
 
@@ -64,27 +67,27 @@ final class OthersPolicy {
         }
     }
 
-    private enum Phase { case applying, applied }
+    /// A stream we lowered or muted: what we set, and the count of its user's changes
+    /// when we set it (one more is the user taking it back).
     private struct Managed {
         let application: String
-        let original: [Float]
-        let originalMute: Bool
+        let touches: UInt32
         var applied: [Float]
         var appliedMute: Bool
-        var phase: Phase
     }
 
     private let config = Config.load()
     private let journalPath: String
     /// A journal larger than this is not one we wrote.
     static let journalSizeLimit = 256 * 1024
-    /// Volumes read back must be finite and no louder than this (PipeWire's channel
-    /// volumes are linear; the desktop's sliders reach 1.5 on the cubic scale, 3.4 here).
-    static let loudestVolume: Float = 16
     private var managed: [UInt32: Managed] = [:]
     /// Nodes the user took back: left alone until their stream ends.
     private var released: Set<UInt32> = []
     private var recovered = false
+    /// The journal's streams not put back yet: node and application (escaped).
+    private var toRecover: [UInt32: String] = [:]
+    /// More lines than the server can have streams is not a journal we wrote.
+    static let journalLineLimit = 1024
 
     init(journalPath: String) {
         self.journalPath = journalPath
@@ -92,6 +95,12 @@ final class OthersPolicy {
     }
 
     /// What the streams should be now, given the active sessions; applies the difference.
+    ///
+    /// Through the streams' soft volume and mute only: their channel volume and mute are
+    /// the user's, and the policy manager (WirePlumber) saves those per role and
+    /// application and gives them to the next stream of the kind — a music player lowered
+    /// there at the wrong moment would start at 30 % for good. Restoring sets the soft
+    /// values back to the channel values: the stream sounds as the user left it.
     func update(_ arbitration: Arbitration, streams: [SoundServerStream], watch: OpaquePointer) {
         recoverJournal(streams: streams, watch: watch)
         let nodes = Set(streams.map(\.node))
@@ -119,20 +128,17 @@ final class OthersPolicy {
         let interrupted = Set(arbitration.participants.values.filter { $0.state == .interrupted }
             .map { Int32(bitPattern: $0.pid) })
         for stream in streams {
-            let volumes = withUnsafeBytes(of: stream.volumes) { Array($0.bindMemory(to: Float.self).prefix(Int(stream.channels))) }
+            let volumes = userVolumes(stream)
             let mute = stream.mute != 0
             guard !volumes.isEmpty, !released.contains(stream.node) else { continue }
-            if var m = managed[stream.node] {
-                // The user's change since ours: theirs stands.
-                let matches = close(volumes, m.applied) && mute == m.appliedMute
-                if m.phase == .applying && matches { m.phase = .applied; managed[stream.node] = m }
-                else if m.phase == .applied && !matches {
-                    Log.info("stream \(stream.node) changed by the user: left as it is")
-                    managed[stream.node] = nil
-                    released.insert(stream.node)
-                    writeJournal()
-                    continue
-                }
+            // The user set the stream's volume or mute since we lowered it: the node
+            // plays at theirs again, and theirs stands.
+            if let m = managed[stream.node], m.touches != stream.touches {
+                Log.info("stream \(stream.node) changed by the user: left as it is")
+                managed[stream.node] = nil
+                released.insert(stream.node)
+                writeJournal()
+                continue
             }
             // An interrupted session's own streams are muted until it is active again
             // (SPEC 7: the phone stops an interrupted app's audio). A stream of no known
@@ -146,18 +152,16 @@ final class OthersPolicy {
                 streamEffect = nil
             }
             if let effect = streamEffect {
-                let original = managed[stream.node]
-                let base = original?.original ?? volumes
-                let target = effect.mute ? base : base.map { $0 * effect.volume }
-                if original == nil || !close(original!.applied, target) || original!.appliedMute != effect.mute {
-                    managed[stream.node] = Managed(application: cString(stream.application),
-                                                   original: base, originalMute: original?.originalMute ?? mute,
-                                                   applied: target, appliedMute: effect.mute, phase: .applying)
+                let target = effect.mute ? volumes : volumes.map { $0 * effect.volume }
+                let current = managed[stream.node]
+                if current == nil || !close(current!.applied, target) || current!.appliedMute != effect.mute {
+                    managed[stream.node] = Managed(application: cString(stream.application), touches: stream.touches,
+                                                   applied: target, appliedMute: effect.mute)
                     writeJournal()
-                    set(watch, stream.node, target, effect.mute)
+                    setSoft(watch, stream.node, target, effect.mute)
                 }
-            } else if let m = managed[stream.node] {
-                set(watch, stream.node, m.original, m.originalMute)
+            } else if managed[stream.node] != nil {
+                setSoft(watch, stream.node, volumes, mute)
                 managed[stream.node] = nil
                 writeJournal()
             }
@@ -165,8 +169,12 @@ final class OthersPolicy {
     }
 
     /// Puts every stream we changed back (the daemon is leaving).
-    func restoreAll(watch: OpaquePointer?) {
-        if let watch { for (node, m) in managed { set(watch, node, m.original, m.originalMute) } }
+    func restoreAll(watch: OpaquePointer?, streams: [SoundServerStream]) {
+        if let watch {
+            for stream in streams where managed[stream.node] != nil {
+                setSoft(watch, stream.node, userVolumes(stream), stream.mute != 0)
+            }
+        }
         managed = [:]
         unlink(journalPath)
     }
@@ -183,24 +191,32 @@ final class OthersPolicy {
         "others: \(config.others.rawValue), duck to \(config.duckLevel); \(managed.count) stream(s) changed"
     }
 
-    private func set(_ watch: OpaquePointer, _ node: UInt32, _ volumes: [Float], _ mute: Bool) {
+    private func setSoft(_ watch: OpaquePointer, _ node: UInt32, _ volumes: [Float], _ mute: Bool) {
         _ = volumes.withUnsafeBufferPointer {
-            SoundServerWatchSetStream(watch, node, $0.baseAddress, Int32($0.count), mute ? 1 : 0)
+            SoundServerWatchSetSoftVolume(watch, node, $0.baseAddress, Int32($0.count), mute ? 1 : 0)
         }
+    }
+
+    /// The stream's channel volumes: the user's.
+    private func userVolumes(_ stream: SoundServerStream) -> [Float] {
+        withUnsafeBytes(of: stream.volumes) { Array($0.bindMemory(to: Float.self).prefix(Int(stream.channels))) }
     }
 
     // MARK: The journal
 
-    /// One line per changed stream: node, application, mute, original volumes.
+    /// One line per changed stream: node and application. Putting a stream back needs
+    /// nothing more (its soft values become its channel values again), so a journal
+    /// someone else wrote can at most un-lower a stream of theirs. Lines of a previous
+    /// daemon not acted on yet are kept.
     private func writeJournal() {
-        guard !managed.isEmpty else { unlink(journalPath); return }
-        let text = managed.map { node, m in
+        var lines = managed.map { node, m in
             // The name escaped: a tab or a line break in it must not make a field or a line.
-            "\(node)\t\(printable(m.application))\t\(m.originalMute ? 1 : 0)\t"
-                + m.original.map { String($0) }.joined(separator: ",")
-        }.joined(separator: "\n") + "\n"
+            "\(node)\t\(printable(m.application))"
+        }
+        lines += toRecover.filter { managed[$0.key] == nil }.map { "\($0.key)\t\($0.value)" }
+        guard !lines.isEmpty else { unlink(journalPath); return }
         do throws(Errno) {
-            try SafeFile.replacePrivate(journalPath, with: Array(text.utf8))
+            try SafeFile.replacePrivate(journalPath, with: Array((lines.joined(separator: "\n") + "\n").utf8))
         } catch {
             Log.error("cannot write \(journalPath): \(error)")
         }
@@ -210,8 +226,31 @@ final class OthersPolicy {
     private func recoverJournal(streams: [SoundServerStream], watch: OpaquePointer) {
         // Only once the server has shown everything it has: a stream not seen yet
         // would be taken for gone.
-        guard !recovered, SoundServerWatchSynced(watch) != 0 else { return }
-        recovered = true
+        guard SoundServerWatchSynced(watch) != 0 else { return }
+        if !recovered {
+            recovered = true
+            readJournal(streams: streams)
+        }
+        guard !toRecover.isEmpty else { return }
+        // Each stream once it has told its volumes (a moment after it is seen); one
+        // that is gone needs nothing.
+        var restored = 0
+        for (node, application) in toRecover {
+            guard let stream = streams.first(where: { $0.node == node }),
+                  printable(cString(stream.application)) == application else {
+                toRecover[node] = nil
+                continue
+            }
+            guard stream.channels > 0 else { continue }
+            if managed[node] == nil { setSoft(watch, node, userVolumes(stream), stream.mute != 0) }
+            toRecover[node] = nil
+            restored += 1
+        }
+        writeJournal()
+        if restored > 0 { Log.info("restored \(restored) stream(s) a previous daemon had changed") }
+    }
+
+    private func readJournal(streams: [SoundServerStream]) {
         let lines: [String]
         do throws(FileProblem) {
             lines = try SafeFile.lines(journalPath, limit: Self.journalSizeLimit, followSymlinks: false)
@@ -220,25 +259,14 @@ final class OthersPolicy {
             unlink(journalPath)
             return
         }
-        var restored = 0
-        for line in lines {
+        for line in lines where !line.isEmpty {
             let fields = line.trimmingCharacters().split(separator: "\t", omittingEmptySubsequences: false)
-            guard fields.count == 4, let node = UInt32(fields[0]), fields[2] == "0" || fields[2] == "1" else { continue }
-            let values = fields[3].split(separator: ",", omittingEmptySubsequences: false).map { Float($0) }
-            // Every volume a real one, or the line is not ours: nothing of it is set.
-            let volumes = values.compactMap { $0 }
-            guard !volumes.isEmpty, volumes.count == values.count, volumes.count <= 64,
-                  volumes.allSatisfy({ $0.isFinite && $0 >= 0 && $0 <= Self.loudestVolume }) else {
-                Log.error("\(journalPath): ignoring the line for node \(node): volumes out of range")
+            guard fields.count == 2, let node = UInt32(fields[0]), toRecover.count < Self.journalLineLimit else {
+                Log.error("\(journalPath): ignoring a line that is not node<TAB>application")
                 continue
             }
-            guard let stream = streams.first(where: { $0.node == node }), printable(cString(stream.application)) == fields[1]
-            else { continue }
-            set(watch, node, volumes, fields[2] == "1")
-            restored += 1
+            toRecover[node] = String(fields[1])
         }
-        unlink(journalPath)
-        if restored > 0 { Log.info("restored \(restored) stream(s) a previous daemon had changed") }
     }
 }
 

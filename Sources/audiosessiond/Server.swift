@@ -121,7 +121,7 @@ final class Server {
             if connections.isEmpty && arbitration.systemInterruptions.isEmpty && !arbitration.silentSwitch
                 && !finisher.isBusy {
                 if monotonicSeconds() - idleSince >= Double(idleSeconds) {
-                    others.restoreAll(watch: soundServer.connection)
+                    others.restoreAll(watch: soundServer.connection, streams: soundServer.streams())
                     Log.info("idle for \(idleSeconds) s: exiting")
                     return
                 }

@@ -23,6 +23,7 @@ How the cases decide, without sleeps or timed assertions:
 - 30 s without the awaited line is reported as a hang, with the lines seen.
 """
 import ctypes
+import collections
 import json
 import os
 import pwd
@@ -943,12 +944,37 @@ def case_n(c):
         subprocess.run([stack, "stop", c.runtime], capture_output=True, timeout=HANG)
 
 
+TONE_AMPLITUDE = 6000  # of the other programs' tone, in 16-bit samples
+
+
+def write_tone(path, seconds):
+    import wave, math, array
+    second = array.array("h")
+    for i in range(48000):
+        v = int(TONE_AMPLITUDE * math.sin(i / 9))
+        second.extend((v, v))
+    with wave.open(path, "wb") as w:
+        w.setnchannels(2); w.setsampwidth(2); w.setframerate(48000)
+        # A second's samples over again (sin(i / 9) does not repeat each second: a jump,
+        # once a second, that no level measured here notices).
+        w.writeframes(second.tobytes() * seconds)
+
+
+def tone_rms():
+    """The RMS of the tone as written, in full scale: what a stream at volume 1 plays."""
+    import math
+    samples = [int(TONE_AMPLITUDE * math.sin(i / 9)) / 32768 for i in range(48000)]
+    return math.sqrt(sum(x * x for x in samples) / len(samples))
+
+
 class SoundServer:
     """A private PipeWire stack in a case's runtime folder, and a stream of another
-    program (pw-play of a long tone) whose volume and mute the tests read with pw-dump."""
+    program (pw-play of a long tone) whose volumes the tests read with pw-dump and whose
+    level they hear with pw-record."""
 
     def __init__(self, case, config=None):
-        require_pipewire(("pipewire", "wireplumber", "pipewire-pulse", "pw-play", "pw-dump", "wpctl", "dbus-daemon"))
+        require_pipewire(("pipewire", "wireplumber", "pipewire-pulse", "pw-play", "pw-record", "pw-dump", "wpctl",
+                          "dbus-daemon"))
         self.case = case
         self.stack = os.path.join(os.path.dirname(HERE), "..", "scripts", "pw-stack.sh")
         if config:
@@ -963,30 +989,29 @@ class SoundServer:
             key, _, value = word.partition("=")
             case.env[key] = value
         case.env["XDG_CONFIG_HOME"] = os.path.join(case.runtime, "config")
+        self.tone = os.path.join(case.runtime, "tone.wav")
+        write_tone(self.tone, 120)
         self.player = None
 
     def play(self):
-        tone = os.path.join(self.case.runtime, "tone.wav")
-        import wave, struct, math
-        with wave.open(tone, "wb") as w:
-            w.setnchannels(2); w.setsampwidth(2); w.setframerate(48000)
-            w.writeframes(b"".join(struct.pack("<hh", int(6000 * math.sin(i / 9)), int(6000 * math.sin(i / 9)))
-                                   for i in range(48000 * 20)))
-        self.player = subprocess.Popen(["pw-play", "--media-role", "Music", tone], env=self.case.env,
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        return self.wait(lambda v, m: v is not None, "pw-play's stream")
+        self.player = self.start_player()
+        return self.wait(lambda s: s is not None, "pw-play's stream")
+
+    def start_player(self, role="Music"):
+        return subprocess.Popen(["pw-play", "--media-role", role, self.tone], env=self.case.env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def stream(self):
-        """(node, channel volumes, mute) of pw-play's stream, or None."""
+        """pw-play's stream (see find_stream), or None."""
         return find_stream(self.case, lambda props: props.get("application.name") in ("pw-play", "pw-cat"))
 
     def wait(self, predicate, what):
-        """Polls pw-dump until predicate(volumes, mute) holds."""
+        """Polls pw-dump until predicate(stream) holds."""
         deadline = time.monotonic() + HANG
         last = None
         while time.monotonic() < deadline:
             last = self.stream()
-            if predicate(last[1] if last else None, last[2] if last else None):
+            if predicate(last):
                 return last
             time.sleep(0.05)
         raise CaseFailure(f"the other program's stream never showed {what}; last: {last}")
@@ -998,8 +1023,72 @@ class SoundServer:
         subprocess.run([self.stack, "stop", self.case.runtime], capture_output=True, timeout=HANG)
 
 
+def heard(c):
+    """The level the desktop plays at, as a fraction of the tone's: the RMS of what
+    reaches the sink (its monitor, after every stream's volumes, mixed), recorded with
+    pw-record, over the tone's as written. None while nothing was recorded (the
+    recorder not linked yet). The cases that listen have one stream playing."""
+    import wave, struct, math
+    run = subprocess.run(["pw-dump"], env=c.env, capture_output=True, text=True, timeout=HANG)
+    sinks = [o["id"] for o in json.loads(run.stdout or "[]")
+             if ((o.get("info") or {}).get("props") or {}).get("media.class") == "Audio/Sink"]
+    if not sinks:
+        return None
+    out = os.path.join(c.runtime, "heard.wav")
+    try:
+        os.unlink(out)
+    except FileNotFoundError:
+        pass
+    subprocess.run(["timeout", "0.8", "pw-record", "--target", str(sinks[0]), "-P", "{ stream.capture.sink = true }",
+                    out], env=c.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=HANG)
+    try:
+        with wave.open(out) as w:
+            frames = w.readframes(w.getnframes())
+            width, count = w.getsampwidth(), w.getnframes() * w.getnchannels()
+    except (OSError, EOFError, wave.Error):
+        return None
+    if count < 4800:
+        return None
+    if width == 2:
+        samples = [x / 32768 for x in struct.unpack(f"<{count}h", frames[:count * 2])]
+    elif width == 4:
+        samples = list(struct.unpack(f"<{count}f", frames[:count * 4]))
+    else:
+        raise CaseFailure(f"pw-record wrote {width}-byte samples")
+    # The last half: the start may predate a change just made.
+    tail = samples[len(samples) // 2:]
+    return math.sqrt(sum(x * x for x in tail) / len(tail)) / tone_rms()
+
+
+def wait_heard(c, level, what):
+    """Records the sink until it plays at `level` (of the tone's, within 0.03)."""
+    deadline = time.monotonic() + HANG
+    levels = []
+    while time.monotonic() < deadline:
+        got = heard(c)
+        levels.append(got)
+        if got is not None and abs(got - level) < 0.03:
+            return got
+    shown = ", ".join("nothing" if x is None else f"{x:.3f}" for x in levels[-6:])
+    raise CaseFailure(f"the sink never played at {level} ({what}); last levels heard: {shown}")
+
+
 def near(volumes, value):
-    return volumes is not None and all(abs(v - value) < 0.01 for v in volumes)
+    return volumes is not None and len(volumes) > 0 and all(abs(v - value) < 0.01 for v in volumes)
+
+
+def untouched(s):
+    """The user's own volume and mute (channel volumes 1.0, not muted): what the policy
+    manager saves is not ours to change."""
+    return s is not None and near(s.volumes, 1.0) and not s.mute
+
+
+def lowered(s, level):
+    return untouched(s) and near(s.soft, level) and not s.soft_mute
+
+
+def muted(s):
+    return untouched(s) and s.soft_mute
 
 
 def case_x(c):
@@ -1038,9 +1127,13 @@ def case_x(c):
         server.close()
 
 
+Stream = collections.namedtuple("Stream", "node volumes mute soft soft_mute")
+
+
 def find_stream(c, matches):
-    """(node, channel volumes, mute) of the first playback stream whose properties
-    `matches`, as pw-dump shows it, or None."""
+    """The first playback stream whose properties `matches`, as pw-dump shows it: its
+    node, channel volumes and mute (the user's) and soft volumes and mute (what the
+    daemon lowers and mutes with); None if there is none."""
     run = subprocess.run(["pw-dump"], env=c.env, capture_output=True, text=True, timeout=HANG)
     try:
         objects = json.loads(run.stdout or "[]")
@@ -1052,7 +1145,9 @@ def find_stream(c, matches):
         if props.get("media.class") == "Stream/Output/Audio" and matches(props):
             params = [p for p in (info.get("params") or {}).get("Props", []) if "channelVolumes" in p]
             if params:
-                return o["id"], params[0]["channelVolumes"], params[0].get("mute", False)
+                p = params[0]
+                return Stream(o["id"], p["channelVolumes"], p.get("mute", False), p.get("softVolumes", []),
+                              p.get("softMute", False))
     return None
 
 
@@ -1067,7 +1162,7 @@ def wait_pulse_stream(c, pid, predicate, what):
     while time.monotonic() < deadline:
         last = pulse_stream_of(c, pid)
         seen_last = last or seen_last
-        if last and predicate(last[1], last[2]):
+        if last and predicate(last):
             return last
         time.sleep(0.05)
     last = seen_last
@@ -1080,8 +1175,8 @@ def wait_pulse_stream(c, pid, predicate, what):
 
 def case_y(c):
     """Issue 16 (SPEC 7): an interrupted program falls silent — its own stream at the
-    sound server is muted while its session is interrupted, and restored exactly when
-    the interruption ends."""
+    sound server is muted while its session is interrupted (nothing of it reaches the
+    sink), and restored exactly when the interruption ends."""
     server = SoundServer(c)
     players = []
     try:
@@ -1089,20 +1184,19 @@ def case_y(c):
         a.set_category("medi")
         b.set_category("medi")
         a.command("activate")
-        tone = os.path.join(c.runtime, "tone.wav")
-        server.play()  # writes the tone; pw-play is another program's stream
-        # Its own role (Game): WirePlumber keeps saved volumes per role, and pw-play's
-        # Music was just lowered (issue 16 keeps that saving for later).
-        own = subprocess.Popen(["paplay", f"--property=application.process.id={a.pid}", "--property=media.role=Game",
-                                tone], env=c.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        own = subprocess.Popen(["paplay", f"--property=application.process.id={a.pid}", "--property=media.role=Music",
+                                server.tone], env=c.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         players.append(own)
-        wait_pulse_stream(c, a.pid, lambda v, m: near(v, 1.0) and not m, "A's own stream playing at 1.0")
+        mine = wait_pulse_stream(c, a.pid, untouched, "A's own stream playing at the user's volume")
+        wait_heard(c, 1.0, "A's own stream while A is active")
         b.command("activate")
         a.expect(r"^BEGIN$")
-        wait_pulse_stream(c, a.pid, lambda v, m: m, "A's own stream muted while A is interrupted")
+        wait_pulse_stream(c, a.pid, muted, "A's own stream muted while A is interrupted")
+        wait_heard(c, 0.0, "A's own stream while A is interrupted")
         b.command("deactivate notify")
         a.expect(r"^END resume$")
-        wait_pulse_stream(c, a.pid, lambda v, m: near(v, 1.0) and not m, "A's own stream restored after its End")
+        wait_pulse_stream(c, a.pid, lambda s: untouched(s) and not s.soft_mute, "A's own stream restored after its End")
+        wait_heard(c, 1.0, "A's own stream after its End")
     finally:
         for player in players:
             player.kill()
@@ -1112,41 +1206,47 @@ def case_y(c):
 
 def case_o(c):
     """A ducking session lowers another program's stream while active and restores it
-    exactly; the default policy lowers it for a non-mixing session too."""
+    exactly; the default policy lowers it for a non-mixing session too. Lowered through
+    the stream's soft volume: what is heard is lowered, the user's volume is not."""
     server = SoundServer(c)
     try:
-        server.play()
-        server.wait(lambda v, m: near(v, 1.0), "volume 1.0")
+        node = server.play().node
+        server.wait(untouched, "volume 1.0")
         (a, b) = c.start("A", "B")
         a.set_category("ambi")
         a.command("duck 1")
         a.command("activate")
-        server.wait(lambda v, m: near(v, 0.3), "volume 0.3 while A ducks")
+        server.wait(lambda s: lowered(s, 0.3), "soft volume 0.3 while A ducks, its own volume 1.0")
+        wait_heard(c, 0.3, "while A ducks")
         # `audiosession status` shows the server's stream and what was done to it.
         c.wait_status(lambda s: any(x["action"] == "lowered" and x["running"] for x in (s["soundServer"] or [])),
                       "the other program's stream, lowered")
         a.command("deactivate")
-        server.wait(lambda v, m: near(v, 1.0), "volume 1.0 again")
+        server.wait(lambda s: lowered(s, 1.0), "soft volume 1.0 again")
+        wait_heard(c, 1.0, "after A deactivated")
         b.set_category("medi")
         b.command("activate")
-        server.wait(lambda v, m: near(v, 0.3), "volume 0.3 while B (not mixing) plays: the default 'duck'")
+        server.wait(lambda s: lowered(s, 0.3), "soft volume 0.3 while B (not mixing) plays: the default 'duck'")
         b.command("deactivate")
-        server.wait(lambda v, m: near(v, 1.0) and not m, "volume 1.0 again")
+        server.wait(lambda s: lowered(s, 1.0), "soft volume 1.0 again")
     finally:
         server.close()
 
 
 def case_p(c):
-    """With `others = mute`, a non-mixing session mutes the other program and unmutes it."""
+    """With `others = mute`, a non-mixing session mutes the other program and unmutes it
+    (its soft mute: the user's mute stays off)."""
     server = SoundServer(c, config="others = mute\n")
     try:
-        server.play()
+        node = server.play().node
         (a,) = c.start("A")
         a.set_category("medi")
         a.command("activate")
-        server.wait(lambda v, m: m is True and near(v, 1.0), "muted (volume kept)")
+        server.wait(muted, "muted (the user's volume and mute kept)")
+        wait_heard(c, 0.0, "muted while A plays")
         a.command("deactivate")
-        server.wait(lambda v, m: m is False and near(v, 1.0), "unmuted")
+        server.wait(lambda s: untouched(s) and not s.soft_mute, "unmuted")
+        wait_heard(c, 1.0, "after A deactivated")
     finally:
         server.close()
 
@@ -1155,20 +1255,22 @@ def case_q(c):
     """A change the user makes while a session ducks is kept, not overwritten or restored."""
     server = SoundServer(c)
     try:
-        node = server.play()[0]
+        node = server.play().node
         (a,) = c.start("A")
         a.set_category("ambi")
         a.command("duck 1")
         a.command("activate")
-        server.wait(lambda v, m: near(v, 0.3), "volume 0.3 while A ducks")
+        server.wait(lambda s: lowered(s, 0.3), "soft volume 0.3 while A ducks")
         subprocess.run(["wpctl", "set-volume", str(node), "0.8"], env=c.env, capture_output=True, timeout=HANG)
-        server.wait(lambda v, m: near(v, 0.8 ** 3), "the user's volume")
+        server.wait(lambda s: near(s.volumes, 0.8 ** 3), "the user's volume")
+        wait_heard(c, 0.8 ** 3, "at the user's volume, A still ducking")
         a.command("deactivate")
         # A marker that the daemon handled the deactivation: the status shows A inactive.
         c.wait_status(lambda s: session(s, a)["state"] == "inactive", "A inactive")
         stream = server.stream()
-        if not stream or not near(stream[1], 0.8 ** 3):
+        if not stream or not near(stream.volumes, 0.8 ** 3):
             raise CaseFailure(f"the user's volume was not kept: {stream}")
+        wait_heard(c, 0.8 ** 3, "at the user's volume after A deactivated")
     finally:
         server.close()
 
@@ -1177,12 +1279,12 @@ def case_r(c):
     """A daemon killed while it had lowered a stream: the next daemon puts it back."""
     server = SoundServer(c)
     try:
-        server.play()
+        node = server.play().node
         (a,) = c.start("A")
         a.set_category("ambi")
         a.command("duck 1")
         a.command("activate")
-        server.wait(lambda v, m: near(v, 0.3), "volume 0.3 while A ducks")
+        server.wait(lambda s: lowered(s, 0.3), "soft volume 0.3 while A ducks")
         # The program is frozen first, so that it cannot reconnect (and duck again) nor
         # leave (which would restore): only the journal can.
         os.kill(a.proc.pid, signal.SIGSTOP)
@@ -1190,11 +1292,164 @@ def case_r(c):
         a.proc.kill()
         a.proc.wait()
         stream = server.stream()
-        if not stream or not near(stream[1], 0.3):
+        if not lowered(stream, 0.3):
             raise CaseFailure(f"the stream should still be lowered after the kills: {stream}")
         c.tool("silent", "off")  # starts a new daemon, which finds the journal
-        server.wait(lambda v, m: near(v, 1.0), "volume 1.0 restored by the new daemon")
+        server.wait(lambda s: lowered(s, 1.0), "soft volume 1.0 restored by the new daemon")
+        wait_heard(c, 1.0, "restored by the new daemon")
     finally:
+        server.close()
+
+
+def saved_state(c):
+    """WirePlumber's saved stream state (restore-stream): {key: value}."""
+    path = os.path.join(c.runtime, "state", "wireplumber", "restore-stream")
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        return {}
+    return dict(line.split("=", 1) for line in lines if "=" in line)
+
+
+MUSIC_VOLUMES = "Output/Audio:media.role:Music:channelVolumes"
+GAME_VOLUMES = "Output/Audio:media.role:Game:channelVolumes"
+
+
+def check_music_saved_untouched(c, when):
+    saved = saved_state(c).get(MUSIC_VOLUMES)
+    if saved is not None and any(abs(float(v) - 1.0) > 0.01 for v in saved.strip(";").split(";")):
+        raise CaseFailure(f"WirePlumber saved the Music role's volumes as {saved} ({when}): the daemon's lowering "
+                          f"became the user's saved volume")
+
+
+def set_game_volume(c, server):
+    """The user sets a Game stream to 0.5 on the desktop's scale (0.125 linear): a
+    saved value of our own to watch WirePlumber with. Returns once it is saved to its
+    file (WirePlumber writes its whole state then)."""
+    game = server.start_player(role="Game")
+    try:
+        stream = wait_role_stream(c, "Game", lambda s: s is not None, "a Game stream")
+        subprocess.run(["wpctl", "set-volume", str(stream.node), "0.5"], env=c.env, capture_output=True, timeout=HANG)
+        deadline = time.monotonic() + HANG
+        while not saved_state(c).get(GAME_VOLUMES, "").startswith("0.125"):
+            if time.monotonic() >= deadline:
+                raise CaseFailure(f"WirePlumber never saved the Game stream's 0.125: {saved_state(c)}")
+            time.sleep(0.05)
+    finally:
+        game.kill()
+        game.wait()
+    wait_role_stream(c, "Game", lambda s: s is None, "the Game stream gone")
+
+
+def wait_role_stream(c, role, predicate, what):
+    deadline = time.monotonic() + HANG
+    while True:
+        stream = find_stream(c, lambda props: props.get("media.role") == role
+                             and props.get("application.name") in ("pw-play", "pw-cat"))
+        if predicate(stream):
+            return stream
+        if time.monotonic() >= deadline:
+            raise CaseFailure(f"never {what}; last: {stream}")
+        time.sleep(0.05)
+
+
+def next_music_player(c, server):
+    """A music player started after the session: its stream, once WirePlumber has given
+    it what it saved for the role. A Game player started after it is the marker: once
+    the Game stream shows the 0.125 saved for Game, the Music one (older) has been given
+    its saved state too."""
+    music = server.start_player(role="Music")
+    stream = wait_role_stream(c, "Music", lambda s: s is not None, "the new Music stream")
+    game = server.start_player(role="Game")
+    try:
+        wait_role_stream(c, "Game", lambda s: s is not None and near(s.volumes, 0.125),
+                         "the Game marker stream at its saved 0.125")
+    finally:
+        game.kill()
+        game.wait()
+    return music, wait_role_stream(c, "Music", lambda s: s is not None and s.node == stream.node, "the Music stream")
+
+
+def case_z1(c):
+    """Issue 16: the desktop's saved volumes stay as the user left them. A music player
+    lowered by a ducking session exits while lowered; the next music player, started
+    after the session, plays at the user's volume. (WirePlumber saves a volume set on
+    a stream for its role and gives it to the next stream of that role.)"""
+    server = SoundServer(c)
+    second = None
+    try:
+        set_game_volume(c, server)
+        first = server.play()
+        (a,) = c.start("A")
+        a.set_category("ambi")
+        a.command("duck 1")
+        a.command("activate")
+        # Judged by what is heard, whatever the means of lowering.
+        wait_heard(c, 0.3, "the first player, while A ducks")
+        server.player.kill()  # exits while lowered
+        server.player.wait()
+        server.player = None
+        server.wait(lambda s: s is None, "the first player's stream gone")
+        a.command("deactivate")
+        c.wait_status(lambda s: session(s, a)["state"] == "inactive", "A inactive")
+        second, stream = next_music_player(c, server)
+        if not untouched(stream):
+            raise CaseFailure(f"a music player started after the session got volumes {stream.volumes} "
+                              f"(mute {stream.mute}) from WirePlumber: the daemon's lowering was saved as the user's")
+        wait_heard(c, 1.0, "the second player, started after the session")
+        check_music_saved_untouched(c, "after the session")
+    finally:
+        if second:
+            second.kill()
+            second.wait()
+        server.close()
+
+
+def restart_wireplumber(c):
+    """Stops the stack's WirePlumber and starts another with the stack's own folders
+    (scripts/pw-stack.sh), once the new one has named the default sink."""
+    stack = os.path.join(os.path.dirname(HERE), "..", "scripts", "pw-stack.sh")
+    run = subprocess.run([stack, "restart-wireplumber", c.runtime], capture_output=True, text=True, timeout=HANG)
+    if run.returncode != 0:
+        raise CaseFailure(f"WirePlumber could not be restarted: {run.stderr[-300:]}")
+
+
+def case_z2(c):
+    """Issue 16: while a music player is lowered, WirePlumber writes its state out, the
+    daemon is killed, WirePlumber restarts and the player exits: nothing of the
+    lowering is in WirePlumber's saved state, and the next music player (after a new
+    daemon started) gets the user's volume."""
+    server = SoundServer(c)
+    second = None
+    try:
+        server.play()
+        (a,) = c.start("A")
+        a.set_category("ambi")
+        a.command("duck 1")
+        a.command("activate")
+        wait_heard(c, 0.3, "the player, while A ducks")  # whatever the means of lowering
+        set_game_volume(c, server)  # WirePlumber writes its whole state while Music is lowered
+        check_music_saved_untouched(c, "written out while a music player was lowered")
+        os.kill(a.proc.pid, signal.SIGSTOP)
+        c.kill_daemons()
+        a.proc.kill()
+        a.proc.wait()
+        restart_wireplumber(c)
+        server.player.kill()  # exits while lowered, with no daemon to put it back
+        server.player.wait()
+        server.player = None
+        server.wait(lambda s: s is None, "the first player's stream gone")
+        c.tool("silent", "off")  # a new daemon, which reads the journal
+        second, stream = next_music_player(c, server)
+        if not untouched(stream):
+            raise CaseFailure(f"a music player started after the restarts got volumes {stream.volumes} "
+                              f"(mute {stream.mute}) from WirePlumber: the daemon's lowering was saved as the user's")
+        check_music_saved_untouched(c, "after the restarts")
+    finally:
+        if second:
+            second.kill()
+            second.wait()
         server.close()
 
 
@@ -1229,26 +1484,7 @@ def case_s2(c):
     server = SoundServer(c)
     try:
         a = start_with_slider_moved(c)
-        # Restart WirePlumber (the third process the stack started).
-        with open(os.path.join(c.runtime, "pids")) as f:
-            pids = [int(p) for p in f.read().split()]
-        os.kill(pids[2], signal.SIGTERM)
-        try:
-            os.waitpid(pids[2], 0)
-        except ChildProcessError:
-            deadline = time.monotonic() + HANG
-            while os.path.exists(f"/proc/{pids[2]}") and time.monotonic() < deadline:
-                time.sleep(0.05)
-        log = open(os.path.join(c.runtime, "wireplumber-2.log"), "w")
-        restarted = subprocess.Popen(["wireplumber"], env=c.env, stdout=log, stderr=log)
-        with open(os.path.join(c.runtime, "pids"), "a") as f:
-            f.write(f"{restarted.pid}\n")
-        deadline = time.monotonic() + HANG
-        while time.monotonic() < deadline:
-            info = subprocess.run(["pactl", "info"], env=c.env, capture_output=True, text=True, timeout=HANG)
-            if re.search(r"^Default Sink: \S", info.stdout, re.M):
-                break
-            time.sleep(0.05)
+        restart_wireplumber(c)
         # The new WirePlumber may restore the sink's saved volume first: whatever it
         # says, the next change of the slider must reach the listener.
         with a.cond:
@@ -1268,8 +1504,8 @@ def case_s2(c):
         deadline = time.monotonic() + HANG
         while True:
             with a.cond:
-                heard = "LISTEN vol 0.60" in a.lines[since:]
-            if heard:
+                reached = "LISTEN vol 0.60" in a.lines[since:]
+            if reached:
                 break
             if time.monotonic() >= deadline:
                 a.fail("the volume listener never heard 0.60 after WirePlumber restarted")
@@ -1413,6 +1649,8 @@ CASES = [
     ("x-pulse-stream-owned-by-its-program", case_x),
     ("y-interrupted-program-muted", case_y),
     ("s2-volume-after-wireplumber-restart", case_s2),
+    ("z1-saved-volume-player-exits-lowered", case_z1),
+    ("z2-saved-volume-daemon-killed-wireplumber-restarted", case_z2),
 ]
 
 

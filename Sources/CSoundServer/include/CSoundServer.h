@@ -15,9 +15,13 @@ typedef struct {
     char role[32];     /* media.role, "" if none */
     char application[64];
     int channels;      /* how many of `volumes` are known; 0 before the first report */
-    float volumes[8];  /* channel volumes, linear, as the node reports them */
-    int mute;
-    uint32_t changes;  /* counts the node's reports of its volume or mute */
+    float volumes[8];  /* channel volumes, linear: the user's, saved by the policy manager */
+    int mute;          /* the user's mute */
+    int softChannels;  /* how many of `softVolumes` are known */
+    float softVolumes[8]; /* soft volumes, linear: the node plays at these (and softMute)
+                          * from when they are set until channel volumes or mute are set */
+    int softMute;
+    uint32_t touches;  /* counts reports whose channel volumes or mute differ from the last */
 } SoundServerStream;
 
 /* Connects to the user's PipeWire (PIPEWIRE_RUNTIME_DIR / XDG_RUNTIME_DIR) on a thread of
@@ -38,8 +42,12 @@ int SoundServerWatchConnected(SoundServerWatch *watch);
  * volume, as wpctl and the desktop sliders show it): 1 and *volume set when known. */
 int SoundServerWatchDefaultSinkVolume(SoundServerWatch *watch, float *volume);
 
-/* Sets a stream's channel volumes (linear) and mute; returns 0 or a negative errno. */
-int SoundServerWatchSetStream(SoundServerWatch *watch, uint32_t node, const float *volumes, int channels, int mute);
+/* Sets a stream's soft volumes (linear) and soft mute; returns 0 or a negative errno.
+ * What the node plays at, without touching the user's channel volumes and mute: the
+ * policy manager (WirePlumber) saves those per role and application and gives them to
+ * the next stream, and does not save these. The user's next change of the channel
+ * volumes or mute takes the stream back (the node plays at those again). */
+int SoundServerWatchSetSoftVolume(SoundServerWatch *watch, uint32_t node, const float *volumes, int channels, int mute);
 
 void SoundServerWatchStop(SoundServerWatch *watch);
 #endif
