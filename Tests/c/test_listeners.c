@@ -1,13 +1,14 @@
 /*
  * Listeners and interruptions through the installed library, on the main run loop
  * (AudioSessionInitialize with NULL run loop and mode), and through the pollable
- * descriptor: SPEC.md sections 3 and 6.
+ * descriptor: SPEC.md sections 3 and 6. Runs in every configuration of world.h.
  */
 #include <AudioToolbox/AudioToolbox.h>
 #include <poll.h>
 #include <pthread.h>
 #include <string.h>
 #include "check.h"
+#include "world.h"
 
 /* ---- recording what the callbacks saw ------------------------------------------- */
 
@@ -151,27 +152,29 @@ int main(void)
 
     /* SPEC 6: callbacks run on the run loop, only when it runs. */
     CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_CurrentHardwareOutputVolume, listenerA, (void *)1), noErr);
-    CHECK_STATUS(AudioSessionVirtualDeviceSetOutputVolume(0.25f), noErr);
+    Float32 expected = 0, tolerance = 0;
+    worldSetOutputVolume(0.25f, &expected, &tolerance);
     CHECK(callCount == 0, "no callback before the run loop runs (got %d)", callCount);
     runPendingCallbacks();
     CHECK(callCount == 1, "one volume callback (got %d)", callCount);
     CHECK(calls[0].tag == 'A' && calls[0].clientData == (void *)1, "listener A with its client data");
     CHECK(calls[0].id == kAudioSessionProperty_CurrentHardwareOutputVolume && calls[0].size == sizeof(Float32),
           "volume listener gets the ID and a Float32");
-    CHECK(calls[0].floatValue == 0.25f, "volume listener sees the new volume (got %f)", calls[0].floatValue);
+    CHECK(fabsf(calls[0].floatValue - expected) <= tolerance, "volume listener sees the new volume (got %f, expected %f)",
+          calls[0].floatValue, expected);
     CHECK(calls[0].onMainThread, "listener runs on the main thread");
     resetCalls();
 
     /* SPEC 3: one listener per (id, clientData): adding again replaces the procedure. */
     CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_CurrentHardwareOutputVolume, listenerB, (void *)1), noErr);
-    CHECK_STATUS(AudioSessionVirtualDeviceSetOutputVolume(0.5f), noErr);
+    worldSetOutputVolume(0.5f, &expected, &tolerance);
     runPendingCallbacks();
     CHECK(callCount == 1 && calls[0].tag == 'B', "the same pair replaced A with B (calls %d)", callCount);
     resetCalls();
 
     /* Different client data gives a second listener on the same property. */
     CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_CurrentHardwareOutputVolume, listenerA, (void *)2), noErr);
-    CHECK_STATUS(AudioSessionVirtualDeviceSetOutputVolume(0.75f), noErr);
+    worldSetOutputVolume(0.75f, &expected, &tolerance);
     runPendingCallbacks();
     CHECK(callCount == 2, "two listeners for two client data values (got %d)", callCount);
     resetCalls();
@@ -179,7 +182,7 @@ int main(void)
     /* RemoveWithUserData removes only the matching (proc, clientData). */
     CHECK_STATUS(AudioSessionRemovePropertyListenerWithUserData(kAudioSessionProperty_CurrentHardwareOutputVolume, listenerB, (void *)2), noErr);
     CHECK_STATUS(AudioSessionRemovePropertyListenerWithUserData(kAudioSessionProperty_CurrentHardwareOutputVolume, listenerA, (void *)2), noErr);
-    CHECK_STATUS(AudioSessionVirtualDeviceSetOutputVolume(0.5f), noErr);
+    worldSetOutputVolume(0.5f, &expected, &tolerance);
     runPendingCallbacks();
     CHECK(callCount == 1 && calls[0].tag == 'B' && calls[0].clientData == (void *)1,
           "only (B, 1) is left (calls %d)", callCount);
@@ -188,15 +191,15 @@ int main(void)
     /* The deprecated removal takes every listener of the property. */
     CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_CurrentHardwareOutputVolume, listenerA, (void *)5), noErr);
     CHECK_STATUS(AudioSessionRemovePropertyListener(kAudioSessionProperty_CurrentHardwareOutputVolume), noErr);
-    CHECK_STATUS(AudioSessionVirtualDeviceSetOutputVolume(0.6f), noErr);
+    worldSetOutputVolume(0.6f, &expected, &tolerance);
     runPendingCallbacks();
     CHECK(callCount == 0, "no listener left after RemovePropertyListener (got %d)", callCount);
 
     /* SPEC 6: route change payload on plugging and unplugging headphones. */
     CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_AudioRouteChange, listenerA, NULL), noErr);
-    CHECK_STATUS(AudioSessionVirtualDeviceConnectPort(kAudioSessionVirtualPort_Headphones), noErr);
+    worldPlug(kAudioSessionVirtualPort_Headphones, 1);
     runPendingCallbacks();
-    CHECK_STATUS(AudioSessionVirtualDeviceDisconnectPort(kAudioSessionVirtualPort_Headphones), noErr);
+    worldPlug(kAudioSessionVirtualPort_Headphones, 0);
     runPendingCallbacks();
     CHECK(callCount == 2, "two route changes (got %d)", callCount);
     CHECK(calls[0].reason == kAudioSessionRouteChangeReason_NewDeviceAvailable, "plug: NewDeviceAvailable (got %d)", (int)calls[0].reason);
@@ -210,8 +213,8 @@ int main(void)
 
     /* SPEC 6: no route change's reason is lost. Plugging and unplugging before the run
      * loop runs are two calls, in order, each Previous the preceding Current. */
-    CHECK_STATUS(AudioSessionVirtualDeviceConnectPort(kAudioSessionVirtualPort_Headphones), noErr);
-    CHECK_STATUS(AudioSessionVirtualDeviceDisconnectPort(kAudioSessionVirtualPort_Headphones), noErr);
+    worldPlug(kAudioSessionVirtualPort_Headphones, 1);
+    worldPlug(kAudioSessionVirtualPort_Headphones, 0);
     runPendingCallbacks();
     CHECK(callCount == 2, "waiting plug and unplug: two route changes (got %d)", callCount);
     CHECK(calls[0].reason == kAudioSessionRouteChangeReason_NewDeviceAvailable
@@ -223,10 +226,10 @@ int main(void)
 
     /* The guide's own case: the headphones are pulled, and the category changes before
      * the run loop runs. A listener that pauses on OldDeviceUnavailable must see it. */
-    CHECK_STATUS(AudioSessionVirtualDeviceConnectPort(kAudioSessionVirtualPort_Headphones), noErr);
+    worldPlug(kAudioSessionVirtualPort_Headphones, 1);
     runPendingCallbacks();
     resetCalls();
-    CHECK_STATUS(AudioSessionVirtualDeviceDisconnectPort(kAudioSessionVirtualPort_Headphones), noErr);
+    worldPlug(kAudioSessionVirtualPort_Headphones, 0);
     CHECK_STATUS(setU32(kAudioSessionProperty_AudioCategory, kAudioSessionCategory_PlayAndRecord), noErr);
     runPendingCallbacks();
     CHECK(callCount == 2 && calls[0].reason == kAudioSessionRouteChangeReason_OldDeviceUnavailable
@@ -240,8 +243,8 @@ int main(void)
 
     /* Bound: 40 plugs and unplugs waiting are at most 8 calls, and both reasons are there. */
     for (int i = 0; i < 40; i++) {
-        CHECK_STATUS(AudioSessionVirtualDeviceConnectPort(kAudioSessionVirtualPort_Headphones), noErr);
-        CHECK_STATUS(AudioSessionVirtualDeviceDisconnectPort(kAudioSessionVirtualPort_Headphones), noErr);
+        worldPlug(kAudioSessionVirtualPort_Headphones, 1);
+        worldPlug(kAudioSessionVirtualPort_Headphones, 0);
     }
     runPendingCallbacks();
     int plugs = 0, unplugs = 0;
@@ -262,7 +265,7 @@ int main(void)
 
     /* SPEC 5: OverrideAudioRoute reverts to None on a route change. */
     CHECK_STATUS(setU32(kAudioSessionProperty_OverrideAudioRoute, kAudioSessionOverrideAudioRoute_Speaker), noErr);
-    CHECK_STATUS(AudioSessionVirtualDeviceConnectPort(kAudioSessionVirtualPort_Headphones), noErr);
+    worldPlug(kAudioSessionVirtualPort_Headphones, 1);
     runPendingCallbacks();
     /* On Linux PlayAndRecord already plays through the speaker (no receiver), so the
        override itself changes no route; had it survived the plug, the headphones
@@ -272,19 +275,19 @@ int main(void)
           calls[0].currentOutput && CFEqual(calls[0].currentOutput, kAudioSessionOutputRoute_Headphones),
           "after the plug the override is gone and headphones play");
     resetCalls();
-    CHECK_STATUS(AudioSessionVirtualDeviceDisconnectPort(kAudioSessionVirtualPort_Headphones), noErr);
+    worldPlug(kAudioSessionVirtualPort_Headphones, 0);
     runPendingCallbacks();
     resetCalls();
 
     /* SPEC 3: listeners may re-enter the API: remove themselves and others, add, get, set. */
     CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_CurrentHardwareOutputVolume, selfRemoving, (void *)1), noErr);
     CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_CurrentHardwareOutputVolume, victim, (void *)2), noErr);
-    CHECK_STATUS(AudioSessionVirtualDeviceSetOutputVolume(0.1f), noErr);
+    worldSetOutputVolume(0.1f, &expected, &tolerance);
     runPendingCallbacks();
     CHECK(selfRemovingCalls == 1, "self-removing listener ran once (got %d)", selfRemovingCalls);
     CHECK(victimCalls == 0, "a listener removed by an earlier callback is not called (got %d)", victimCalls);
     CHECK(getInsideCallback == noErr && setInsideCallback == noErr, "get and set inside a callback succeed");
-    CHECK_STATUS(AudioSessionVirtualDeviceSetOutputVolume(0.2f), noErr);
+    worldSetOutputVolume(0.2f, &expected, &tolerance);
     runPendingCallbacks();
     CHECK(selfRemovingCalls == 1, "removed listener is not called again (got %d)", selfRemovingCalls);
     CHECK(addedFromCallbackCalls == 1, "a listener added from a callback hears the next change (got %d)", addedFromCallbackCalls);
@@ -295,12 +298,12 @@ int main(void)
     runPendingCallbacks();  /* the category change's route change */
     resetCalls();
     CHECK_STATUS(AudioSessionSetActive(true), noErr);
-    CHECK_STATUS(AudioSessionVirtualDeviceBeginInterruption(), noErr);
+    worldBeginInterruption();
     CHECK(interruptionCount == 0, "no interruption callback before the run loop runs");
     runPendingCallbacks();
     CHECK(interruptionCount == 1 && interruptionStates[0] == kAudioSessionBeginInterruption, "Begin delivered");
     CHECK(activeCallInBegin == kAudioSessionUnspecifiedError, "activation refused during the interruption (got %d)", activeCallInBegin);
-    CHECK_STATUS(AudioSessionVirtualDeviceEndInterruption(true), noErr);
+    worldEndInterruption(1);
     runPendingCallbacks();
     CHECK(interruptionCount == 2 && interruptionStates[1] == kAudioSessionEndInterruption, "End delivered");
     CHECK(typeStatusInEnd == noErr && typeInEnd == kAudioSessionInterruptionType_ShouldResume, "type reads ShouldResume inside End");
@@ -308,10 +311,16 @@ int main(void)
     CHECK(reactivateInEnd == noErr, "reactivation from the End callback succeeds");
     UInt32 type = 0, size = sizeof type;
     CHECK_STATUS(AudioSessionGetProperty(kAudioSessionProperty_InterruptionType, &size, &type), kAudioSessionUnsupportedPropertyError);
-    CHECK_STATUS(AudioSessionVirtualDeviceBeginInterruption(), noErr);
-    CHECK_STATUS(AudioSessionVirtualDeviceEndInterruption(false), noErr);
-    runPendingCallbacks();
-    CHECK(interruptionCount == 4 && typeInEnd == kAudioSessionInterruptionType_ShouldNotResume, "type reads ShouldNotResume");
+    worldBeginInterruption();
+    if (worldEndInterruption(0) == WORLD_CANNOT) {
+        worldSkip("End with ShouldNotResume");
+        worldEndInterruption(1);
+        runPendingCallbacks();
+    } else {
+        runPendingCallbacks();
+        CHECK(interruptionCount == 4 && typeInEnd == kAudioSessionInterruptionType_ShouldNotResume,
+              "type reads ShouldNotResume");
+    }
 
     /* SPEC 7: the phone always wins. A mixing session (Ambient) is interrupted by a call
      * too, and cannot activate while it lasts. */
@@ -320,12 +329,12 @@ int main(void)
     resetCalls();
     CHECK_STATUS(AudioSessionSetActive(true), noErr);
     int before = interruptionCount;
-    CHECK_STATUS(AudioSessionVirtualDeviceBeginInterruption(), noErr);
+    worldBeginInterruption();
     runPendingCallbacks();
     CHECK(interruptionCount == before + 1 && interruptionStates[before] == kAudioSessionBeginInterruption,
           "an Ambient session gets Begin from a system interruption (got %d callbacks)", interruptionCount);
     CHECK_STATUS(AudioSessionSetActive(true), kAudioSessionUnspecifiedError);
-    CHECK_STATUS(AudioSessionVirtualDeviceEndInterruption(true), noErr);
+    worldEndInterruption(1);
     runPendingCallbacks();
     CHECK(interruptionCount == before + 2 && interruptionStates[before + 1] == kAudioSessionEndInterruption,
           "and End after it");
@@ -336,7 +345,7 @@ int main(void)
     CHECK(fd >= 0, "a descriptor is given");
     CHECK(!fdReadable(fd), "nothing pending: not readable");
     CHECK_STATUS(AudioSessionAddPropertyListener(kAudioSessionProperty_ServerDied, listenerA, (void *)9), noErr);
-    CHECK_STATUS(AudioSessionVirtualDeviceServerDied(), noErr);
+    worldServerDied();
     CHECK(fdReadable(fd), "pending callback: readable");
     CHECK(callCount == 0, "nothing ran yet");
     UInt32 ran = 0;
@@ -349,5 +358,5 @@ int main(void)
     CHECK(callCount == 1, "the run loop does not run it a second time (got %d)", callCount);
     resetCalls();
 
-    return finish("listeners");
+    return worldFinish("listeners");
 }
