@@ -20,7 +20,14 @@ final class ALSAControl {
     init?(name: String) {
         self.name = name
         var handle: OpaquePointer?
-        let opened = withQuietALSA { snd_ctl_open(&handle, name, Int32(SND_CTL_NONBLOCK)) }
+        var opened = withQuietALSA { snd_ctl_open(&handle, name, Int32(SND_CTL_NONBLOCK)) }
+        if opened < 0 {
+            // alsa-lib keeps the configuration it read first for the whole process: one
+            // read while descriptors or memory ran out stays broken, and every later open
+            // fails though the card is there. Read it again, once.
+            snd_config_update_free_global()
+            opened = withQuietALSA { snd_ctl_open(&handle, name, Int32(SND_CTL_NONBLOCK)) }
+        }
         guard opened >= 0, let handle else { return nil }
         self.handle = handle
     }

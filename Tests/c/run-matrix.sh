@@ -45,8 +45,8 @@ for name in "${suites[@]}"; do
         for arbiter in local daemon; do
             config="$hardware-$arbiter"
             label="$name [$( [ $hardware = virtual ] && echo "virtual device" || echo "virtual ALSA card" ), $( [ $arbiter = local ] && echo "in-process arbiter" || echo audiosessiond )]"
-            runtime=$out/runtime-$name-$config
-            rm -rf "$runtime" && mkdir -m 700 -p "$runtime"
+            # Short: the daemon's socket path must fit a Unix socket address (108 bytes).
+            runtime=$(mktemp -d "${TMPDIR:-/tmp}/atmatrix.XXXXXX")
             env=(XDG_RUNTIME_DIR="$runtime" AUDIOTOOLBOX_ARBITER=$arbiter AUDIOSESSIOND_IDLE_SECONDS=2)
             if [ $hardware = virtual ]; then
                 env+=(AUDIOTOOLBOX_BACKEND=virtual)
@@ -61,8 +61,9 @@ for name in "${suites[@]}"; do
             (unset AUDIOTOOLBOX_BACKEND VCARD_DIR ALSA_CONFIG_PATH; cd "$out" && env "${env[@]}" "./$name") >"$log" 2>&1
             status=$?
             stop_daemon "$runtime"
+            rm -rf "$runtime"
             grep "^SKIP " "$log"
-            if [ $status -eq 0 ]; then echo "PASS $label"; else echo "FAIL $label (see $log)"; grep -m8 "FAIL" "$log"; fi
+            if [ $status -eq 0 ]; then echo "PASS $label"; else echo "FAIL $label (see $log)"; grep -m8 "FAIL" "$log" | sed "s/^/    /"; fi
         done
     done
 done

@@ -1,9 +1,10 @@
 /*
- * SPEC 8: System Sound Services on the virtual device (its sounds go nowhere, at a
- * device's pace): creating from files and every bad input, unique IDs, plays and their
- * completions (once per play, on the run loop, with the ID and client data, never
- * before the sound's duration has passed), Vibrate, the alert, dispose while playing,
- * removal, and the two properties. Sounds are written by the test with libsndfile.
+ * SPEC 8: System Sound Services, in every configuration of world.h (on the virtual
+ * device its sounds go nowhere, at a device's pace): creating from files and every bad
+ * input, unique IDs, plays and their completions (once per play, on the run loop, with
+ * the ID and client data, never before the sound's duration has passed), Vibrate, the
+ * alert, dispose while playing, removal, and the two properties. Sounds are written by
+ * the test with libsndfile.
  */
 #include <AudioToolbox/AudioToolbox.h>
 #include <math.h>
@@ -12,6 +13,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include "check.h"
+#include "world.h"
 
 static char dir[] = "/tmp/at-sounds-XXXXXX";
 
@@ -256,5 +258,5 @@ int main(void)
     char command[600];
     snprintf(command, sizeof command, "rm -rf '%s'", dir);
     if (system(command) != 0) return 2;
-    return finish("system sounds");
+    return worldFinish("system sounds");
 }

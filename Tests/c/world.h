@@ -9,16 +9,20 @@
  *
  * Each action returns once the session has taken it in (its state shows it, or its
  * callback is queued), without running the run loop: a suite's checks of what waits
- * and when it runs hold in every configuration. An action a configuration cannot do
- * returns WORLD_CANNOT with the reason in worldWhyNot(); the suite then says SKIP with
- * that reason (counted by run-tests.sh), never passes silently.
+ * and when it runs hold in every configuration (worldInterruptionSoon, for a suite that
+ * waits for the callback itself, is the one exception). An action a configuration
+ * cannot do returns WORLD_CANNOT with the reason in worldWhyNot(); the suite then says
+ * SKIP with that reason (counted by run-tests.sh), never passes silently.
  *
  * The bounds on waiting only turn a lost event into a failure (the suites' watchdogs);
- * nothing here measures time. */
+ * nothing here measures time. Actions on the virtual device may come from several
+ * threads at once; on the card, one at a time (`vcard` rewrites the card's state whole).
+ * Everything is static inline: each suite uses only some of it. */
 #ifndef AT_TEST_WORLD_H
 #define AT_TEST_WORLD_H
 #include <AudioToolbox/AudioToolbox.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,20 +32,20 @@
 
 enum { WORLD_DONE = 0, WORLD_CANNOT = 1, WORLD_FAILED = 2 };
 
-static int worldOnCard(void)
+static inline int worldOnCard(void)
 {
     const char *backend = getenv("AUDIOTOOLBOX_BACKEND");
     return !(backend && strcmp(backend, "virtual") == 0);
 }
 
-static int worldWithDaemon(void)
+static inline int worldWithDaemon(void)
 {
     const char *arbiter = getenv("AUDIOTOOLBOX_ARBITER");
     return arbiter && strcmp(arbiter, "daemon") == 0;
 }
 
 /* "virtual device, in-process arbiter" and so on, for messages. */
-static const char *worldName(void)
+static inline const char *worldName(void)
 {
     static char name[64];
     snprintf(name, sizeof name, "%s, %s", worldOnCard() ? "virtual ALSA card" : "virtual device",
@@ -50,16 +54,27 @@ static const char *worldName(void)
 }
 
 static char worldReason[256];
-static const char *worldWhyNot(void) { return worldReason; }
+static inline const char *worldWhyNot(void) { return worldReason; }
 
-static int worldCannot(const char *reason)
+static inline int worldCannot(const char *reason)
 {
     snprintf(worldReason, sizeof worldReason, "%s", reason);
     return WORLD_CANNOT;
 }
 
+/* A virtual-device or in-process-arbiter call's status, checked under a lock: those
+ * actions may come from several threads at once (test_order's producers). */
+static pthread_mutex_t worldCheckLock = PTHREAD_MUTEX_INITIALIZER;
+static inline void worldCheckStatus(OSStatus status, const char *call)
+{
+    char got[16];
+    pthread_mutex_lock(&worldCheckLock);
+    CHECK(status == noErr, "[%s] %s returned %s", worldName(), call, fourcc(status, got));
+    pthread_mutex_unlock(&worldCheckLock);
+}
+
 /* Runs a command of the configuration's tools (vcard, audiosession: on PATH). */
-static int worldRun(const char *format, const char *argument)
+static inline int worldRun(const char *format, const char *argument)
 {
     char command[256];
     snprintf(command, sizeof command, format, argument);
@@ -69,7 +84,7 @@ static int worldRun(const char *format, const char *argument)
 }
 
 /* The session's callback descriptor: readable while callbacks are queued. */
-static int worldCallbackDescriptor(void)
+static inline int worldCallbackDescriptor(void)
 {
     int fd = -1;
     CHECK_STATUS(AudioSessionGetCallbackFileDescriptor(&fd), noErr);
@@ -77,7 +92,7 @@ static int worldCallbackDescriptor(void)
 }
 
 /* Until a callback is queued (20 s: only a lost event takes that long). */
-static int worldAwaitQueued(const char *what)
+static inline int worldAwaitQueued(const char *what)
 {
     int fd = worldCallbackDescriptor();
     struct pollfd p = {fd, POLLIN, 0};
@@ -88,7 +103,7 @@ static int worldAwaitQueued(const char *what)
     return WORLD_FAILED;
 }
 
-static Float32 worldReadVolume(void)
+static inline Float32 worldReadVolume(void)
 {
     Float32 volume = -1;
     UInt32 size = sizeof volume;
@@ -96,26 +111,49 @@ static Float32 worldReadVolume(void)
     return volume;
 }
 
+/* The card's playback volume step, as `vcard show` prints it (-1 if it cannot). */
+static inline int worldCardVolumeStep(void)
+{
+    FILE *pipe = popen("vcard show", "r");
+    if (!pipe) return -1;
+    char line[512];
+    int step = -1;
+    while (fgets(line, sizeof line, pipe)) {
+        const char *field = strstr(line, "playback ");
+        if (field && sscanf(field, "playback %d", &step) != 1) step = -1;
+    }
+    pclose(pipe);
+    return step;
+}
+
 /* The output volume set to `level`. *expected is what CurrentHardwareOutputVolume
  * should then read, within *tolerance: the level itself on the virtual device; on the
- * card, what `amixer -M` (alsa-utils' own mapping) reads for its Master control. */
-static int worldSetOutputVolume(Float32 level, Float32 *expected, Float32 *tolerance)
+ * card, what `amixer -M` (alsa-utils' own mapping) reads for its Master control. Two
+ * steps of the card can read the same whole percent there, so when the card's step
+ * moved, the session's reading must also have left the one it had before. */
+static inline int worldSetOutputVolume(Float32 level, Float32 *expected, Float32 *tolerance)
 {
     if (!worldOnCard()) {
-        CHECK_STATUS(AudioSessionVirtualDeviceSetOutputVolume(level), noErr);
+        worldCheckStatus(AudioSessionVirtualDeviceSetOutputVolume(level), "AudioSessionVirtualDeviceSetOutputVolume");
         *expected = level;
         *tolerance = 0;
         return WORLD_DONE;
     }
     char value[32];
     snprintf(value, sizeof value, "%.4f", (double)level);
+    Float32 before = worldReadVolume();
+    int stepBefore = worldCardVolumeStep();
     if (worldRun("vcard volume %s", value) != WORLD_DONE) return WORLD_FAILED;
+    int stepAfter = worldCardVolumeStep();
+    CHECK(stepBefore >= 0 && stepAfter >= 0, "[%s] `vcard show` gave the card's volume step", worldName());
+    int moved = stepAfter != stepBefore;
     double reference = amixerMappedVolume();
     CHECK(reference >= 0, "[%s] amixer -M read the card's Master", worldName());
     *expected = (Float32)reference;
     *tolerance = (Float32)AMIXER_TOLERANCE;
     for (int i = 0; i < 2000; i++) {
-        if (fabsf(worldReadVolume() - *expected) <= *tolerance) return WORLD_DONE;
+        Float32 now = worldReadVolume();
+        if (fabsf(now - *expected) <= *tolerance && (!moved || now != before)) return WORLD_DONE;
         usleep(10000);
     }
     CHECK(0, "[%s] CurrentHardwareOutputVolume never read %.3f after `vcard volume %s` (reads %.3f)", worldName(),
@@ -123,7 +161,18 @@ static int worldSetOutputVolume(Float32 level, Float32 *expected, Float32 *toler
     return WORLD_FAILED;
 }
 
-static const char *worldCardPort(AudioSessionVirtualPort port)
+/* Whether this process has the hardware to itself: the virtual device is each
+ * process's own (a forked child starts a new one); the card is every program's, and
+ * what another process does to it reaches this session in the order it was done. */
+static inline int worldHardwareOwn(void)
+{
+    if (worldOnCard())
+        return worldCannot("the virtual ALSA card is one device for every process: what a forked child does to it "
+                           "is this session's news too");
+    return WORLD_DONE;
+}
+
+static inline const char *worldCardPort(AudioSessionVirtualPort port)
 {
     switch (port) {
     case kAudioSessionVirtualPort_Headphones: return "headphones";
@@ -135,18 +184,40 @@ static const char *worldCardPort(AudioSessionVirtualPort port)
     }
 }
 
+/* Until AudioInputAvailable reads `available`. */
+static inline int worldAwaitInput(UInt32 available, const char *after)
+{
+    UInt32 now = 2;
+    for (int i = 0; i < 2000; i++) {
+        UInt32 size = sizeof now;
+        if (AudioSessionGetProperty(kAudioSessionProperty_AudioInputAvailable, &size, &now) == noErr && now == available)
+            return WORLD_DONE;
+        usleep(10000);
+    }
+    CHECK(0, "[%s] AudioInputAvailable never read %u after %s (reads %u)", worldName(), (unsigned)available, after,
+          (unsigned)now);
+    return WORLD_FAILED;
+}
+
 /* A plug (connected 1) or an unplug (0). On the card it returns once the session's
  * route description has changed: the ports used here (headphones, a headset, line
- * out) each change the route of every category. */
-static int worldPlug(AudioSessionVirtualPort port, int connected)
+ * out) each change the route of every category. The built-in microphone is the card's
+ * Mic Jack, its only microphone (alsa-controls.conf: a card with a mic jack has one
+ * only while it is plugged); that returns once AudioInputAvailable says so (no other
+ * input may be plugged). */
+static inline int worldPlug(AudioSessionVirtualPort port, int connected)
 {
     if (!worldOnCard()) {
-        CHECK_STATUS(connected ? AudioSessionVirtualDeviceConnectPort(port) : AudioSessionVirtualDeviceDisconnectPort(port),
-                     noErr);
+        worldCheckStatus(connected ? AudioSessionVirtualDeviceConnectPort(port) : AudioSessionVirtualDeviceDisconnectPort(port),
+                         connected ? "AudioSessionVirtualDeviceConnectPort" : "AudioSessionVirtualDeviceDisconnectPort");
         return WORLD_DONE;
     }
+    if (port == kAudioSessionVirtualPort_BuiltInMic) {
+        if (worldRun(connected ? "vcard plug %s" : "vcard unplug %s", "mic") != WORLD_DONE) return WORLD_FAILED;
+        return worldAwaitInput(connected ? 1 : 0, connected ? "`vcard plug mic`" : "`vcard unplug mic`");
+    }
     const char *name = worldCardPort(port);
-    if (!name) return worldCannot("the virtual ALSA card has no jack for this port (the built-in microphone is always there)");
+    if (!name) return worldCannot("the virtual ALSA card has no jack for this port");
     CFDictionaryRef before = currentRoute();
     if (worldRun(connected ? "vcard plug %s" : "vcard unplug %s", name) != WORLD_DONE) {
         if (before) CFRelease(before);
@@ -167,41 +238,9 @@ static int worldPlug(AudioSessionVirtualPort port, int connected)
     return WORLD_FAILED;
 }
 
-/* The phone's interruption (a call) begins: every active session is interrupted.
- * Returns once the Begin is queued, so the session must be active. */
-static int worldBeginInterruption(void)
+/* Kills this configuration's audiosessiond (its pid file in XDG_RUNTIME_DIR). */
+static inline int worldKillDaemon(void)
 {
-    if (!worldWithDaemon()) {
-        CHECK_STATUS(AudioSessionVirtualDeviceBeginInterruption(), noErr);
-        return WORLD_DONE;
-    }
-    if (worldRun("audiosession call %s", "start") != WORLD_DONE) return WORLD_FAILED;
-    return worldAwaitQueued("the call's Begin");
-}
-
-/* The interruption ends, with ShouldResume or not. Returns once the End is queued. */
-static int worldEndInterruption(int shouldResume)
-{
-    if (!worldWithDaemon()) {
-        CHECK_STATUS(AudioSessionVirtualDeviceEndInterruption(shouldResume ? true : false), noErr);
-        return WORLD_DONE;
-    }
-    if (!shouldResume)
-        return worldCannot("a call audiosessiond ends always lets the session resume (SPEC 7); ShouldNotResume comes "
-                           "from a daemon that dies (arbiter case g)");
-    if (worldRun("audiosession call %s", "end") != WORLD_DONE) return WORLD_FAILED;
-    return worldAwaitQueued("the call's End");
-}
-
-/* The arbiter dies: ServerDied listeners are called. With the daemon, it is killed
- * (the library starts another); returns once the ServerDied callback is queued, so a
- * listener must be registered. */
-static int worldServerDied(void)
-{
-    if (!worldWithDaemon()) {
-        CHECK_STATUS(AudioSessionVirtualDeviceServerDied(), noErr);
-        return WORLD_DONE;
-    }
     const char *runtime = getenv("XDG_RUNTIME_DIR");
     char path[512];
     snprintf(path, sizeof path, "%s/audiotoolbox/audiosessiond.pid", runtime ? runtime : "/nonexistent");
@@ -214,12 +253,122 @@ static int worldServerDied(void)
     CHECK(pid > 1, "[%s] the daemon's pid from %s", worldName(), path);
     if (pid <= 1) return WORLD_FAILED;
     CHECK(kill(pid, SIGKILL) == 0, "[%s] kill the daemon (pid %d)", worldName(), pid);
+    return WORLD_DONE;
+}
+
+/* Until this process's session is registered with a daemon again (the library starts
+ * one and registers by itself after a daemon died): `audiosession status --json` lists
+ * its pid. */
+static inline int worldAwaitRejoined(void)
+{
+    char needle[32];
+    snprintf(needle, sizeof needle, "\"pid\":%d,", (int)getpid());
+    for (int i = 0; i < 2000; i++) {
+        FILE *status = popen("audiosession status --json 2>/dev/null", "r");
+        char text[65536];
+        size_t length = status ? fread(text, 1, sizeof text - 1, status) : 0;
+        if (status) pclose(status);
+        text[length] = 0;
+        if (strstr(text, needle)) return WORLD_DONE;
+        usleep(10000);
+    }
+    CHECK(0, "[%s] the session never registered again after its daemon died", worldName());
+    return WORLD_FAILED;
+}
+
+/* The phone's interruption (a call) begins: every active session is interrupted.
+ * Returns once the Begin is queued, so the session must be active. */
+static inline int worldBeginInterruption(void)
+{
+    if (!worldWithDaemon()) {
+        worldCheckStatus(AudioSessionVirtualDeviceBeginInterruption(), "AudioSessionVirtualDeviceBeginInterruption");
+        return WORLD_DONE;
+    }
+    if (worldRun("audiosession call %s", "start") != WORLD_DONE) return WORLD_FAILED;
+    return worldAwaitQueued("the call's Begin");
+}
+
+/* The interruption ends, with ShouldResume or not. Returns once the End is queued.
+ * With audiosessiond a call always ends resuming (SPEC 7); a session's interruption ends
+ * without resuming when its daemon dies during it: that is done here (the daemon is
+ * killed, the library ends the interruption so and registers with a new daemon, which
+ * has no call; ServerDied listeners are called too). Returns once the session is
+ * registered again, so what follows reaches it. */
+static inline int worldEndInterruption(int shouldResume)
+{
+    if (!worldWithDaemon()) {
+        worldCheckStatus(AudioSessionVirtualDeviceEndInterruption(shouldResume ? true : false),
+                         "AudioSessionVirtualDeviceEndInterruption");
+        return WORLD_DONE;
+    }
+    if (!shouldResume) {
+        if (worldKillDaemon() != WORLD_DONE) return WORLD_FAILED;
+        if (worldAwaitQueued("the End a dying daemon leaves") != WORLD_DONE) return WORLD_FAILED;
+        return worldAwaitRejoined();
+    }
+    if (worldRun("audiosession call %s", "end") != WORLD_DONE) return WORLD_FAILED;
+    return worldAwaitQueued("the call's End");
+}
+
+/* The phone's interruption begins (begin 1) or ends (0, with ShouldResume or not) with
+ * no callback awaited: for a session that gets none (an inactive one) or whose
+ * callbacks already wait, as in a flood (the descriptor cannot tell one more). The
+ * session has taken it in on return. In-process only: audiosessiond tells the session
+ * by a message its own thread reads, and with no callback to wait for, nothing the
+ * session shows says when it has. */
+static inline int worldInterruptionNow(int begin, int shouldResume)
+{
+    if (worldWithDaemon())
+        return worldCannot("audiosessiond's call reaches the session as a message its own thread reads: with no "
+                           "callback to wait for (none comes, or others already wait) nothing shows when it did");
+    if (begin)
+        worldCheckStatus(AudioSessionVirtualDeviceBeginInterruption(), "AudioSessionVirtualDeviceBeginInterruption");
+    else
+        worldCheckStatus(AudioSessionVirtualDeviceEndInterruption(shouldResume ? true : false),
+                         "AudioSessionVirtualDeviceEndInterruption");
+    return WORLD_DONE;
+}
+
+/* The same for a suite that then waits for the interruption's callback itself
+ * (bounded by its watchdog) while other callbacks already wait. In-process the session
+ * has taken it in on return; with audiosessiond this returns once the daemon has
+ * applied it and sent its messages, which the session takes in after, in order. */
+static inline int worldInterruptionSoon(int begin, int shouldResume)
+{
+    if (!worldWithDaemon()) return worldInterruptionNow(begin, shouldResume);
+    if (!begin && !shouldResume)
+        return worldCannot("a call audiosessiond ends always lets the session resume (SPEC 7); ShouldNotResume "
+                           "comes from a daemon that dies (worldEndInterruption)");
+    return worldRun("audiosession call %s", begin ? "start" : "end");
+}
+
+/* Whether the in-process arbiter's simulations act (AudioSessionVirtualDevice*Interruption,
+ * ServerDied, SetOtherAudioPlaying), for suites that test those functions themselves:
+ * with audiosessiond they return kAudioServicesNoHardwareError. */
+static inline int worldInProcessArbiter(void)
+{
+    if (worldWithDaemon())
+        return worldCannot("audiosessiond arbitrates, and the in-process arbiter's simulations return "
+                           "kAudioServicesNoHardwareError");
+    return WORLD_DONE;
+}
+
+/* The arbiter dies: ServerDied listeners are called. With the daemon, it is killed
+ * (the library starts another); returns once the ServerDied callback is queued, so a
+ * listener must be registered. */
+static inline int worldServerDied(void)
+{
+    if (!worldWithDaemon()) {
+        worldCheckStatus(AudioSessionVirtualDeviceServerDied(), "AudioSessionVirtualDeviceServerDied");
+        return WORLD_DONE;
+    }
+    if (worldKillDaemon() != WORLD_DONE) return WORLD_FAILED;
     return worldAwaitQueued("ServerDied after the daemon was killed");
 }
 
 /* The suite says a part cannot apply in this configuration, and why. */
 static int skippedParts;
-static void worldSkip(const char *part)
+static inline void worldSkip(const char *part)
 {
     skippedParts++;
     printf("SKIP %s [%s]: %s\n", part, worldName(), worldWhyNot());
@@ -227,7 +376,7 @@ static void worldSkip(const char *part)
 }
 
 /* finish(), with the configuration and the parts skipped. */
-static int worldFinish(const char *name)
+static inline int worldFinish(const char *name)
 {
     printf("%s [%s]: %d passed, %d failed, %d skipped\n", name, worldName(), checksPassed, checksFailed, skippedParts);
     return checksFailed == 0 ? 0 : 1;
