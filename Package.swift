@@ -2,6 +2,17 @@
 //
 // AudioToolbox for Linux: the legacy Audio Session Services C API over a Swift core.
 // One target per layer of DESIGN.md; see docs/ARCHITECTURE.md for how they fit.
+//
+// Sources/ is grouped so that its folders show the architecture; `path:` maps each
+// target to its folder:
+//   Library/   what runs inside the program: ABI (the C entry points), Core (the session's
+//              rules), Delivery (callbacks on run loops), Hardware (ALSA, the virtual
+//              device), Arbiters (the daemon's client, the in-process arbiter), Services
+//              (the audio the session feeds: system sounds)
+//   Daemon/    audiosessiond          Tool/  the audiosession command
+//   Shared/    what the library, the daemon and the tool share (the SPEC 7 engine, the
+//              protocol, the socket, the POSIX layer, locking)
+//   CLibraries/ C libraries and the small C layers over them
 import Foundation
 import PackageDescription
 
@@ -36,59 +47,59 @@ let package = Package(
         // Pure Swift rules of the API: property table, category policy, state machine,
         // listener registry, event model. No I/O, no CoreFoundation.
         // A pthread-mutex guarded value, shared by the layers (visible to ThreadSanitizer).
-        .target(name: "Locking"),
-        .target(name: "AudioSessionCore", dependencies: ["Locking"]),
+        .target(name: "Locking", path: "Sources/Shared/Locking"),
+        .target(name: "AudioSessionCore", dependencies: ["Locking"], path: "Sources/Library/Core/AudioSessionCore"),
         // The messages between the library, the `audiosession` tool and `audiosessiond`:
         // framing, encoding, a decoder that rejects every malformed frame.
-        .target(name: "ArbiterProtocol"),
+        .target(name: "ArbiterProtocol", path: "Sources/Shared/ArbiterProtocol"),
         // SPEC 7 as one data table and a stack of claims: pure, shared by the daemon.
-        .target(name: "Arbitration", dependencies: ["ArbiterProtocol"]),
+        .target(name: "Arbitration", dependencies: ["ArbiterProtocol"], path: "Sources/Shared/Arbitration"),
         // Where the user's daemon lives, starting it, blocking socket helpers.
-        .target(name: "CDescriptors"),
+        .target(name: "CDescriptors", path: "Sources/CLibraries/CDescriptors"),
         // The POSIX layer the daemon, the client and the tool share: typed errors, EINTR
         // retried in one place, deadlines, peer credentials, private folders, files
         // opened without trusting the path.
-        .target(name: "POSIXSupport", dependencies: ["CDescriptors"]),
-        .target(name: "ArbiterSocket", dependencies: ["ArbiterProtocol", "CDescriptors", "POSIXSupport"]),
+        .target(name: "POSIXSupport", dependencies: ["CDescriptors"], path: "Sources/Shared/POSIXSupport"),
+        .target(name: "ArbiterSocket", dependencies: ["ArbiterProtocol", "CDescriptors", "POSIXSupport"], path: "Sources/Shared/ArbiterSocket"),
         // The sound server (PipeWire) as the daemon sees it: other programs' streams.
-        .systemLibrary(name: "CPipeWire", pkgConfig: "libpipewire-0.3", providers: [.apt(["libpipewire-0.3-dev"])]),
-        .target(name: "CSoundServer", dependencies: ["CPipeWire"]),
+        .systemLibrary(name: "CPipeWire", path: "Sources/CLibraries/CPipeWire", pkgConfig: "libpipewire-0.3", providers: [.apt(["libpipewire-0.3-dev"])]),
+        .target(name: "CSoundServer", dependencies: ["CPipeWire"], path: "Sources/CLibraries/CSoundServer"),
         // The conversions between the session's, the engine's and the wire's words for
         // the same facts, in one tested place.
-        .target(name: "ArbiterVocabulary", dependencies: ["AudioSessionCore", "ArbiterProtocol", "Arbitration"]),
+        .target(name: "ArbiterVocabulary", dependencies: ["AudioSessionCore", "ArbiterProtocol", "Arbitration"], path: "Sources/Shared/ArbiterVocabulary"),
         // The per-user arbitration daemon.
         .executableTarget(name: "audiosessiond",
                           dependencies: ["ArbiterProtocol", "ArbiterSocket", "Arbitration", "ArbiterVocabulary", "SystemSounds",
-                                         "CSoundServer", "CDescriptors", "Locking", "POSIXSupport"]),
+                                         "CSoundServer", "CDescriptors", "Locking", "POSIXSupport"], path: "Sources/Daemon/audiosessiond"),
         // The library's side of audiosessiond: registration, events, reconnection.
         .target(name: "ArbiterClient",
                 dependencies: ["AudioSessionCore", "ArbiterProtocol", "ArbiterSocket", "ArbiterVocabulary", "CDescriptors",
-                               "Locking", "POSIXSupport"]),
+                               "Locking", "POSIXSupport"], path: "Sources/Library/Arbiters/ArbiterClient"),
         // The command-line tool: status, watch, call, alarm.
         .executableTarget(name: "audiosession", dependencies: [
             "ArbiterProtocol", "ArbiterSocket", "POSIXSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        ], path: "Sources/Tool/audiosession"),
         // The arbiter of a lone program (and of the virtual device's simulated world).
-        .target(name: "InProcessArbiter", dependencies: ["AudioSessionCore", "Arbitration", "ArbiterVocabulary", "Locking"]),
+        .target(name: "InProcessArbiter", dependencies: ["AudioSessionCore", "Arbitration", "ArbiterVocabulary", "Locking"], path: "Sources/Library/Arbiters/InProcessArbiter"),
         // A deterministic in-memory sound device, driven by the Linux-addition calls.
-        .target(name: "VirtualAudioDevice", dependencies: ["AudioSessionCore", "Locking"]),
+        .target(name: "VirtualAudioDevice", dependencies: ["AudioSessionCore", "Locking"], path: "Sources/Library/Hardware/VirtualAudioDevice"),
         // libasound, found through pkg-config.
-        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CALSA", path: "Sources/CLibraries/CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         // libsndfile and libsamplerate, found through pkg-config.
-        .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
-        .systemLibrary(name: "CSamplerate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(name: "CSndfile", path: "Sources/CLibraries/CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSamplerate", path: "Sources/CLibraries/CSamplerate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
         // System Sound Services: decoding, conversion, the mixer thread on one ALSA stream.
-        .target(name: "SystemSounds", dependencies: ["CALSA", "CSndfile", "CSamplerate", "Locking", "POSIXSupport"]),
+        .target(name: "SystemSounds", dependencies: ["CALSA", "CSndfile", "CSamplerate", "Locking", "POSIXSupport"], path: "Sources/Library/Services/SystemSounds"),
         // Real sound cards: PCM negotiation, mixer, jack controls and control events.
-        .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "CDescriptors", "Locking", "POSIXSupport"]),
+        .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "CDescriptors", "Locking", "POSIXSupport"], path: "Sources/Library/Hardware/ALSABackend"),
         // Delivery of callbacks on the client's CFRunLoop or through a pollable fd.
-        .target(name: "RunLoopDispatch", dependencies: ["Locking", "CDescriptors"]),
+        .target(name: "RunLoopDispatch", dependencies: ["Locking", "CDescriptors"], path: "Sources/Library/Delivery/RunLoopDispatch"),
         // C: the exported `const CFStringRef` data symbols, and the public headers for Swift.
         .target(
-            name: "CAudioToolbox",
+            name: "CAudioToolbox", path: "Sources/Library/ABI/CAudioToolbox",
             cSettings: [
-                .headerSearchPath("../../include"),
+                .headerSearchPath("../../../../include"),
                 .unsafeFlags(["-I", toolchainSwiftLibDirectory()]),
             ]
         ),
@@ -97,7 +108,7 @@ let package = Package(
             name: "AudioToolbox",
             dependencies: ["AudioSessionCore", "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox",
                            "InProcessArbiter", "ArbiterClient", "ArbiterSocket", "SystemSounds", "Locking",
-                           "POSIXSupport"],
+                           "POSIXSupport"], path: "Sources/Library/ABI/AudioToolbox",
             swiftSettings: publicHeaders,
             linkerSettings: [.linkedLibrary("Foundation")]
         ),

@@ -153,7 +153,7 @@ int main(int argc, char **argv)
     if (argc == 4) return probeDoorbell(fd, argv[3]);
 
     /* hello(version 3, pid, "peer_probe", role tool), then a status request: the
-     * ArbiterMessage frames of Sources/ArbiterProtocol. */
+     * ArbiterMessage frames of Sources/Shared/ArbiterProtocol. */
     uint8_t bytes[128];
     size_t total = helloFrame(bytes, 1);
     const uint8_t statusRequest = 6;

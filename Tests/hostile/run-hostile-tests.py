@@ -26,7 +26,7 @@ fake, a bad volume appearing, CPU being burnt), not measures of speed. A daemon 
 resident memory passes 1 GB under a flood (2 GB finishing sounds) is killed and the
 case fails, so that a daemon without bounds cannot swamp the machine.
 
-Raw protocol clients (Sources/ArbiterProtocol: 4-byte big-endian length, kind byte,
+Raw protocol clients (Sources/Shared/ArbiterProtocol: 4-byte big-endian length, kind byte,
 fields) speak the daemon's version: a hello of version 2 is answered with a welcome,
 or with a failure that names the version the daemon speaks, which is then used.
 """
@@ -90,7 +90,7 @@ def clip(text, count=400):
 
 
 # ---------------------------------------------------------------------------------------
-# The wire format (Sources/ArbiterProtocol): a 4-byte big-endian length, then the payload:
+# The wire format (Sources/Shared/ArbiterProtocol): a 4-byte big-endian length, then the payload:
 # a kind byte and its fields; strings are a 2-byte length and UTF-8.
 
 SESSION, TOOL = 0, 1

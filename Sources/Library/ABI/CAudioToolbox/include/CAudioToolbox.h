@@ -3,9 +3,9 @@
  * the header a C program compiles against cannot drift apart. */
 #ifndef CAUDIOTOOLBOX_H
 #define CAUDIOTOOLBOX_H
-#include "../../../include/AudioToolbox/AudioSession.h"
-#include "../../../include/AudioToolbox/AudioServices.h"
-#include "../../../include/AudioToolbox/AudioSessionLinux.h"
+#include "../../../../../include/AudioToolbox/AudioSession.h"
+#include "../../../../../include/AudioToolbox/AudioServices.h"
+#include "../../../../../include/AudioToolbox/AudioSessionLinux.h"
 
 /* Internal (ProcessFacts.c): the path the library was loaded from (NULL if unknown),
  * and the program's short name. */
