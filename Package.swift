@@ -69,7 +69,7 @@ let package = Package(
         .target(name: "ArbiterVocabulary", dependencies: ["AudioSessionCore", "ArbiterProtocol", "Arbitration"], path: "Sources/Shared/ArbiterVocabulary"),
         // The per-user arbitration daemon.
         .executableTarget(name: "audiosessiond",
-                          dependencies: ["ArbiterProtocol", "ArbiterSocket", "Arbitration", "ArbiterVocabulary", "SystemSounds",
+                          dependencies: ["AudioSessionCore", "ArbiterProtocol", "ArbiterSocket", "Arbitration", "ArbiterVocabulary", "SystemSounds",
                                          "CSoundServer", "CDescriptors", "Locking", "POSIXSupport"], path: "Sources/Daemon/audiosessiond"),
         // The library's side of audiosessiond: registration, events, reconnection.
         .target(name: "ArbiterClient",
@@ -90,7 +90,7 @@ let package = Package(
         .systemLibrary(name: "CSndfile", path: "Sources/CLibraries/CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSamplerate", path: "Sources/CLibraries/CSamplerate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
         // System Sound Services: decoding, conversion, the mixer thread on one ALSA stream.
-        .target(name: "SystemSounds", dependencies: ["CALSA", "CSndfile", "CSamplerate", "Locking", "POSIXSupport"], path: "Sources/Library/Services/SystemSounds"),
+        .target(name: "SystemSounds", dependencies: ["AudioSessionCore", "CALSA", "CSndfile", "CSamplerate", "Locking", "POSIXSupport"], path: "Sources/Library/Services/SystemSounds"),
         // Real sound cards: PCM negotiation, mixer, jack controls and control events.
         .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "CDescriptors", "Locking", "POSIXSupport"], path: "Sources/Library/Hardware/ALSABackend"),
         // Delivery of callbacks on the client's CFRunLoop or through a pollable fd.
@@ -124,7 +124,7 @@ let package = Package(
         .testTarget(name: "ArbiterClientTests",
                     dependencies: ["ArbiterClient", "ArbiterProtocol", "ArbiterSocket", "AudioSessionCore", "RunLoopDispatch",
                                    "POSIXSupport", "audiosessiond"]),
-        .testTarget(name: "SystemSoundsTests", dependencies: ["SystemSounds", "CSndfile"]),
+        .testTarget(name: "SystemSoundsTests", dependencies: ["SystemSounds", "AudioSessionCore", "CSndfile"]),
         .testTarget(
             name: "AudioToolboxTests",
             dependencies: ["AudioToolbox", "AudioSessionCore", "CAudioToolbox"],

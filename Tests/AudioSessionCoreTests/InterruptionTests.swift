@@ -103,20 +103,45 @@ struct InterruptionTests {
         #expect(fixture.session.phase == .active)
     }
 
-    @Test("SPEC 7: an interrupted session's system sounds fall silent until its End, by another program or by a call")
-    func systemSoundsSilentWhileInterrupted() throws {
+    @Test("SPEC 7: an interrupted session's services fall silent until its End, by another program or by a call")
+    func servicesSilentWhileInterrupted() throws {
         let fixture = Fixture()
+        let service = RecordingService()
+        fixture.session.attach(service)
         fixture.arbiter.setOtherAudioPlaying(false)
         try fixture.category(.mediaPlayback)
         try fixture.activate()
-        #expect(fixture.session.systemSoundLevel == 1)
+        #expect(service.latest?.level == 1 && service.latest?.active == true)
         // Another program that does not mix takes the sound.
         fixture.arbiter.setOtherAudioPlaying(true)
         #expect(fixture.session.phase == .interrupted)
-        #expect(fixture.session.systemSoundLevel == 0)
+        #expect(service.latest?.level == 0 && service.latest?.interrupted == true)
         fixture.arbiter.setOtherAudioPlaying(false)
         #expect(fixture.session.phase != .interrupted)
-        #expect(fixture.session.systemSoundLevel == 1)
+        #expect(service.latest?.level == 1 && service.latest?.interrupted == false)
+        // A call: silent during it.
+        try fixture.activate()
+        try fixture.arbiter.beginInterruption()
+        #expect(service.latest?.interrupted == true && service.latest?.level == 0)
+        try fixture.arbiter.endInterruption(shouldResume: true)
+        #expect(service.latest?.interrupted == false)
+    }
+
+    @Test("DESIGN: an interruption is one transaction — the services are silenced before Begin is queued")
+    func servicesSilencedBeforeBegin() throws {
+        let fixture = Fixture()
+        let service = RecordingService()
+        fixture.session.attach(service)
+        try fixture.category(.mediaPlayback)
+        try fixture.activate()
+        // As the Begin is queued (under the session's lock): what had the service been told?
+        let seen = Shared<[Bool]>([])
+        fixture.recorder.onEnqueue { batch in
+            if batch.contains(.interruption(.begin)) { seen.withLock { $0.append(service.latest?.interrupted == true) } }
+        }
+        try fixture.arbiter.beginInterruption()
+        #expect(seen.value == [true])
+        #expect(service.received.first?.interrupted == false, "the first snapshot came at attach, before anything")
     }
 
     @Test("SPEC 6: ServerDied: listeners are called with 1 and the session is inactive",

@@ -20,6 +20,9 @@ final class Recorder: ListenerCallSink {
         var unprobed: [Note] = []
         weak var session: Session?
         var probe: Probe?
+        /// Runs as calls are queued, under the session's lock (what the session had done
+        /// by then, before anyone could see the calls).
+        var atEnqueue: (@Sendable ([Note]) -> Void)?
     }
     private let state = Mutex(State())
 
@@ -28,11 +31,16 @@ final class Recorder: ListenerCallSink {
     /// Runs `probe` on every later batch (replacing any earlier probe).
     func onDeliver(_ probe: @escaping Probe) { state.withLock { $0.probe = probe } }
 
+    /// Runs `hook` on every later batch as it is queued.
+    func onEnqueue(_ hook: @escaping @Sendable ([Note]) -> Void) { state.withLock { $0.atEnqueue = hook } }
+
     func enqueue(_ calls: [Note]) {
-        state.withLock { s in
+        let hook = state.withLock { s in
             s.notes += calls
             s.unprobed += calls
+            return s.atEnqueue
         }
+        hook?(calls)
     }
 
     func wake() {
@@ -71,6 +79,7 @@ final class BusyableDevice: HardwareBackend {
         set { busyFlag.withLock { $0 = newValue } }
     }
     func facts() -> HardwareFacts { device.facts() }
+    var outputDevice: AudioOutputDevice { device.outputDevice }
     func activate(_ request: StreamRequest) throws(ResultCode) -> StreamFormat {
         if busy { throw .unspecified }
         return try device.activate(request)
@@ -84,6 +93,14 @@ final class BusyableDevice: HardwareBackend {
 }
 
 /// A session on a fresh virtual device, with a recorder for what it delivers.
+/// An audio service that keeps every snapshot the session fed it.
+final class RecordingService: AudioService, @unchecked Sendable {
+    private let snapshots = Mutex<[AudioServiceSnapshot]>([])
+    func sessionChanged(_ snapshot: AudioServiceSnapshot) { snapshots.withLock { $0.append(snapshot) } }
+    var received: [AudioServiceSnapshot] { snapshots.withLock { $0 } }
+    var latest: AudioServiceSnapshot? { received.last }
+}
+
 struct Fixture {
     let device = VirtualAudioDevice()
     /// The simulated rest of the system: other program, interruptions, server death.

@@ -1,3 +1,4 @@
+import AudioSessionCore
 import Dispatch
 import Glibc
 import Synchronization
@@ -13,7 +14,9 @@ struct PlayerStressTests {
     func concurrentPlays() {
         let completions = Mutex<[UInt32: Int]>([:])
         let player = SystemSoundPlayer(
-            predefined: [0x1000: AlertTone.sound], output: { .silent }, gain: { 0.5 }, silencesUISounds: { false },
+            predefined: [0x1000: AlertTone.sound],
+            fedWith: AudioServiceSnapshot(active: true, interrupted: false, level: 0.5, silentSwitch: false,
+                                          device: .none, sampleRate: 0, ioBufferDuration: 0),
             onFinished: { id in completions.withLock { $0[id, default: 0] += 1 } })
         let short = DecodedSound(sampleRate: 48000, channels: 1, samples: [Float](repeating: 0.1, count: 480))
         let kept = (0..<4).map { _ in player.create(short) }

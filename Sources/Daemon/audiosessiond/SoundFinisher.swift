@@ -1,3 +1,4 @@
+import AudioSessionCore
 import Glibc
 import Locking
 import Synchronization
@@ -109,8 +110,11 @@ final class SoundFinisher: @unchecked Sendable {
             final class Box: @unchecked Sendable { weak var player: SystemSoundPlayer? }
             let box = Box()
             let device = request.device
-            let made = SystemSoundPlayer(predefined: [:], output: { .alsa(device) }, gain: { 1 },
-                                         silencesUISounds: { false },
+            // The program is gone: no session feeds this player, only the device.
+            let made = SystemSoundPlayer(predefined: [:],
+                                         fedWith: AudioServiceSnapshot(active: true, interrupted: false, level: 1,
+                                                                       silentSwitch: false, device: .alsa(device),
+                                                                       sampleRate: 0, ioBufferDuration: 0),
                                          onFinished: { [unowned self] id in
                                              _ = box.player?.dispose(id)
                                              self.sounding.subtract(1, ordering: .releasing)

@@ -204,6 +204,7 @@ final class Runtime: @unchecked Sendable {
             }
             initialized.store(true, ordering: .releasing)
             installForkHandler
+            instance!._withUnsafeGuaranteedRef { SystemSoundServices.sessionMade($0.session) }
             return .noError
         }
     }
@@ -217,7 +218,7 @@ final class Runtime: @unchecked Sendable {
     /// parent's readable, and the daemon connection, closed so that the parent's claim
     /// ends when the parent does.
     private static let installForkHandler: Void = {
-        pthread_atfork(nil, {
+        ForkCoordinator.register(.session, parent: {
             // The parent: a child may now run its copy of the run loop (see
             // ringableRunLoop); the daemon's messages are read by the thread from now on.
             Runtime.withCurrent { $0.daemonArbiter?.stopReadingOnRunLoop() }

@@ -1,4 +1,5 @@
 import ALSABackend
+import AudioSessionCore
 import CAudioToolbox
 import CoreFoundation
 import Glibc
@@ -22,7 +23,22 @@ struct SoundCompletionCall: Coalescing {
 
 /// The process's system sounds and the completion routines registered for them.
 final class SystemSoundServices: @unchecked Sendable {
-    static let shared = SystemSoundServices()
+    static let shared: SystemSoundServices = {
+        let services = SystemSoundServices()
+        // A session made before the first system sound feeds the player from now on
+        // (one made after does it itself: sessionMade). Under one lock, so that one of
+        // the two always sees the other.
+        made.withLock { made in
+            made = true
+            Runtime.withCurrent { $0.session.attach(services.player) }
+        }
+        return services
+    }()
+
+    /// A session was made: it feeds the player, if system sounds are in use yet.
+    static func sessionMade(_ session: Session) {
+        made.withLock { made in if made { session.attach(shared.player) } }
+    }
 
     private struct Registration {
         let procedure: UInt
@@ -45,27 +61,33 @@ final class SystemSoundServices: @unchecked Sendable {
         defer { _ = SystemSoundServices.installForkHandler }
         player = SystemSoundPlayer(
             predefined: [UInt32(kSystemSoundID_UserPreferredAlert): AlertTone.sound],
-            output: { SystemSoundServices.output() },
-            gain: { Runtime.withCurrent { $0.session.systemSoundLevel } ?? 1 },
-            silencesUISounds: { Runtime.withCurrent { $0.session.silentSwitchOn } ?? false },
+            fedWith: SystemSoundServices.withoutSession(),
             onFinished: { [unowned self] id in self.finished(id) })
     }
 
-    /// The session's device; silence on the virtual device (it has no speaker).
-    static func output() -> SystemSoundPlayer.Output {
-        if let onVirtualDevice = Runtime.withCurrent({ $0.virtualDevice != nil }) {
-            return onVirtualDevice ? .silent : .alsa(ALSADeviceNames.resolve().pcm)
-        }
-        if getenv("AUDIOTOOLBOX_BACKEND").map({ String(cString: $0) }) == "virtual" { return .silent }
-        return .alsa(ALSADeviceNames.resolve().pcm)
+    /// What the player obeys while no session feeds it (System Sound Services need
+    /// none): full level, no silent switch known, and the device the configuration
+    /// names — nowhere with AUDIOTOOLBOX_BACKEND=virtual (the virtual device has no
+    /// speaker). A session, once made, feeds it (Runtime).
+    static func withoutSession() -> AudioServiceSnapshot {
+        let virtual = getenv("AUDIOTOOLBOX_BACKEND").map { String(cString: $0) } == "virtual"
+        return AudioServiceSnapshot(active: false, interrupted: false, level: 1, silentSwitch: false,
+                                    device: virtual ? .none : .alsa(ALSADeviceNames.resolve().pcm),
+                                    sampleRate: 0, ioBufferDuration: 0)
     }
+
+    /// Whether the shared instance exists yet.
+    private static let made = Locked(false)
 
     /// The child of a fork keeps the sounds but not the parent's plays, its mixer thread
     /// or its completion queues (their descriptors are closed, as the session's are).
     private static let installForkHandler: Void = {
-        pthread_atfork(nil, nil) {
+        ForkCoordinator.register(.systemSounds) {
             let services = SystemSoundServices.shared
             services.player.resetAfterFork()
+            // The child starts without a session (Runtime): nothing feeds the player.
+            SystemSoundServices.made.reinitializeAfterFork()
+            services.player.sessionChanged(SystemSoundServices.withoutSession())
             services.completions.reinitializeAfterFork()
             services.completions.withLock { c in
                 for queue in c.queues.values { queue.detachAfterFork() }
@@ -102,7 +124,7 @@ final class SystemSoundServices: @unchecked Sendable {
     func playStarted(_ id: UInt32) {
         guard let (outlives, path) = player.withSound(id, { ($0.completePlaybackIfAppDies == 1, $0.path) }),
               outlives, let path, let daemon = Runtime.withCurrent({ $0.daemonArbiter }) ?? nil,
-              case .alsa(let device) = SystemSoundServices.output() else { return }
+              case .alsa(let device) = player.snapshot.device else { return }
         let token = completions.withLock { c -> UInt32 in
             let token = c.nextToken
             c.nextToken &+= 1

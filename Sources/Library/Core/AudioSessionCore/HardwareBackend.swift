@@ -73,6 +73,8 @@ extension HardwareFacts {
 public protocol HardwareBackend: AnyObject, Sendable {
     /// The facts when the session starts; afterwards events carry every change.
     func facts() -> HardwareFacts
+    /// Where audio played on this device is heard (for the services the session feeds).
+    var outputDevice: AudioOutputDevice { get }
     /// Claim the hardware for `request` and report what it grants. Throws `noHardware`
     /// when a needed direction is missing, `unspecified` when the device is busy. Called
     /// with the session's lock held: must not block.

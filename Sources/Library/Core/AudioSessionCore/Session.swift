@@ -12,6 +12,8 @@ public final class Session: Sendable {
     private let state: Locked<SessionState>
     private let sink: ListenerCallSink
     private let published = PublishedScalars()
+    /// The services the session feeds, and the snapshot they last got.
+    private let services = Locked<[AudioService]>([])
 
     /// Creates a session on `backend`, arbitrated by `arbiter`, whose listener calls go
     /// to `sink`. Events are not handled until `start()`.
@@ -47,18 +49,37 @@ public final class Session: Sendable {
 
     public var phase: SessionPhase { state.withLock { $0.phase } }
 
-    /// How loud the library's own sounds (System Sound Services) play now: silent while
-    /// the session is interrupted (SPEC 7: an interrupted program's audio stops, until
-    /// its End) and during a system interruption, lowered while another session ducks
-    /// this one.
-    public var systemSoundLevel: Float {
+    /// Feeds `service`: it gets the current snapshot now, then one from every
+    /// transaction that changes it.
+    public func attach(_ service: AudioService) {
         state.withLock { s in
-            s.phase == .interrupted || s.systemInterruptionInProgress ? 0 : s.ducked ? Session.duckedLevel : 1
+            let added = services.withLock { list -> Bool in
+                guard !list.contains(where: { $0 === service }) else { return false }
+                list.append(service)
+                return true
+            }
+            if added { service.sessionChanged(snapshot(of: s)) }
         }
     }
 
-    /// Whether the silent switch is on: sounds marked IsUISound are silent.
-    public var silentSwitchOn: Bool { state.withLock { $0.silentSwitchOn } }
+    /// Stops feeding `service`.
+    public func detach(_ service: AudioService) {
+        state.withLock { _ in services.withLock { $0.removeAll { $0 === service } } }
+    }
+
+    /// What the services are told (see AudioServiceSnapshot). An interrupted session's
+    /// audio is silent (SPEC 7: it stops before Begin, until its End), as it is during a
+    /// system interruption; lowered while another session ducks this one.
+    private func snapshot(of s: SessionState) -> AudioServiceSnapshot {
+        let interrupted = s.phase == .interrupted || s.systemInterruptionInProgress
+        return AudioServiceSnapshot(active: s.phase == .active, interrupted: interrupted,
+                                    level: interrupted ? 0 : s.ducked ? Session.duckedLevel : 1,
+                                    silentSwitch: s.silentSwitchOn, device: backend.outputDevice,
+                                    sampleRate: s.format.sampleRate, ioBufferDuration: s.format.ioBufferDuration)
+    }
+
+    /// The snapshot the services have now.
+    public var serviceSnapshot: AudioServiceSnapshot { state.withLock { snapshot(of: $0) } }
 
     /// Ducked sounds play at this fraction of their level (about -10 dB).
     public static let duckedLevel: Float = 0.3
@@ -358,6 +379,8 @@ public final class Session: Sendable {
             // The arbiter learns the new claim with the change that made it.
             if s.claim != saved.claim { apply(arbiter.claimChanged(s.claim), to: &s) }
             published.publish(s)
+            let fed = snapshot(of: s)
+            if fed != snapshot(of: saved) { for service in services.withLock({ $0 }) { service.sessionChanged(fed) } }
             if s.route.inputs.first != saved.route.inputs.first { backend.useInput(s.route.inputs.first) }
             let calls = s.outbox + s.listenerCalls(since: saved)
             s.outbox = []

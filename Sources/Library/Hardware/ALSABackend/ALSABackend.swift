@@ -79,6 +79,9 @@ public final class ALSABackend: HardwareBackend, @unchecked Sendable {
 
     public func facts() -> HardwareFacts { state.withLock { $0.map.facts } }
 
+    /// The PCM the session's streams use: the services' audio goes there too.
+    public var outputDevice: AudioOutputDevice { .alsa(names.pcm) }
+
     /// Negotiates what `request` needs and keeps nothing open. Takes no lock while it
     /// talks to the device: the PCM is opened non-blocking and closed at once.
     public func activate(_ request: StreamRequest) throws(ResultCode) -> StreamFormat {

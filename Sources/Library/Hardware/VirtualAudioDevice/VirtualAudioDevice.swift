@@ -35,6 +35,9 @@ public final class VirtualAudioDevice: HardwareBackend {
 
     // MARK: HardwareBackend
 
+    /// The virtual device has no speaker: nothing played on it is heard.
+    public var outputDevice: AudioOutputDevice { .none }
+
     public func facts() -> HardwareFacts {
         model.withLock { m in
             HardwareFacts(connectedPorts: m.connected, outputVolume: m.outputVolume,

@@ -1,3 +1,4 @@
+import AudioSessionCore
 import CALSA
 import Glibc
 import Locking
@@ -9,14 +10,12 @@ import Locking
 ///
 /// A play's completion is reported (`onFinished`) once its last frame has left the
 /// device: the frames written minus the device's delay, not merely written.
-public final class SystemSoundPlayer: @unchecked Sendable {
-    /// Where sounds go: an ALSA PCM, or nowhere at a device's pace (the virtual device
-    /// has no speaker; completions still come after the sound's duration).
-    public enum Output: Sendable, Equatable {
-        case alsa(String)
-        case silent
-    }
-
+///
+/// An audio service (AudioSessionCore.AudioService): the session feeds it snapshots and
+/// it obeys the latest — where to play (an ALSA PCM, or nowhere at a device's pace on
+/// the virtual device, completions still coming after each sound's duration), how loud
+/// (silent while interrupted, lowered while ducked) and whether the silent switch is on.
+public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
     public struct Sound {
         let decoded: DecodedSound
         /// The file it came from (nil for predefined sounds).
@@ -46,33 +45,35 @@ public final class SystemSoundPlayer: @unchecked Sendable {
         var running = false
     }
     private let state = Locked(State())
-    private let output: @Sendable () -> Output
-    private let gain: @Sendable () -> Float
-    private let silencesUISounds: @Sendable () -> Bool
+    /// The session's latest word (see `sessionChanged`).
+    private let fed: Locked<AudioServiceSnapshot>
     private let onFinished: @Sendable (UInt32) -> Void
 
     /// The mixer's format: 16-bit stereo at the rate nearest this the device takes.
     static let preferredRate = 48_000
     static let periodFrames = 1024
 
-    /// - output: asked each time the stream opens.
-    /// - gain: 0...1 over everything, asked every period (a system interruption
-    ///   silences, ducking lowers).
+    /// - fedWith: what to obey until a session feeds it (a program without a session,
+    ///   or the daemon finishing a dead program's sound).
     /// - onFinished: a play of this ID has been heard to its end. Called on the mixer
     ///   thread (or the caller's, for a play without sound) with no lock held.
-    /// - silencesUISounds: whether sounds marked IsUISound are silent now (the silent
-    ///   switch), asked every period.
-    public init(predefined: [UInt32: DecodedSound], output: @escaping @Sendable () -> Output,
-                gain: @escaping @Sendable () -> Float, silencesUISounds: @escaping @Sendable () -> Bool,
+    public init(predefined: [UInt32: DecodedSound], fedWith initial: AudioServiceSnapshot,
                 onFinished: @escaping @Sendable (UInt32) -> Void) {
-        self.output = output
-        self.gain = gain
-        self.silencesUISounds = silencesUISounds
+        fed = Locked(initial)
         self.onFinished = onFinished
         state.withLock { s in
             for (id, sound) in predefined { s.sounds[id] = Sound(decoded: sound, path: nil, predefined: true) }
         }
     }
+
+    /// The device is taken when the stream next opens; level and silent switch every
+    /// period.
+    public func sessionChanged(_ snapshot: AudioServiceSnapshot) {
+        fed.withLock { $0 = snapshot }
+    }
+
+    /// What the player obeys now.
+    public var snapshot: AudioServiceSnapshot { fed.withLock { $0 } }
 
     // MARK: Sounds
 
@@ -160,7 +161,7 @@ public final class SystemSoundPlayer: @unchecked Sendable {
     /// gone only after its stream is closed, so two streams never overlap.
     private func mix() {
         while true {
-            let sink = Sink.open(output())
+            let sink = Sink.open(fed.withLock { $0.device })
             play(into: sink)
             // Everything written has been heard: what is left in the device is padding.
             sink.close()
@@ -179,8 +180,7 @@ public final class SystemSoundPlayer: @unchecked Sendable {
         var period = [Int32](repeating: 0, count: Self.periodFrames * 2)
         var out = [Int16](repeating: 0, count: Self.periodFrames * 2)
         while true {
-            let level = max(0, min(1, gain()))
-            let silent = silencesUISounds()
+            let (level, silent) = fed.withLock { (max(0, min(1, $0.level)), $0.silentSwitch) }
             let idle = state.withLock { s -> Bool in
                 if s.voices.isEmpty && s.pending.isEmpty { return true }
                 for i in period.indices { period[i] = 0 }
@@ -246,7 +246,7 @@ final class Sink {
         self.pcm = pcm
     }
 
-    static func open(_ output: SystemSoundPlayer.Output) -> Sink {
+    static func open(_ output: AudioOutputDevice) -> Sink {
         if case .alsa(let name) = output, let (pcm, rate) = openPCM(name) { return Sink(rate: rate, pcm: pcm) }
         return Sink(rate: SystemSoundPlayer.preferredRate, pcm: nil)
     }

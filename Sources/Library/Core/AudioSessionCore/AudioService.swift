@@ -1,0 +1,49 @@
+/// The audio the session governs — system sounds now, I/O units and audio queues next —
+/// is made by services the session feeds (DESIGN.md): the session pushes one snapshot
+/// from each transaction that changes it, and each service obeys the latest. A service
+/// never asks the session, the ABI layer or the configuration anything: what it needs to
+/// know is in the snapshot, so every rule about when a program's audio may sound lives
+/// in the session alone.
+public struct AudioServiceSnapshot: Equatable, Sendable {
+    /// The session is active.
+    public var active: Bool
+    /// The program's audio must stop: its session is interrupted, or a system
+    /// interruption (a call, an alarm) is in progress (SPEC 7).
+    public var interrupted: Bool
+    /// The level the program's audio plays at: 1, or the ducked level while another
+    /// session ducks it; 0 while interrupted.
+    public var level: Float
+    /// The silent switch is on: sounds that obey it (UI sounds) are silent.
+    public var silentSwitch: Bool
+    /// Where the program's audio goes.
+    public var device: AudioOutputDevice
+    /// The hardware format the session runs at.
+    public var sampleRate: Double
+    public var ioBufferDuration: Float
+
+    public init(active: Bool, interrupted: Bool, level: Float, silentSwitch: Bool, device: AudioOutputDevice,
+                sampleRate: Double, ioBufferDuration: Float) {
+        self.active = active
+        self.interrupted = interrupted
+        self.level = level
+        self.silentSwitch = silentSwitch
+        self.device = device
+        self.sampleRate = sampleRate
+        self.ioBufferDuration = ioBufferDuration
+    }
+}
+
+/// Where a session's audio is heard.
+public enum AudioOutputDevice: Equatable, Sendable {
+    /// Nowhere: the virtual device has no speaker.
+    case none
+    /// An ALSA PCM, by name ("default", "hw:1", "vcard").
+    case alsa(String)
+}
+
+/// A service the session feeds. `sessionChanged` is called with the session's lock held,
+/// in the order the changes happen: it must only take the snapshot (no waiting, no call
+/// back into the session).
+public protocol AudioService: AnyObject, Sendable {
+    func sessionChanged(_ snapshot: AudioServiceSnapshot)
+}
