@@ -124,6 +124,23 @@ for compiler in gcc clang; do
     done
     [ -z "$bad" ] && pass "iOS SDK claim: $compiler" || fail "iOS SDK claim: $compiler:$bad"
 done
+# <CoreAudio/CoreAudioTypes.h> through the umbrella: layouts and values of the iPhone SDK,
+# the canonical formats each module chooses, the SDK's C++ helpers
+# (Tests/headers/core_audio_types.c).
+for module in AudioToolbox AudioToolbox-ios; do
+    [ $module = AudioToolbox-ios ] && iphone=1 || iphone=0
+    module_flags=$(pkg-config --cflags --libs $module)
+    bad=""
+    for compiler in "gcc -std=c11" "clang -std=c11" "g++ -x c++ -std=c++11" "clang++ -x c++ -std=c++11"; do
+        if ! $compiler -Wall -Wextra -Werror -DEXPECT_IPHONE=$iphone -o "$out/core_audio_types" \
+                "$here/Tests/headers/core_audio_types.c" $module_flags 2>"$out/core_audio_types.err"; then
+            bad="$bad ${compiler%% *} (does not compile)"; head -20 "$out/core_audio_types.err"
+        elif ! "$out/core_audio_types" | grep -q "core-audio-types ok"; then
+            bad="$bad ${compiler%% *} (run)"
+        fi
+    done
+    [ -z "$bad" ] && pass "CoreAudioTypes: $module" || fail "CoreAudioTypes: $module:$bad"
+done
 # The plain module says so when a program asks for iPhone code from it.
 printf '#include <AudioToolbox/AudioToolbox.h>\nint main(void) { return 0; }\n' > "$out/iphone_on_plain.c"
 if gcc -DTARGET_OS_IPHONE=1 -c "$out/iphone_on_plain.c" -o "$out/h.o" $cflags 2>&1 | grep -q "AudioToolbox-ios"; then

@@ -12,6 +12,9 @@
  * put back after. */
 #include <CoreFoundation/CoreFoundation.h>
 #include <AudioToolbox/AudioSession.h>
+/* Core Audio's shared types (formats, buffer lists, time stamps), as the phone's
+ * umbrella brings them. */
+#include <CoreAudio/CoreAudioTypes.h>
 #include <AudioToolbox/AudioServices.h>
 #include <AudioToolbox/AudioSessionLinux.h>
 
