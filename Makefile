@@ -63,7 +63,7 @@ build:
 vcard:
 	@mkdir -p $(VCARD_BUILD)
 	$(CC) $(VCARD_CFLAGS) -fPIC -DPIC -shared -o $(VCARD_BUILD)/libasound_module_ctl_vcard.so vcard/ctl_vcard.c -lasound
-	$(CC) $(VCARD_CFLAGS) -fPIC -DPIC -shared -o $(VCARD_BUILD)/libasound_module_pcm_vcard.so vcard/pcm_vcard.c -lasound
+	$(CC) $(VCARD_CFLAGS) -fPIC -DPIC -shared -o $(VCARD_BUILD)/libasound_module_pcm_vcard.so vcard/pcm_vcard.c -lasound -lm
 	$(CC) $(VCARD_CFLAGS) -DVCARD_PLUGIN_DIR='"$(PLUGIN_DIR)"' -o $(VCARD_BUILD)/vcard vcard/vcard.c -lm
 
 install: build vcard

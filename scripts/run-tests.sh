@@ -246,6 +246,8 @@ fi
 rm -rf "$out/vcard-sounds"
 eval "$("$prefix/bin/vcard" setup "$out/vcard-sounds")"
 alsa_suite --link "$flags -lasound -lm" test_vcard_playback VCARD_DIR="$VCARD_DIR" ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH"
+# What the card hears: a tone, an echo of what it played plus a near-end tone, silence.
+alsa_suite --link "$flags -lasound -lm" test_vcard_capture VCARD_DIR="$VCARD_DIR" ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH"
 alsa_suite --link "$flags -lasound -lsndfile -lm" test_system_sounds_vcard VCARD_DIR="$VCARD_DIR" \
     ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH" AUDIOTOOLBOX_ALSA_JACK_CTLS= AUDIOTOOLBOX_ARBITER=local
 rm -rf "$out/runtime-sounds" && mkdir -m 700 -p "$out/runtime-sounds"

@@ -38,12 +38,15 @@
 #include <alsa/pcm_external.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,39 +80,16 @@ typedef struct {
     int watched;                 /* the descriptor was handed out: keep the timer true from then on */
     int armed;                   /* TIMER_*: how the timer stands, to skip re-arming it the same way */
     struct timespec armedTime;
+
+    /* Capture: a clock too (anchorTime/anchorFrames, running, availMin); `read` counts the
+       frames the program has taken since the last prepare. What it hears is made from
+       the state: a tone, and an echo read from the playback recording. */
+    uint64_t read;
+    int stateFD;                 /* the card's state, read at each transfer */
+    char *originPath;            /* where the playback's latest start begins in its recording */
 } VPcm;
 
 enum { TIMER_OFF, TIMER_NOW, TIMER_AT };
-
-/* ---- capture: silence at the program's pace ---------------------------------------- */
-
-static int captureStart(snd_pcm_ioplug_t *io) { (void)io; return 0; }
-static int captureStop(snd_pcm_ioplug_t *io) { (void)io; return 0; }
-
-/* A whole buffer of silence is always there to read. (The pointer runs up to the
-   boundary: within the buffer, a full buffer ahead would read as nothing captured.) */
-static snd_pcm_sframes_t capturePointer(snd_pcm_ioplug_t *io)
-{
-    VPcm *pcm = io->private_data;
-    if (pcm->boundary == 0) return 0;
-    return (snd_pcm_sframes_t)(((uint64_t)io->appl_ptr + io->buffer_size) % pcm->boundary);
-}
-
-static snd_pcm_sframes_t captureTransfer(snd_pcm_ioplug_t *io, const snd_pcm_channel_area_t *areas,
-                                         snd_pcm_uframes_t offset, snd_pcm_uframes_t size)
-{
-    snd_pcm_areas_silence(areas, offset, io->channels, size, io->format);
-    return (snd_pcm_sframes_t)size;
-}
-
-static int captureSwParams(snd_pcm_ioplug_t *io, snd_pcm_sw_params_t *params)
-{
-    VPcm *pcm = io->private_data;
-    snd_pcm_uframes_t boundary = 0;
-    snd_pcm_sw_params_get_boundary(params, &boundary);
-    pcm->boundary = boundary;
-    return 0;
-}
 
 /* ---- playback: the clock -------------------------------------------------------------- */
 
@@ -291,6 +271,19 @@ static int playbackStart(snd_pcm_ioplug_t *io)
     if (pcm->recordFD >= 0) close(pcm->recordFD);
     pcm->recordFD = -1;
     pcm->rateNoted = 0;
+    /* Where this start begins in the recording, and when: the capture's echo reads the
+       recording by time. ("start-ns first-frame rate") */
+    struct stat recorded;
+    uint64_t firstFrame = stat(pcm->recordPath, &recorded) == 0 ? (uint64_t)recorded.st_size / BYTES_PER_FRAME : 0;
+    int originFD = open(pcm->originPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (originFD >= 0) {
+        char text[96];
+        int length = snprintf(text, sizeof text, "%lld %llu %u\n",
+                              (long long)now.tv_sec * 1000000000LL + (long long)now.tv_nsec,
+                              (unsigned long long)firstFrame, pcm->io.rate);
+        writeAll(originFD, (const unsigned char *)text, (size_t)length);
+        close(originFD);
+    }
     /* When the first frame of this start plays (CLOCK_MONOTONIC, ns): benchmarks
        measure how long sound takes to reach the card. */
     int startedFD = open(pcm->startedPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -469,12 +462,215 @@ static int closePcm(snd_pcm_ioplug_t *io)
     close(pcm->pollFD);
     if (pcm->lockFD >= 0) close(pcm->lockFD); /* releases the flock */
     if (pcm->recordFD >= 0) close(pcm->recordFD);
-    if (io->stream == SND_PCM_STREAM_PLAYBACK) pthread_mutex_destroy(&pcm->mutex);
+    if (pcm->stateFD >= 0) close(pcm->stateFD);
+    pthread_mutex_destroy(&pcm->mutex);
     free(pcm->ring);
     free(pcm->recordPath);
     free(pcm->ratePath);
     free(pcm->startedPath);
+    free(pcm->originPath);
     free(pcm);
+    return 0;
+}
+
+/* ---- capture: what the card hears, at the clock's pace ------------------------------ */
+
+/* The capture clock's next ready instant: avail_min frames to read. Not running: at once
+ * (a read then starts the stream). Returns readiness. */
+static int armCaptureTimer(VPcm *pcm, struct timespec now)
+{
+    int ready = 1;
+    struct itimerspec spec = {{0, 0}, {0, 1}};
+    if (pcm->running) {
+        uint64_t target = pcm->read + pcm->availMin;
+        if (clockFrames(pcm, now) < target) {
+            spec.it_value = clockTime(pcm, target);
+            ready = 0;
+        }
+    }
+    timerfd_settime(pcm->pollFD, TFD_TIMER_ABSTIME, &spec, NULL);
+    return ready;
+}
+
+static int captureStart(snd_pcm_ioplug_t *io)
+{
+    VPcm *pcm = io->private_data;
+    pthread_mutex_lock(&pcm->mutex);
+    struct timespec now = monotonicNow();
+    pcm->anchorTime = now;
+    pcm->anchorFrames = pcm->read;
+    pcm->running = 1;
+    /* When this start's first frame was heard (CLOCK_MONOTONIC, ns): with the playback's
+       origin it tells where an echo lands. */
+    int startedFD = open(pcm->startedPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (startedFD >= 0) {
+        char text[32];
+        int length = snprintf(text, sizeof text, "%lld\n", (long long)now.tv_sec * 1000000000LL + (long long)now.tv_nsec);
+        writeAll(startedFD, (const unsigned char *)text, (size_t)length);
+        close(startedFD);
+    }
+    armCaptureTimer(pcm, now);
+    pthread_mutex_unlock(&pcm->mutex);
+    return 0;
+}
+
+static int captureStop(snd_pcm_ioplug_t *io)
+{
+    VPcm *pcm = io->private_data;
+    pthread_mutex_lock(&pcm->mutex);
+    pcm->running = 0;
+    armCaptureTimer(pcm, monotonicNow());
+    pthread_mutex_unlock(&pcm->mutex);
+    return 0;
+}
+
+static int capturePrepare(snd_pcm_ioplug_t *io)
+{
+    VPcm *pcm = io->private_data;
+    pthread_mutex_lock(&pcm->mutex);
+    pcm->read = 0; /* ioplug has just reset its pointers */
+    pcm->running = 0;
+    armCaptureTimer(pcm, monotonicNow());
+    pthread_mutex_unlock(&pcm->mutex);
+    return 0;
+}
+
+/* What the clock has captured, never more than a buffer ahead of the reader (the card
+ * waits for a late reader instead of overrunning). */
+static snd_pcm_sframes_t capturePointer(snd_pcm_ioplug_t *io)
+{
+    VPcm *pcm = io->private_data;
+    pthread_mutex_lock(&pcm->mutex);
+    uint64_t captured = pcm->read;
+    if (pcm->running) {
+        captured = clockFrames(pcm, monotonicNow());
+        if (captured > pcm->read + io->buffer_size) captured = pcm->read + io->buffer_size;
+    }
+    pthread_mutex_unlock(&pcm->mutex);
+    return (snd_pcm_sframes_t)(pcm->boundary ? captured % pcm->boundary : captured);
+}
+
+/* The playback's latest start: CLOCK_MONOTONIC ns, the frame of the recording it begins
+ * at, and its rate. 0 when unknown. */
+static int playbackOrigin(const VPcm *pcm, long long *startNs, uint64_t *offset, unsigned *rate)
+{
+    int fd = open(pcm->originPath, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char text[96];
+    ssize_t got = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (got <= 0) return 0;
+    text[got] = 0;
+    unsigned long long frames;
+    if (sscanf(text, "%lld %llu %u", startNs, &frames, rate) != 3) return 0;
+    *offset = frames;
+    return 1;
+}
+
+/* Frames [n, n + count) of the capture: the state's tone plus the echo of what the
+ * playback played echoDelayMs before each frame's instant, as 16-bit stereo. */
+static void hear(VPcm *pcm, int16_t *out, uint64_t n, snd_pcm_uframes_t count)
+{
+    VCardState state;
+    if (vcardReadState(pcm->stateFD, &state) < 0) state = (VCardState){0};
+    unsigned rate = pcm->io.rate;
+    double amplitude = state.captureToneLevel / 1000.0 * 32767.0;
+    for (snd_pcm_uframes_t i = 0; i < count; i++) {
+        double v = 0;
+        if (state.captureToneHz && amplitude > 0) {
+            /* The phase from the frame's number, so that reads of any size join up. */
+            uint64_t frame = n + i;
+            double cycles = (double)((frame * state.captureToneHz) % rate) / rate;
+            v = amplitude * sin(2 * M_PI * cycles);
+        }
+        out[2 * i] = out[2 * i + 1] = (int16_t)lround(v);
+    }
+    long long startNs;
+    uint64_t offset;
+    unsigned playedRate;
+    if (!state.echoGainLevel || !playbackOrigin(pcm, &startNs, &offset, &playedRate) || playedRate != rate) return;
+    /* Frame n was heard at anchorTime + (n - anchorFrames) / rate and echoes what was
+       played echoDelayMs before: the recording's frame
+       floor((anchorTime - delay - start) x rate) + (n - anchorFrames) of this start —
+       one frame on per frame, whatever the reads' sizes. */
+    long long anchorNs = (long long)pcm->anchorTime.tv_sec * 1000000000LL + pcm->anchorTime.tv_nsec;
+    long long scaled = (anchorNs - (long long)state.echoDelayMs * 1000000LL - startNs) * (long long)rate;
+    long long base = scaled >= 0 ? scaled / (long long)NS_PER_SECOND
+                                 : -((-scaled + (long long)NS_PER_SECOND - 1) / (long long)NS_PER_SECOND);
+    long long first = base + (long long)(n - pcm->anchorFrames);
+    int fd = open(pcm->recordPath, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    double gain = state.echoGainLevel / 1000.0;
+    int16_t played[2 * 512];
+    for (snd_pcm_uframes_t i = 0; i < count;) {
+        snd_pcm_uframes_t chunk = count - i > 512 ? 512 : count - i;
+        long long at = first + (long long)i;
+        memset(played, 0, sizeof played);
+        /* Before the playback started there was nothing to echo. */
+        long long skip = at < 0 ? (-at < (long long)chunk ? -at : (long long)chunk) : 0;
+        if (skip < (long long)chunk) {
+            off_t position = (off_t)((offset + (uint64_t)(at + skip)) * BYTES_PER_FRAME);
+            ssize_t got = pread(fd, played + 2 * skip, (size_t)(chunk - (snd_pcm_uframes_t)skip) * BYTES_PER_FRAME,
+                                position);
+            (void)got; /* past the end: not played yet, silence */
+        }
+        for (snd_pcm_uframes_t j = 0; j < chunk; j++)
+            for (int c = 0; c < 2; c++) {
+                long v = out[2 * (i + j) + c] + lround(gain * played[2 * j + c]);
+                out[2 * (i + j) + c] = (int16_t)(v > 32767 ? 32767 : v < -32768 ? -32768 : v);
+            }
+        i += chunk;
+    }
+    close(fd);
+}
+
+static snd_pcm_sframes_t captureTransfer(snd_pcm_ioplug_t *io, const snd_pcm_channel_area_t *areas,
+                                         snd_pcm_uframes_t offset, snd_pcm_uframes_t size)
+{
+    VPcm *pcm = io->private_data;
+    int16_t block[2 * 1024];
+    pthread_mutex_lock(&pcm->mutex);
+    snd_pcm_channel_area_t blockAreas[2];
+    for (unsigned int c = 0; c < 2; c++)
+        blockAreas[c] = (snd_pcm_channel_area_t){.addr = block, .first = c * 16, .step = BYTES_PER_FRAME * 8};
+    for (snd_pcm_uframes_t done = 0; done < size;) {
+        snd_pcm_uframes_t count = size - done > 1024 ? 1024 : size - done;
+        hear(pcm, block, pcm->read + done, count);
+        snd_pcm_areas_copy(areas, offset + done, blockAreas, 0, 2, count, SND_PCM_FORMAT_S16_LE);
+        done += count;
+    }
+    pcm->read += size;
+    armCaptureTimer(pcm, monotonicNow());
+    pthread_mutex_unlock(&pcm->mutex);
+    return (snd_pcm_sframes_t)size;
+}
+
+static int captureSwParams(snd_pcm_ioplug_t *io, snd_pcm_sw_params_t *params)
+{
+    VPcm *pcm = io->private_data;
+    snd_pcm_uframes_t availMin = 1, boundary = 0;
+    snd_pcm_sw_params_get_avail_min(params, &availMin);
+    snd_pcm_sw_params_get_boundary(params, &boundary);
+    pthread_mutex_lock(&pcm->mutex);
+    pcm->availMin = availMin ? availMin : 1;
+    pcm->boundary = boundary;
+    armCaptureTimer(pcm, monotonicNow());
+    pthread_mutex_unlock(&pcm->mutex);
+    return 0;
+}
+
+/* The timer says "look now"; whether frames are there is the clock's to say. */
+static int capturePollRevents(snd_pcm_ioplug_t *io, struct pollfd *pfd, unsigned int nfds, unsigned short *revents)
+{
+    VPcm *pcm = io->private_data;
+    if (nfds >= 1 && (pfd[0].revents & (POLLERR | POLLNVAL))) {
+        *revents = pfd[0].revents & (POLLERR | POLLNVAL);
+        return 0;
+    }
+    pthread_mutex_lock(&pcm->mutex);
+    int ready = armCaptureTimer(pcm, monotonicNow());
+    pthread_mutex_unlock(&pcm->mutex);
+    *revents = ready ? POLLIN : 0;
     return 0;
 }
 
@@ -484,7 +680,9 @@ static const snd_pcm_ioplug_callback_t captureCallbacks = {
     .pointer = capturePointer,
     .transfer = captureTransfer,
     .close = closePcm,
+    .prepare = capturePrepare,
     .sw_params = captureSwParams,
+    .poll_revents = capturePollRevents,
 };
 
 static const snd_pcm_ioplug_callback_t playbackCallbacks = {
@@ -563,9 +761,11 @@ static void discard(VPcm *pcm)
 {
     if (pcm->pollFD >= 0) close(pcm->pollFD);
     if (pcm->lockFD >= 0) close(pcm->lockFD);
+    if (pcm->stateFD >= 0) close(pcm->stateFD);
     free(pcm->recordPath);
     free(pcm->ratePath);
     free(pcm->startedPath);
+    free(pcm->originPath);
     free(pcm);
 }
 
@@ -589,6 +789,7 @@ SND_PCM_PLUGIN_DEFINE_FUNC(vcard)
     }
     pcm->lockFD = lockFD;
     pcm->recordFD = -1;
+    pcm->stateFD = -1;
     pcm->io.version = SND_PCM_IOPLUG_VERSION;
     pcm->io.name = "AudioToolbox virtual card";
     pcm->io.mmap_rw = 0;
@@ -598,7 +799,8 @@ SND_PCM_PLUGIN_DEFINE_FUNC(vcard)
         pcm->recordPath = pathWithSuffix(statePath, ".playback.raw");
         pcm->ratePath = pathWithSuffix(statePath, ".playback.rate");
         pcm->startedPath = pathWithSuffix(statePath, ".playback.started");
-        if (pcm->pollFD < 0 || !pcm->recordPath || !pcm->ratePath || !pcm->startedPath) {
+        pcm->originPath = pathWithSuffix(statePath, ".playback.origin");
+        if (pcm->pollFD < 0 || !pcm->recordPath || !pcm->ratePath || !pcm->startedPath || !pcm->originPath) {
             int err = pcm->pollFD < 0 ? -errno : -ENOMEM;
             discard(pcm);
             return err;
@@ -611,12 +813,19 @@ SND_PCM_PLUGIN_DEFINE_FUNC(vcard)
            buffer, which a pointer within the buffer could not tell from none. */
         pcm->io.flags = SND_PCM_IOPLUG_FLAG_BOUNDARY_WA;
     } else {
-        pcm->pollFD = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC);
-        if (pcm->pollFD < 0) {
-            int err = -errno;
+        /* What it hears is read from the state and from the playback's recording. */
+        pcm->pollFD = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+        pcm->stateFD = open(statePath, O_RDONLY | O_CLOEXEC);
+        pcm->recordPath = pathWithSuffix(statePath, ".playback.raw");
+        pcm->originPath = pathWithSuffix(statePath, ".playback.origin");
+        pcm->startedPath = pathWithSuffix(statePath, ".capture.started");
+        if (pcm->pollFD < 0 || pcm->stateFD < 0 || !pcm->recordPath || !pcm->originPath || !pcm->startedPath) {
+            int err = pcm->pollFD < 0 || pcm->stateFD < 0 ? -errno : -ENOMEM;
             discard(pcm);
             return err;
         }
+        pthread_mutex_init(&pcm->mutex, NULL);
+        pcm->availMin = 1;
         pcm->io.callback = &captureCallbacks;
         pcm->io.poll_events = POLLIN;
         pcm->io.flags = SND_PCM_IOPLUG_FLAG_BOUNDARY_WA;
@@ -624,7 +833,7 @@ SND_PCM_PLUGIN_DEFINE_FUNC(vcard)
     pcm->io.poll_fd = pcm->pollFD;
     int err = snd_pcm_ioplug_create(&pcm->io, name, stream, mode);
     if (err < 0) {
-        if (stream == SND_PCM_STREAM_PLAYBACK) pthread_mutex_destroy(&pcm->mutex);
+        pthread_mutex_destroy(&pcm->mutex);
         discard(pcm);
         return err;
     }

@@ -18,6 +18,11 @@
  *   vcard status               print the playback recording's length and rate:
  *                              "recording FRAMES frames rate RATE" (rate "none" before any)
  *   vcard record-reset         empty the playback recording
+ *   vcard capture-signal silence | tone HZ LEVEL | echo DELAY_MS GAIN [HZ LEVEL]
+ *                              what the capture PCM hears (at its own clock's pace):
+ *                              silence, a tone (LEVEL: amplitude, 0..1 of full scale),
+ *                              or an echo of what the playback PCM played DELAY_MS
+ *                              before, scaled by GAIN (0..1), plus a near-end tone
  *
  * The card is found through $VCARD_DIR (set by the output of `vcard setup`).
  * Running programs see each change as ALSA control events.
@@ -29,6 +34,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +51,8 @@ static int usage(void)
 {
     fputs("usage: vcard setup [DIR] | plug PORT | unplug PORT | volume V | capture-volume V |\n"
           "             capture on|off | rates R1,R2,... | periods MIN,MAX | remove | insert |\n"
-          "             exclusive on|off | show | status | record-reset\n"
+          "             exclusive on|off | show | status | record-reset |\n"
+          "             capture-signal silence | tone HZ LEVEL | echo DELAY_MS GAIN [HZ LEVEL]\n"
           "PORT: headphones headset mic lineout linein hdmi front-headphones front-mic\n", stderr);
     return 2;
 }
@@ -86,6 +93,10 @@ static int resetRecording(const char *dir)
         return -1;
     }
     close(fd);
+    /* The playback's last start no longer says where its frames are in the recording:
+       the echo is silent until the next start. */
+    cardFile(path, sizeof path, dir, ".playback.origin");
+    unlink(path);
     return 0;
 }
 
@@ -202,6 +213,47 @@ static int parseVolume(const char *text, int32_t *out)
     return 0;
 }
 
+/* A fraction from 0 to 1, in thousandths. */
+static int parseLevel(const char *text, uint32_t *thousandths)
+{
+    char *end;
+    double value = strtod(text, &end);
+    if (end == text || *end || !(value >= 0 && value <= 1)) return -1;
+    *thousandths = (uint32_t)lround(value * 1000);
+    return 0;
+}
+
+static int parseNumber(const char *text, uint32_t limit, uint32_t *out)
+{
+    char *end;
+    unsigned long value = strtoul(text, &end, 10);
+    if (end == text || *end || value > limit) return -1;
+    *out = (uint32_t)value;
+    return 0;
+}
+
+/* capture-signal silence | tone HZ LEVEL | echo DELAY_MS GAIN [HZ LEVEL] */
+static int parseSignal(int count, char **words, VCardState *state)
+{
+    uint32_t hz = 0, level = 0, delay = 0, gain = 0;
+    if (count == 1 && !strcmp(words[0], "silence")) {
+        /* all zero */
+    } else if (count == 3 && !strcmp(words[0], "tone")) {
+        if (parseNumber(words[1], 96000, &hz) < 0 || hz == 0 || parseLevel(words[2], &level) < 0) return -1;
+    } else if ((count == 3 || count == 5) && !strcmp(words[0], "echo")) {
+        if (parseNumber(words[1], 10000, &delay) < 0 || parseLevel(words[2], &gain) < 0) return -1;
+        if (count == 5 && (parseNumber(words[3], 96000, &hz) < 0 || hz == 0 || parseLevel(words[4], &level) < 0))
+            return -1;
+    } else {
+        return -1;
+    }
+    state->captureToneHz = hz;
+    state->captureToneLevel = level;
+    state->echoDelayMs = delay;
+    state->echoGainLevel = gain;
+    return 0;
+}
+
 static int parseList(const char *text, uint32_t *values, uint32_t capacity, uint32_t *count)
 {
     *count = 0;
@@ -235,11 +287,17 @@ int main(int argc, char **argv)
                (int)state.playbackVolume, (int)state.captureVolume, (unsigned)state.hasCapture);
         for (uint32_t i = 0; i < state.rateCount; i++) printf("%s%u", i ? "," : " ", (unsigned)state.rates[i]);
         static const char *const sources[] = VCARD_CAPTURE_SOURCES;
-        printf(" periods %u,%u source \"%s\" exclusive %s%s\n", (unsigned)state.periodMinFrames,
+        printf(" periods %u,%u source \"%s\" exclusive %s%s", (unsigned)state.periodMinFrames,
                (unsigned)state.periodMaxFrames,
                state.captureSource < VCARD_CAPTURE_SOURCE_COUNT ? sources[state.captureSource] : "?",
                state.exclusive ? "on" : "off", state.removed ? " removed" : "");
+        printf(" hears tone %u Hz %.3f echo %u ms %.3f\n", (unsigned)state.captureToneHz,
+               state.captureToneLevel / 1000.0, (unsigned)state.echoDelayMs, state.echoGainLevel / 1000.0);
         return 0;
+    }
+    if (!strcmp(command, "capture-signal")) {
+        if (parseSignal(argc - 2, argv + 2, &state) < 0) return usage();
+        return saveState(&state, cardDirectory()) < 0 ? 1 : 0;
     }
     if (argc != 3) return usage();
     const char *argument = argv[2];

@@ -38,6 +38,12 @@ typedef struct {
     uint32_t captureSource;    /* index into VCARD_CAPTURE_SOURCES */
     /* Added after 0.1.0; a state file written before has no such field and reads as 0. */
     uint32_t exclusive;        /* 1: each PCM direction takes one opener at a time, like hw:N */
+    /* What the capture PCM hears (added after 0.1.0; zeros: silence). A near-end tone,
+       and an echo: what the playback PCM played `echoDelayMs` earlier, scaled. */
+    uint32_t captureToneHz;    /* 0: no tone */
+    uint32_t captureToneLevel; /* its amplitude, in thousandths of full scale */
+    uint32_t echoDelayMs;
+    uint32_t echoGainLevel;    /* in thousandths; 0: no echo */
 } VCardState;
 
 /* The size of a state file written before `exclusive` existed: still accepted. */

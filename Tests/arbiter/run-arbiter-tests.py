@@ -994,8 +994,21 @@ class SoundServer:
         self.player = None
 
     def play(self):
+        """Starts pw-play and returns its stream. A pw-play that exits before its stream
+        shows (the stack still settling as it connected) is started again."""
         self.player = self.start_player()
-        return self.wait(lambda s: s is not None, "pw-play's stream")
+        deadline = time.monotonic() + HANG
+        restarted = 0
+        while True:
+            stream = self.stream()
+            if stream is not None:
+                return stream
+            if self.player.poll() is not None:
+                self.player = self.start_player()
+                restarted += 1
+            if time.monotonic() >= deadline:
+                raise CaseFailure(f"pw-play's stream never showed (pw-play started again {restarted} times)")
+            time.sleep(0.05)
 
     def start_player(self, role="Music"):
         return subprocess.Popen(["pw-play", "--media-role", role, self.tone], env=self.case.env,
