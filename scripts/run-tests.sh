@@ -158,9 +158,11 @@ while IFS= read -r line; do
         "PASS "*) pass "${line#PASS }" ;;
         "FAIL "*) fail "${line#FAIL }" ;;
         "SKIP "*) skip "${line#SKIP }" ;;
+        "END matrix") matrix_ended=1 ;;
         *) echo "$line" ;;
     esac
 done < <("$here/Tests/c/run-matrix.sh" "$prefix" "$out/matrix" 2>&1)
+[ "${matrix_ended:-0}" = 1 ] || fail "Tests/c/run-matrix.sh stopped before its end"
 
 echo "== Examples"
 for source in "$here"/examples-c/*.c "$here"/examples-c/*.cpp; do

@@ -594,9 +594,10 @@ static void hear(VPcm *pcm, int16_t *out, uint64_t n, snd_pcm_uframes_t count)
        floor((anchorTime - delay - start) x rate) + (n - anchorFrames) of this start —
        one frame on per frame, whatever the reads' sizes. */
     long long anchorNs = (long long)pcm->anchorTime.tv_sec * 1000000000LL + pcm->anchorTime.tv_nsec;
-    long long scaled = (anchorNs - (long long)state.echoDelayMs * 1000000LL - startNs) * (long long)rate;
-    long long base = scaled >= 0 ? scaled / (long long)NS_PER_SECOND
-                                 : -((-scaled + (long long)NS_PER_SECOND - 1) / (long long)NS_PER_SECOND);
+    /* 128 bits: nanoseconds times a rate overflow 64 after about a day. */
+    __int128 scaled = (__int128)(anchorNs - (long long)state.echoDelayMs * 1000000LL - startNs) * rate;
+    long long base = (long long)(scaled >= 0 ? scaled / (__int128)NS_PER_SECOND
+                                             : -((-scaled + (__int128)NS_PER_SECOND - 1) / (__int128)NS_PER_SECOND));
     long long first = base + (long long)(n - pcm->anchorFrames);
     int fd = open(pcm->recordPath, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;

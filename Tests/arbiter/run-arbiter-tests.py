@@ -1231,6 +1231,12 @@ def case_o(c):
         a.command("activate")
         server.wait(lambda s: lowered(s, 0.3), "soft volume 0.3 while A ducks, its own volume 1.0")
         wait_heard(c, 0.3, "while A ducks")
+        # Someone sets the stream's own volume to what it is (WirePlumber restoring it, a
+        # volume key at the top): the node drops soft values on any such set. The daemon
+        # must lower it again.
+        subprocess.run(["pw-cli", "set-param", str(node), "Props", "{ channelVolumes: [ 1.0, 1.0 ] }"], env=c.env,
+                       capture_output=True, timeout=HANG)
+        wait_heard(c, 0.3, "lowered again after a same-value set of its own volume")
         # `audiosession status` shows the server's stream and what was done to it.
         c.wait_status(lambda s: any(x["action"] == "lowered" and x["running"] for x in (s["soundServer"] or [])),
                       "the other program's stream, lowered")
@@ -1242,6 +1248,29 @@ def case_o(c):
         server.wait(lambda s: lowered(s, 0.3), "soft volume 0.3 while B (not mixing) plays: the default 'duck'")
         b.command("deactivate")
         server.wait(lambda s: lowered(s, 1.0), "soft volume 1.0 again")
+    finally:
+        server.close()
+
+
+def case_o2(c):
+    """A stream the user muted stays muted while a session ducks it, and after."""
+    server = SoundServer(c)
+    try:
+        node = server.play().node
+        subprocess.run(["wpctl", "set-mute", str(node), "1"], env=c.env, capture_output=True, timeout=HANG)
+        server.wait(lambda s: s is not None and s.mute, "muted by the user")
+        wait_heard(c, 0.0, "muted by the user")
+        (a,) = c.start("A")
+        a.set_category("ambi")
+        a.command("duck 1")
+        a.command("activate")
+        server.wait(lambda s: s is not None and s.mute and near(s.soft, 0.3) and s.soft_mute,
+                    "lowered, and still muted (soft mute) as the user left it")
+        a.command("deactivate")
+        c.wait_status(lambda s: session(s, a)["state"] == "inactive", "A inactive")
+        server.wait(lambda s: s is not None and s.mute and s.soft_mute and near(s.soft, 1.0),
+                    "restored: still the user's mute")
+        wait_heard(c, 0.0, "still muted after A")
     finally:
         server.close()
 
@@ -1284,6 +1313,11 @@ def case_q(c):
         if not stream or not near(stream.volumes, 0.8 ** 3):
             raise CaseFailure(f"the user's volume was not kept: {stream}")
         wait_heard(c, 0.8 ** 3, "at the user's volume after A deactivated")
+        # The daemon saw the user's change as theirs (not merely restored it by chance).
+        status = c.status()
+        actions = [x["action"] for x in (status["soundServer"] or []) if x["node"] == node]
+        if actions != ["left to the user"]:
+            raise CaseFailure(f"the daemon did not take the user's change as theirs: status says {actions}")
     finally:
         server.close()
 
@@ -1651,6 +1685,7 @@ CASES = [
     ("m-watch", case_m),
     ("n-sound-server-streams", case_n),
     ("o-sound-server-ducking", case_o),
+    ("o2-user-muted-stream-stays-muted", case_o2),
     ("p-sound-server-mute", case_p),
     ("q-sound-server-user-change-kept", case_q),
     ("r-sound-server-restored-after-kill", case_r),

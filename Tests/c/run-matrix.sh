@@ -53,7 +53,12 @@ for name in "${suites[@]}"; do
             else
                 # A fresh card for each run: jacks out, its own volume.
                 rm -rf "$out/vcard-$name"
-                eval "$(vcard setup "$out/vcard-$name")"
+                unset VCARD_DIR ALSA_CONFIG_PATH
+                if ! setup=$(vcard setup "$out/vcard-$name") || ! eval "$setup" || [ -z "${VCARD_DIR:-}" ]; then
+                    echo "FAIL $label (vcard setup failed)"
+                    rm -rf "$runtime"
+                    continue
+                fi
                 # No other card's jacks: on a machine with a sound card they would mix in.
                 env+=(VCARD_DIR="$VCARD_DIR" ALSA_CONFIG_PATH="$ALSA_CONFIG_PATH" AUDIOTOOLBOX_ALSA_JACK_CTLS=)
             fi
@@ -67,3 +72,5 @@ for name in "${suites[@]}"; do
         done
     done
 done
+# The last line: a runner that stopped early (and so ran fewer suites) is told apart.
+echo "END matrix"

@@ -91,6 +91,17 @@ static inline int worldCallbackDescriptor(void)
     return fd;
 }
 
+/* Before an action settled by worldAwaitQueued: callbacks already waiting (the daemon's
+ * news of an earlier step: another program's audio, a route) would end the wait at once,
+ * before the action's own callback. They are run now, in their order, as the run loop
+ * would have run them before the action's. */
+static inline void worldExpectNothingQueued(const char *action)
+{
+    (void)action;
+    runPendingCallbacks();
+    CHECK(!fdReadable(worldCallbackDescriptor()), "[%s] callbacks still waiting before %s", worldName(), action);
+}
+
 /* Until a callback is queued (20 s: only a lost event takes that long). */
 static inline int worldAwaitQueued(const char *what)
 {
@@ -284,6 +295,7 @@ static inline int worldBeginInterruption(void)
         worldCheckStatus(AudioSessionVirtualDeviceBeginInterruption(), "AudioSessionVirtualDeviceBeginInterruption");
         return WORLD_DONE;
     }
+    worldExpectNothingQueued("a call");
     if (worldRun("audiosession call %s", "start") != WORLD_DONE) return WORLD_FAILED;
     return worldAwaitQueued("the call's Begin");
 }
@@ -301,6 +313,7 @@ static inline int worldEndInterruption(int shouldResume)
                          "AudioSessionVirtualDeviceEndInterruption");
         return WORLD_DONE;
     }
+    worldExpectNothingQueued("the end of a call");
     if (!shouldResume) {
         if (worldKillDaemon() != WORLD_DONE) return WORLD_FAILED;
         if (worldAwaitQueued("the End a dying daemon leaves") != WORLD_DONE) return WORLD_FAILED;
@@ -362,6 +375,7 @@ static inline int worldServerDied(void)
         worldCheckStatus(AudioSessionVirtualDeviceServerDied(), "AudioSessionVirtualDeviceServerDied");
         return WORLD_DONE;
     }
+    worldExpectNothingQueued("killing the daemon");
     if (worldKillDaemon() != WORLD_DONE) return WORLD_FAILED;
     return worldAwaitQueued("ServerDied after the daemon was killed");
 }

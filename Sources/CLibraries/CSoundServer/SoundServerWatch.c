@@ -199,6 +199,7 @@ static void nodeParam(void *data, int seq, uint32_t id, uint32_t index, uint32_t
         }
     }
     if (touched) s->touches++;
+    if (changed) s->reports++;
     if (changed && node->watch->changed) node->watch->changed(node->watch->changedContext);
 }
 

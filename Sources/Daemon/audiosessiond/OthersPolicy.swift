@@ -74,7 +74,16 @@ final class OthersPolicy {
         let touches: UInt32
         var applied: [Float]
         var appliedMute: Bool
+        /// The node's report count when we last set it: one report after is ours; more
+        /// is someone else's set (see update).
+        var reportsAtSet: UInt32
+        /// Sets made again after someone else's same-value set, since the last change.
+        var reasserted = 0
     }
+
+    /// After this many sets made again without a change of ours in between, whoever
+    /// keeps setting the stream is left to it (and it is logged): never a loop.
+    static let reassertLimit = 4
 
     private let config = Config.load()
     private let journalPath: String
@@ -135,10 +144,29 @@ final class OthersPolicy {
             // plays at theirs again, and theirs stands.
             if let m = managed[stream.node], m.touches != stream.touches {
                 Log.info("stream \(stream.node) changed by the user: left as it is")
+                // Their set normally drops our soft values; if it came before ours, ours
+                // would stay in force: the soft values become theirs.
+                setSoft(watch, stream.node, volumes, mute)
                 managed[stream.node] = nil
                 released.insert(stream.node)
                 writeJournal()
                 continue
+            }
+            // Someone set the stream's volumes to the values they had (WirePlumber
+            // restoring a new stream, a volume key at the top): the node dropped our soft
+            // values all the same. Set them again.
+            if var m = managed[stream.node], stream.reports &- m.reportsAtSet > 1 {
+                if m.reasserted < Self.reassertLimit {
+                    m.reasserted += 1
+                    m.reportsAtSet = stream.reports
+                    managed[stream.node] = m
+                    Log.info("stream \(stream.node) was set by someone else to its own values: lowered again")
+                    setSoft(watch, stream.node, m.applied, m.appliedMute)
+                } else if m.reasserted == Self.reassertLimit {
+                    m.reasserted += 1
+                    managed[stream.node] = m
+                    Log.info("stream \(stream.node) is set again and again by someone else: left to them")
+                }
             }
             // An interrupted session's own streams are muted until it is active again
             // (SPEC 7: the phone stops an interrupted app's audio). A stream of no known
@@ -151,12 +179,15 @@ final class OthersPolicy {
             } else {
                 streamEffect = nil
             }
-            if let effect = streamEffect {
+            if var effect = streamEffect {
                 let target = effect.mute ? volumes : volumes.map { $0 * effect.volume }
+                // The soft values replace the user's mute too: one the user set stays.
+                effect.mute = effect.mute || mute
                 let current = managed[stream.node]
                 if current == nil || !close(current!.applied, target) || current!.appliedMute != effect.mute {
                     managed[stream.node] = Managed(application: cString(stream.application), touches: stream.touches,
-                                                   applied: target, appliedMute: effect.mute)
+                                                   applied: target, appliedMute: effect.mute,
+                                                   reportsAtSet: stream.reports)
                     writeJournal()
                     setSoft(watch, stream.node, target, effect.mute)
                 }
@@ -166,6 +197,14 @@ final class OthersPolicy {
                 writeJournal()
             }
         }
+    }
+
+    /// The connection to the sound server was made again: node ids of the old one mean
+    /// nothing now (and are reused), so what we knew of them goes. What the journal
+    /// names is still put back by application (recoverJournal).
+    func serverReconnected() {
+        managed = [:]
+        released = []
     }
 
     /// Puts every stream we changed back (the daemon is leaving).
@@ -260,7 +299,11 @@ final class OthersPolicy {
             return
         }
         for line in lines where !line.isEmpty {
-            let fields = line.trimmingCharacters().split(separator: "\t", omittingEmptySubsequences: false)
+            // Only the line's end is trimmed: the application, the last field, is kept as
+            // written (it may be empty or end in a space).
+            var text = Substring(line)
+            while let last = text.last, last == "\r" || last == "\n" { text.removeLast() }
+            let fields = text.split(separator: "\t", omittingEmptySubsequences: false)
             guard fields.count == 2, let node = UInt32(fields[0]), toRecover.count < Self.journalLineLimit else {
                 Log.error("\(journalPath): ignoring a line that is not node<TAB>application")
                 continue

@@ -91,12 +91,12 @@ final class Server {
         while true {
             let ready = epoll_wait(epoll, &events, Int32(events.count), nextTimeoutMilliseconds())
             if ready < 0 && errno != EINTR { Log.error("epoll_wait: \(Errno.current)"); return }
-            if soundServer.connectIfNeeded() { soundServerChanged() }
+            if soundServer.connectIfNeeded() { others.serverReconnected(); soundServerChanged() }
             for event in events.prefix(Int(max(0, ready))) {
                 let fd = event.data.fd
                 if fd == listener { acceptPending(); continue }
                 if fd == soundServer.folderDescriptor {
-                    if soundServer.folderChanged() { soundServerChanged() }
+                    if soundServer.folderChanged() { others.serverReconnected(); soundServerChanged() }
                     continue
                 }
                 if fd == soundServer.wakeDescriptor {

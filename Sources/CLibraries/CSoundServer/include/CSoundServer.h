@@ -22,6 +22,7 @@ typedef struct {
                           * from when they are set until channel volumes or mute are set */
     int softMute;
     uint32_t touches;  /* counts reports whose channel volumes or mute differ from the last */
+    uint32_t reports;  /* counts the node's reports of its volumes (every set makes one) */
 } SoundServerStream;
 
 /* Connects to the user's PipeWire (PIPEWIRE_RUNTIME_DIR / XDG_RUNTIME_DIR) on a thread of

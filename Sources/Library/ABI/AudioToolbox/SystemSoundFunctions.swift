@@ -32,6 +32,8 @@ final class SystemSoundServices: @unchecked Sendable {
             made = true
             Runtime.withCurrent { $0.session.attach(services.player) }
         }
+        // Registered once the instance is whole: a fork before then has no player.
+        ForkCoordinator.register(.systemSounds) { services.forked() }
         return services
     }()
 
@@ -57,11 +59,13 @@ final class SystemSoundServices: @unchecked Sendable {
     private let completions = Locked(Completions())
     private(set) var player: SystemSoundPlayer!
 
+    /// What the player obeys without a session (see withoutSession), made once.
+    private let noSession = SystemSoundServices.withoutSession()
+
     private init() {
-        defer { _ = SystemSoundServices.installForkHandler }
         player = SystemSoundPlayer(
             predefined: [UInt32(kSystemSoundID_UserPreferredAlert): AlertTone.sound],
-            fedWith: SystemSoundServices.withoutSession(),
+            fedWith: noSession,
             onFinished: { [unowned self] id in self.finished(id) })
     }
 
@@ -80,22 +84,20 @@ final class SystemSoundServices: @unchecked Sendable {
     private static let made = Locked(false)
 
     /// The child of a fork keeps the sounds but not the parent's plays, its mixer thread
-    /// or its completion queues (their descriptors are closed, as the session's are).
-    private static let installForkHandler: Void = {
-        ForkCoordinator.register(.systemSounds) {
-            let services = SystemSoundServices.shared
-            services.player.resetAfterFork()
-            // The child starts without a session (Runtime): nothing feeds the player.
-            SystemSoundServices.made.reinitializeAfterFork()
-            services.player.sessionChanged(SystemSoundServices.withoutSession())
-            services.completions.reinitializeAfterFork()
-            services.completions.withLock { c in
-                for queue in c.queues.values { queue.detachAfterFork() }
-                c.queues = [:]
-                c.byID = [:]
-            }
+    /// or its completion queues (their descriptors are closed, as the session's are), and
+    /// starts without a session: the player goes back to the snapshot it had without one,
+    /// made in the parent (nothing is read from files in the child).
+    private func forked() {
+        player.resetAfterFork()
+        SystemSoundServices.made.reinitializeAfterFork()
+        player.sessionChanged(noSession)
+        completions.reinitializeAfterFork()
+        completions.withLock { c in
+            for queue in c.queues.values { queue.detachAfterFork() }
+            c.queues = [:]
+            c.byID = [:]
         }
-    }()
+    }
 
     func register(_ id: UInt32, runLoop: CFRunLoop, mode: CFString, procedure: UInt, clientData: UInt) -> Bool {
         let key = "\(UInt(bitPattern: Unmanaged.passUnretained(runLoop).toOpaque()))/\(CFValues.swiftString(mode))"

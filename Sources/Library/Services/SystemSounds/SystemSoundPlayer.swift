@@ -104,6 +104,9 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
     /// parent's. Call only from a fork handler.
     public func resetAfterFork() {
         state.reinitializeAfterFork()
+        // The mixer thread and the parent's session take this one too: either may have
+        // held it at the fork, from a thread the child does not have.
+        fed.reinitializeAfterFork()
         state.withLock { s in
             s.voices = []
             s.pending = []
