@@ -1,0 +1,248 @@
+/*
+ * AudioToolbox for Linux — <AudioUnit/AudioUnitProperties.h>.
+ *
+ * Scopes, property IDs and the structures properties take. Names, values and layouts
+ * are the iPhone SDK's (iOS 7). Which properties each unit here answers, and with which
+ * result code it refuses the others: see audiounit(3).
+ */
+#ifndef __AudioUnitProperties
+#define __AudioUnitProperties
+
+#include <AudioUnit/AUComponent.h>
+#include <CoreAudio/CoreAudioTypes.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Scopes. An I/O unit's element 0 is its output (speaker) side, element 1 its input
+ * (microphone) side; the program's side is element 0's input scope and element 1's
+ * output scope. */
+enum {
+    kAudioUnitScope_Global    = 0,
+    kAudioUnitScope_Input     = 1,
+    kAudioUnitScope_Output    = 2,
+    kAudioUnitScope_Group     = 3,
+    kAudioUnitScope_Part      = 4,
+    kAudioUnitScope_Note      = 5,
+    kAudioUnitScope_Layer     = 6,
+    kAudioUnitScope_LayerItem = 7
+};
+
+/* Properties every unit may have. */
+enum {
+    kAudioUnitProperty_ClassInfo                  = 0,
+    kAudioUnitProperty_MakeConnection             = 1,
+    kAudioUnitProperty_SampleRate                 = 2,
+    kAudioUnitProperty_ParameterList              = 3,
+    kAudioUnitProperty_ParameterInfo              = 4,
+    kAudioUnitProperty_CPULoad                    = 6,
+    kAudioUnitProperty_StreamFormat               = 8,
+    kAudioUnitProperty_ElementCount               = 11,
+    kAudioUnitProperty_Latency                    = 12,
+    kAudioUnitProperty_SupportedNumChannels       = 13,
+    kAudioUnitProperty_MaximumFramesPerSlice      = 14,
+    kAudioUnitProperty_ParameterValueStrings      = 16,
+    kAudioUnitProperty_AudioChannelLayout         = 19,
+    kAudioUnitProperty_TailTime                   = 20,
+    kAudioUnitProperty_BypassEffect               = 21,
+    kAudioUnitProperty_LastRenderError            = 22,
+    kAudioUnitProperty_SetRenderCallback          = 23,
+    kAudioUnitProperty_FactoryPresets             = 24,
+    kAudioUnitProperty_RenderQuality              = 26,
+    kAudioUnitProperty_HostCallbacks              = 27,
+    kAudioUnitProperty_InPlaceProcessing          = 29,
+    kAudioUnitProperty_ElementName                = 30,
+    kAudioUnitProperty_SupportedChannelLayoutTags = 32,
+    kAudioUnitProperty_PresentPreset              = 36,
+    kAudioUnitProperty_OfflineRender              = 37,
+    kAudioUnitProperty_DependentParameters        = 45,
+    kAudioUnitProperty_InputSamplesInOutput       = 49,
+    kAudioUnitProperty_ShouldAllocateBuffer       = 51,
+    kAudioUnitProperty_FrequencyResponse          = 52,
+    kAudioUnitProperty_ParameterHistoryInfo       = 53,
+    kAudioUnitProperty_NickName                   = 54
+};
+#if TARGET_OS_IPHONE
+enum {
+    kAudioUnitProperty_RemoteControlEventListener = 100,
+    kAudioUnitProperty_IsInterAppConnected        = 101,
+    kAudioUnitProperty_PeerURL                    = 102
+};
+#endif
+
+/* Properties of output (I/O) units. */
+enum {
+    kAudioOutputUnitProperty_CurrentDevice          = 2000,
+    kAudioOutputUnitProperty_IsRunning              = 2001,
+    kAudioOutputUnitProperty_ChannelMap             = 2002,
+    kAudioOutputUnitProperty_EnableIO               = 2003,
+    kAudioOutputUnitProperty_StartTime              = 2004,
+    kAudioOutputUnitProperty_SetInputCallback       = 2005,
+    kAudioOutputUnitProperty_HasIO                  = 2006,
+    kAudioOutputUnitProperty_StartTimestampsAtZero  = 2007
+};
+#if TARGET_OS_IPHONE
+enum {
+    kAudioOutputUnitProperty_MIDICallbacks                   = 2010,
+    kAudioOutputUnitProperty_HostReceivesRemoteControlEvents = 2011,
+    kAudioOutputUnitProperty_RemoteControlToHost             = 2012,
+    kAudioOutputUnitProperty_HostTransportState              = 2013,
+    kAudioOutputUnitProperty_NodeComponentDescription        = 2014
+};
+#endif
+
+/* Properties of VoiceProcessingIO. */
+enum {
+    kAUVoiceIOProperty_BypassVoiceProcessing   = 2100,
+    kAUVoiceIOProperty_VoiceProcessingEnableAGC = 2101,
+#if TARGET_OS_IPHONE
+    kAUVoiceIOProperty_DuckNonVoiceAudio       = 2102,
+#endif
+    kAUVoiceIOProperty_VoiceProcessingQuality  = 2103,
+    kAUVoiceIOProperty_MuteOutput              = 2104
+};
+
+/* Render quality. */
+enum {
+    kRenderQuality_Max    = 0x7F,
+    kRenderQuality_High   = 0x60,
+    kRenderQuality_Medium = 0x40,
+    kRenderQuality_Low    = 0x20,
+    kRenderQuality_Min    = 0
+};
+
+enum { kNumberOfResponseFrequencies = 1024 };
+
+/* kAudioUnitProperty_SetRenderCallback and kAudioOutputUnitProperty_SetInputCallback. */
+typedef struct AURenderCallbackStruct {
+    AURenderCallback inputProc;
+    void            *inputProcRefCon;
+} AURenderCallbackStruct;
+
+typedef struct AudioUnitConnection {
+    AudioUnit sourceAudioUnit;
+    UInt32    sourceOutputNumber;
+    UInt32    destInputNumber;
+} AudioUnitConnection;
+
+/* kAudioUnitProperty_SupportedNumChannels: -1 means any. */
+typedef struct AUChannelInfo {
+    SInt16 inChannels;
+    SInt16 outChannels;
+} AUChannelInfo;
+
+typedef struct AudioUnitExternalBuffer {
+    Byte  *buffer;
+    UInt32 size;
+} AudioUnitExternalBuffer;
+
+typedef struct AUPreset {
+    SInt32      presetNumber;
+    CFStringRef presetName;
+} AUPreset;
+
+typedef struct AudioUnitFrequencyResponseBin {
+    Float64 mFrequency;
+    Float64 mMagnitude;
+} AudioUnitFrequencyResponseBin;
+
+typedef struct AUDependentParameter {
+    AudioUnitScope       mScope;
+    AudioUnitParameterID mParameterID;
+} AUDependentParameter;
+
+typedef struct AUInputSamplesInOutputCallbackStruct {
+    AUInputSamplesInOutputCallback inputToOutputCallback;
+    void                          *userData;
+} AUInputSamplesInOutputCallbackStruct;
+
+typedef struct AudioUnitParameterHistoryInfo {
+    Float32 updatesPerSecond;
+    Float32 historyDurationInSeconds;
+} AudioUnitParameterHistoryInfo;
+
+/* kAudioOutputUnitProperty_StartTime. */
+typedef struct AudioOutputUnitStartAtTimeParams {
+    AudioTimeStamp mTimestamp;
+    UInt32         mFlags;
+} AudioOutputUnitStartAtTimeParams;
+
+/* Parameter descriptions (kAudioUnitProperty_ParameterInfo). */
+typedef UInt32 AudioUnitParameterUnit;
+enum {
+    kAudioUnitParameterUnit_Generic             = 0,
+    kAudioUnitParameterUnit_Indexed             = 1,
+    kAudioUnitParameterUnit_Boolean             = 2,
+    kAudioUnitParameterUnit_Percent             = 3,
+    kAudioUnitParameterUnit_Seconds             = 4,
+    kAudioUnitParameterUnit_SampleFrames        = 5,
+    kAudioUnitParameterUnit_Phase               = 6,
+    kAudioUnitParameterUnit_Rate                = 7,
+    kAudioUnitParameterUnit_Hertz               = 8,
+    kAudioUnitParameterUnit_Cents               = 9,
+    kAudioUnitParameterUnit_RelativeSemiTones   = 10,
+    kAudioUnitParameterUnit_MIDINoteNumber      = 11,
+    kAudioUnitParameterUnit_MIDIController      = 12,
+    kAudioUnitParameterUnit_Decibels            = 13,
+    kAudioUnitParameterUnit_LinearGain          = 14,
+    kAudioUnitParameterUnit_Degrees             = 15,
+    kAudioUnitParameterUnit_EqualPowerCrossfade = 16,
+    kAudioUnitParameterUnit_MixerFaderCurve1    = 17,
+    kAudioUnitParameterUnit_Pan                 = 18,
+    kAudioUnitParameterUnit_Meters              = 19,
+    kAudioUnitParameterUnit_AbsoluteCents       = 20,
+    kAudioUnitParameterUnit_Octaves             = 21,
+    kAudioUnitParameterUnit_BPM                 = 22,
+    kAudioUnitParameterUnit_Beats               = 23,
+    kAudioUnitParameterUnit_Milliseconds        = 24,
+    kAudioUnitParameterUnit_Ratio               = 25,
+    kAudioUnitParameterUnit_CustomUnit          = 26
+};
+
+typedef struct AudioUnitParameterInfo {
+    char                    name[52];
+    CFStringRef             unitName;
+    UInt32                  clumpID;
+    CFStringRef             cfNameString;
+    AudioUnitParameterUnit  unit;
+    AudioUnitParameterValue minValue;
+    AudioUnitParameterValue maxValue;
+    AudioUnitParameterValue defaultValue;
+    UInt32                  flags;
+} AudioUnitParameterInfo;
+
+enum {
+    kAudioUnitParameterFlag_CFNameRelease      = (1U << 4),
+    kAudioUnitParameterFlag_PlotHistory        = (1U << 14),
+    kAudioUnitParameterFlag_MeterReadOnly      = (1U << 15),
+    kAudioUnitParameterFlag_DisplayMask        = (7U << 16) | (1U << 22),
+    kAudioUnitParameterFlag_DisplaySquareRoot  = (1U << 16),
+    kAudioUnitParameterFlag_DisplaySquared     = (2U << 16),
+    kAudioUnitParameterFlag_DisplayCubed       = (3U << 16),
+    kAudioUnitParameterFlag_DisplayCubeRoot    = (4U << 16),
+    kAudioUnitParameterFlag_DisplayExponential = (5U << 16),
+    kAudioUnitParameterFlag_HasClump           = (1U << 20),
+    kAudioUnitParameterFlag_ValuesHaveStrings  = (1U << 21),
+    kAudioUnitParameterFlag_DisplayLogarithmic = (1U << 22),
+    kAudioUnitParameterFlag_IsHighResolution   = (1U << 23),
+    kAudioUnitParameterFlag_NonRealTime        = (1U << 24),
+    kAudioUnitParameterFlag_CanRamp            = (1U << 25),
+    kAudioUnitParameterFlag_ExpertMode         = (1U << 26),
+    kAudioUnitParameterFlag_HasCFNameString    = (1U << 27),
+    kAudioUnitParameterFlag_IsGlobalMeta       = (1U << 28),
+    kAudioUnitParameterFlag_IsElementMeta      = (1U << 29),
+    kAudioUnitParameterFlag_IsReadable         = (1U << 30),
+    kAudioUnitParameterFlag_IsWritable         = (SInt32)0x80000000U  /* bit 31, as an int */
+};
+
+enum { kAudioUnitClumpID_System = 0 };
+
+#define GetAudioUnitParameterDisplayType(flags) ((flags) & kAudioUnitParameterFlag_DisplayMask)
+#define SetAudioUnitParameterDisplayType(flags, displayType) \
+    (((flags) & ~kAudioUnitParameterFlag_DisplayMask) | (displayType))
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* __AudioUnitProperties */
