@@ -91,6 +91,8 @@ let package = Package(
         .systemLibrary(name: "CSamplerate", path: "Sources/CLibraries/CSamplerate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
         // System Sound Services: decoding, conversion, the mixer thread on one ALSA stream.
         .target(name: "SystemSounds", dependencies: ["AudioSessionCore", "CALSA", "CSndfile", "CSamplerate", "Locking", "POSIXSupport"], path: "Sources/Library/Services/SystemSounds"),
+        // The I/O audio units (issue 17, in progress): PCM layouts and their conversion.
+        .target(name: "AudioUnits", path: "Sources/Library/Services/AudioUnits"),
         // Real sound cards: PCM negotiation, mixer, jack controls and control events.
         .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "CDescriptors", "Locking", "POSIXSupport"], path: "Sources/Library/Hardware/ALSABackend"),
         // Delivery of callbacks on the client's CFRunLoop or through a pollable fd.
@@ -124,6 +126,7 @@ let package = Package(
         .testTarget(name: "ArbiterClientTests",
                     dependencies: ["ArbiterClient", "ArbiterProtocol", "ArbiterSocket", "AudioSessionCore", "RunLoopDispatch",
                                    "POSIXSupport", "audiosessiond"]),
+        .testTarget(name: "AudioUnitsTests", dependencies: ["AudioUnits"]),
         .testTarget(name: "SystemSoundsTests", dependencies: ["SystemSounds", "AudioSessionCore", "CSndfile"]),
         .testTarget(
             name: "AudioToolboxTests",
