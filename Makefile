@@ -83,8 +83,9 @@ install: build vcard
 	ln -sf libAudioToolbox.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libAudioToolbox.so
 	install -m 644 include/AudioToolbox/*.h $(DESTDIR)$(INCLUDEDIR)/AudioToolbox/
 	@# Core Audio's shared types, where the iPhone SDK has them: <CoreAudio/CoreAudioTypes.h>.
-	install -d $(DESTDIR)$(INCLUDEDIR)/CoreAudio
+	install -d $(DESTDIR)$(INCLUDEDIR)/CoreAudio $(DESTDIR)$(INCLUDEDIR)/AudioUnit
 	install -m 644 include/CoreAudio/*.h $(DESTDIR)$(INCLUDEDIR)/CoreAudio/
+	install -m 644 include/AudioUnit/*.h $(DESTDIR)$(INCLUDEDIR)/AudioUnit/
 	@# The porting headers: TargetConditionals.h, Availability.h and CoreFoundation
 	@# wrappers for each module (docs/PORTING.md, "Compiling as iPhone code").
 	install -d $(DESTDIR)$(COMPAT_DIR)/linux/CoreFoundation $(DESTDIR)$(COMPAT_DIR)/ios/CoreFoundation
@@ -111,7 +112,7 @@ install: build vcard
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libAudioToolbox.so* $(DESTDIR)$(LIBDIR)/pkgconfig/AudioToolbox.pc \
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/AudioToolbox-ios.pc
-	rm -rf $(DESTDIR)$(INCLUDEDIR)/AudioToolbox $(DESTDIR)$(INCLUDEDIR)/CoreAudio $(DESTDIR)$(DOC_DIR) $(DESTDIR)$(PREFIX)/share/audiotoolbox
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/AudioToolbox $(DESTDIR)$(INCLUDEDIR)/CoreAudio $(DESTDIR)$(INCLUDEDIR)/AudioUnit $(DESTDIR)$(DOC_DIR) $(DESTDIR)$(PREFIX)/share/audiotoolbox
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man3/audiosession.3 $(DESTDIR)$(PREFIX)/share/man/man3/audioservices.3 $(DESTDIR)$(PREFIX)/share/man/man1/vcard.1
 	rm -rf $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(BINDIR)/vcard $(DESTDIR)$(BINDIR)/audiosessiond $(DESTDIR)$(BINDIR)/audiosession
 	rm -f $(DESTDIR)$(SYSTEMD_USER_DIR)/audiosessiond.service $(DESTDIR)$(SYSTEMD_USER_DIR)/audiosessiond.socket

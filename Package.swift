@@ -8,7 +8,7 @@
 //   Library/   what runs inside the program: ABI (the C entry points), Core (the session's
 //              rules), Delivery (callbacks on run loops), Hardware (ALSA, the virtual
 //              device), Arbiters (the daemon's client, the in-process arbiter), Services
-//              (the audio the session feeds: system sounds)
+//              (the audio the session feeds: system sounds, audio units)
 //   Daemon/    audiosessiond          Tool/  the audiosession command
 //   Shared/    what the library, the daemon and the tool share (the SPEC 7 engine, the
 //              protocol, the socket, the POSIX layer, locking)
@@ -30,7 +30,10 @@ func toolchainSwiftLibDirectory() -> String {
 }
 
 /// Swift code that imports CAudioToolbox sees the public headers as a C program does.
-let publicHeaders: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I\(Context.packageDirectory)/include"])]
+let publicHeaders: [SwiftSetting] = [.unsafeFlags([
+    "-Xcc", "-I\(Context.packageDirectory)/include",
+    "-Xcc", "-I\(Context.packageDirectory)/include/AudioToolbox/compat/linux",
+])]
 
 let package = Package(
     name: "AudioToolbox",
@@ -92,7 +95,7 @@ let package = Package(
         // System Sound Services: decoding, conversion, the mixer thread on one ALSA stream.
         .target(name: "SystemSounds", dependencies: ["AudioSessionCore", "CALSA", "CSndfile", "CSamplerate", "Locking", "POSIXSupport"], path: "Sources/Library/Services/SystemSounds"),
         // The I/O audio units (issue 17, in progress): PCM layouts and their conversion.
-        .target(name: "AudioUnits", path: "Sources/Library/Services/AudioUnits"),
+        .target(name: "AudioUnits", dependencies: ["Locking"], path: "Sources/Library/Services/AudioUnits"),
         // Real sound cards: PCM negotiation, mixer, jack controls and control events.
         .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "CDescriptors", "Locking", "POSIXSupport"], path: "Sources/Library/Hardware/ALSABackend"),
         // Delivery of callbacks on the client's CFRunLoop or through a pollable fd.
@@ -102,13 +105,14 @@ let package = Package(
             name: "CAudioToolbox", path: "Sources/Library/ABI/CAudioToolbox",
             cSettings: [
                 .headerSearchPath("../../../../include"),
+                .headerSearchPath("../../../../include/AudioToolbox/compat/linux"),
                 .unsafeFlags(["-I", toolchainSwiftLibDirectory()]),
             ]
         ),
         // The C ABI: @_cdecl entry points, marshalling and result codes only.
         .target(
             name: "AudioToolbox",
-            dependencies: ["AudioSessionCore", "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox",
+            dependencies: ["AudioSessionCore", "AudioUnits", "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox",
                            "InProcessArbiter", "ArbiterClient", "ArbiterSocket", "SystemSounds", "Locking",
                            "POSIXSupport"], path: "Sources/Library/ABI/AudioToolbox",
             swiftSettings: publicHeaders,

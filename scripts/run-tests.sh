@@ -140,6 +140,17 @@ for module in AudioToolbox AudioToolbox-ios; do
         fi
     done
     [ -z "$bad" ] && pass "CoreAudioTypes: $module" || fail "CoreAudioTypes: $module:$bad"
+    # <AudioUnit/AudioUnit.h>, through the umbrella: the SDK's values and layouts.
+    bad=""
+    for compiler in "gcc -std=c11" "clang -std=c11" "g++ -x c++ -std=c++11" "clang++ -x c++ -std=c++11"; do
+        if ! $compiler -Wall -Wextra -Werror -DEXPECT_IPHONE=$iphone -o "$out/audio_unit_values" \
+                "$here/Tests/headers/audio_unit_values.c" $module_flags 2>"$out/audio_unit_values.err"; then
+            bad="$bad ${compiler%% *} (does not compile)"; head -20 "$out/audio_unit_values.err"
+        elif ! "$out/audio_unit_values" | grep -q "audio-unit-values ok"; then
+            bad="$bad ${compiler%% *} (run)"
+        fi
+    done
+    [ -z "$bad" ] && pass "AudioUnit headers: $module" || fail "AudioUnit headers: $module:$bad"
 done
 # The plain module says so when a program asks for iPhone code from it.
 printf '#include <AudioToolbox/AudioToolbox.h>\nint main(void) { return 0; }\n' > "$out/iphone_on_plain.c"

@@ -114,6 +114,203 @@ static void interruptionHandler(ffi_cif *cif, void *ret, void **args, void *user
     if (interruptionCount < 4) interruptionStates[interruptionCount++] = *(UInt32 *)args[1];
 }
 
+/* ---- audio units: every AudioComponent, AudioUnit and AudioOutputUnit function through
+ * libffi, and a render callback made with ffi_closure_alloc ------------------------------- */
+
+static int renderCalls;
+static void renderHandler(ffi_cif *cif, void *ret, void **args, void *userData)
+{
+    (void)cif; (void)userData;
+    UInt32 frames = *(UInt32 *)args[4];
+    AudioBufferList *list = *(AudioBufferList **)args[5];
+    Float32 *samples = list->mBuffers[0].mData;
+    for (UInt32 i = 0; i < frames; i++) samples[i] = 0.25f;
+    renderCalls++;
+    *(ffi_arg *)ret = 0;
+}
+
+/* Calls a function returning a pointer. */
+static void *callReturningPointer(const char *name, unsigned n, ffi_type **types, void **values)
+{
+    void *function = symbol(name);
+    if (!function) return NULL;
+    ffi_cif cif;
+    if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, n, &ffi_type_pointer, types) != FFI_OK) return NULL;
+    void *result = NULL;
+    ffi_call(&cif, FFI_FN(function), &result, values);
+    return result;
+}
+
+static void audioUnits(void)
+{
+    AudioComponentDescription want = {kAudioUnitType_Output, kAudioUnitSubType_GenericOutput,
+                                      kAudioUnitManufacturer_Apple, 0, 0};
+    void *none = NULL, *wantPointer = &want;
+    ffi_type *findTypes[] = {T_PTR, T_PTR};
+    void *findValues[] = {&none, &wantPointer};
+    void *component = callReturningPointer("AudioComponentFindNext", 2, findTypes, findValues);
+    CHECK(component != NULL, "AudioComponentFindNext through ffi");
+    {
+        ffi_cif cif;
+        ffi_type *t[] = {T_PTR};
+        ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 1, &ffi_type_uint32, t);
+        void *v[] = {&wantPointer};
+        ffi_arg count = 0;
+        ffi_call(&cif, FFI_FN(symbol("AudioComponentCount")), &count, v);
+        CHECK((UInt32)count == 1, "AudioComponentCount through ffi (%u)", (unsigned)count);
+    }
+    AudioComponentDescription got;
+    void *gotPointer = &got;
+    ffi_type *pp[] = {T_PTR, T_PTR};
+    void *descriptionValues[] = {&component, &gotPointer};
+    CHECK_STATUS(call("AudioComponentGetDescription", 2, pp, descriptionValues), noErr);
+    UInt32 version = 0;
+    void *versionPointer = &version;
+    void *versionValues[] = {&component, &versionPointer};
+    CHECK_STATUS(call("AudioComponentGetVersion", 2, pp, versionValues), noErr);
+    CFStringRef name = NULL;
+    void *namePointer = &name;
+    void *nameValues[] = {&component, &namePointer};
+    CHECK_STATUS(call("AudioComponentCopyName", 2, pp, nameValues), noErr);
+    /* CoreFoundation came with the library (not linked here). */
+    void (*release)(const void *) = (void (*)(const void *))dlsym(RTLD_DEFAULT, "CFRelease");
+    CHECK(name != NULL && release != NULL, "a component name, and CFRelease to release it");
+    if (name && release) release(name);
+    AudioUnit unit = NULL;
+    void *unitPointer = &unit;
+    void *newValues[] = {&component, &unitPointer};
+    CHECK_STATUS(call("AudioComponentInstanceNew", 2, pp, newValues), noErr);
+    ffi_type *p1[] = {T_PTR};
+    void *unitValue[] = {&unit};
+    CHECK(callReturningPointer("AudioComponentInstanceGetComponent", 1, p1, unitValue) == component,
+          "AudioComponentInstanceGetComponent through ffi");
+    {
+        ffi_cif cif;
+        ffi_type *t[] = {T_PTR, &ffi_type_sint16};
+        ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 2, &ffi_type_uint8, t);
+        SInt16 selector = kAudioUnitRenderSelect;
+        void *v[] = {&unit, &selector};
+        ffi_arg can = 0;
+        ffi_call(&cif, FFI_FN(symbol("AudioComponentInstanceCanDo")), &can, v);
+        CHECK((UInt8)can == 1, "AudioComponentInstanceCanDo(Render) through ffi");
+    }
+
+    /* Float32 mono on both sides, and a render callback that is an ffi closure. */
+    AudioStreamBasicDescription format;
+    memset(&format, 0, sizeof format);
+    format.mSampleRate = 48000;
+    format.mFormatID = kAudioFormatLinearPCM;
+    format.mFormatFlags = kAudioFormatFlagIsFloat | kAudioFormatFlagIsPacked;
+    format.mBytesPerPacket = format.mBytesPerFrame = 4;
+    format.mFramesPerPacket = 1;
+    format.mChannelsPerFrame = 1;
+    format.mBitsPerChannel = 32;
+    ffi_type *setTypes[] = {T_PTR, T_U32, T_U32, T_U32, T_PTR, T_U32};
+    ffi_type *getTypes[] = {T_PTR, T_U32, T_U32, T_U32, T_PTR, T_PTR};
+    for (UInt32 scope = kAudioUnitScope_Input; scope <= kAudioUnitScope_Output; scope++) {
+        UInt32 id = kAudioUnitProperty_StreamFormat, element = 0, size = sizeof format;
+        void *data = &format;
+        void *v[] = {&unit, &id, &scope, &element, &data, &size};
+        CHECK_STATUS(call("AudioUnitSetProperty", 6, setTypes, v), noErr);
+    }
+    ffi_cif renderCif;
+    ffi_type *renderArgs[] = {T_PTR, T_PTR, T_PTR, T_U32, T_U32, T_PTR};
+    ffi_prep_cif(&renderCif, FFI_DEFAULT_ABI, 6, &ffi_type_sint32, renderArgs);
+    void *renderCode = NULL;
+    ffi_closure *renderClosure = ffi_closure_alloc(sizeof(ffi_closure), &renderCode);
+    ffi_prep_closure_loc(renderClosure, &renderCif, renderHandler, NULL, renderCode);
+    AURenderCallbackStruct callback;
+    memcpy(&callback.inputProc, &renderCode, sizeof renderCode);
+    callback.inputProcRefCon = NULL;
+    {
+        UInt32 id = kAudioUnitProperty_SetRenderCallback, scope = kAudioUnitScope_Input, element = 0,
+               size = sizeof callback;
+        void *data = &callback;
+        void *v[] = {&unit, &id, &scope, &element, &data, &size};
+        CHECK_STATUS(call("AudioUnitSetProperty", 6, setTypes, v), noErr);
+    }
+    {
+        UInt32 id = kAudioUnitProperty_MaximumFramesPerSlice, scope = kAudioUnitScope_Global, element = 0,
+               value = 0, size = sizeof value;
+        void *data = &value, *sizePointer = &size;
+        void *v[] = {&unit, &id, &scope, &element, &data, &sizePointer};
+        CHECK_STATUS(call("AudioUnitGetProperty", 6, getTypes, v), noErr);
+        CHECK(value == 4096, "MaximumFramesPerSlice through ffi (%u)", (unsigned)value);
+        Boolean writable = 0;
+        void *writablePointer = &writable;
+        void *w[] = {&unit, &id, &scope, &element, &sizePointer, &writablePointer};
+        CHECK_STATUS(call("AudioUnitGetPropertyInfo", 6, getTypes, w), noErr);
+        CHECK(writable == 1 && size == 4, "AudioUnitGetPropertyInfo through ffi");
+    }
+    CHECK_STATUS(callPtr("AudioUnitInitialize", unit), noErr);
+    CHECK_STATUS(callPtr("AudioOutputUnitStart", unit), noErr);
+    Float32 samples[64];
+    struct { UInt32 count; AudioBuffer buffers[1]; } list = {1, {{1, sizeof samples, samples}}};
+    AudioTimeStamp ts;
+    memset(&ts, 0, sizeof ts);
+    AudioUnitRenderActionFlags flags = 0;
+    {
+        void *flagsPointer = &flags, *tsPointer = &ts, *listPointer = &list;
+        UInt32 bus = 0, frames = 64;
+        ffi_type *t[] = {T_PTR, T_PTR, T_PTR, T_U32, T_U32, T_PTR};
+        void *v[] = {&unit, &flagsPointer, &tsPointer, &bus, &frames, &listPointer};
+        CHECK_STATUS(call("AudioUnitRender", 6, t, v), noErr);
+    }
+    CHECK(renderCalls == 1 && samples[0] == 0.25f && samples[63] == 0.25f, "the closure rendered (calls %d)", renderCalls);
+    {
+        UInt32 id = kHALOutputParam_Volume, scope = kAudioUnitScope_Global, element = 0, offset = 0;
+        Float32 value = 0.5f, readBack = 0;
+        ffi_type *t[] = {T_PTR, T_U32, T_U32, T_U32, T_F32, T_U32};
+        void *v[] = {&unit, &id, &scope, &element, &value, &offset};
+        CHECK_STATUS(call("AudioUnitSetParameter", 6, t, v), noErr);
+        void *out = &readBack;
+        ffi_type *g[] = {T_PTR, T_U32, T_U32, T_U32, T_PTR};
+        void *gv[] = {&unit, &id, &scope, &element, &out};
+        CHECK_STATUS(call("AudioUnitGetParameter", 5, g, gv), noErr);
+        CHECK(readBack == 0.5f, "a Float32 parameter through ffi");
+        AudioUnitParameterEvent event;
+        memset(&event, 0, sizeof event);
+        event.parameter = kHALOutputParam_Volume;
+        event.eventType = kParameterEvent_Immediate;
+        event.eventValues.immediate.value = 0.75f;
+        void *eventPointer = &event;
+        UInt32 count = 1;
+        ffi_type *s[] = {T_PTR, T_PTR, T_U32};
+        void *sv[] = {&unit, &eventPointer, &count};
+        CHECK_STATUS(call("AudioUnitScheduleParameters", 3, s, sv), noErr);
+    }
+    {
+        void *proc = renderCode, *data = NULL;
+        ffi_type *t[] = {T_PTR, T_PTR, T_PTR};
+        void *v[] = {&unit, &proc, &data};
+        CHECK_STATUS(call("AudioUnitAddRenderNotify", 3, t, v), noErr);
+        CHECK_STATUS(call("AudioUnitRemoveRenderNotify", 3, t, v), noErr);
+        UInt32 id = kAudioOutputUnitProperty_IsRunning;
+        ffi_type *l[] = {T_PTR, T_U32, T_PTR, T_PTR};
+        void *lv[] = {&unit, &id, &proc, &data};
+        CHECK_STATUS(call("AudioUnitAddPropertyListener", 4, l, lv), noErr);
+        CHECK_STATUS(call("AudioUnitRemovePropertyListenerWithUserData", 4, l, lv), noErr);
+    }
+    {
+        void *flagsPointer = &flags, *tsPointer = &ts, *listPointer = &list;
+        UInt32 frames = 64, lists = 1;
+        ffi_type *t[] = {T_PTR, T_PTR, T_PTR, T_U32, T_PTR};
+        void *v[] = {&unit, &flagsPointer, &tsPointer, &frames, &listPointer};
+        CHECK_STATUS(call("AudioUnitProcess", 5, t, v), kAudio_UnimplementedError);
+        ffi_type *m[] = {T_PTR, T_PTR, T_PTR, T_U32, T_U32, T_PTR, T_U32, T_PTR};
+        void *mv[] = {&unit, &flagsPointer, &tsPointer, &frames, &lists, &listPointer, &lists, &listPointer};
+        CHECK_STATUS(call("AudioUnitProcessMultiple", 8, m, mv), kAudio_UnimplementedError);
+        UInt32 scope = kAudioUnitScope_Global, element = 0;
+        ffi_type *r[] = {T_PTR, T_U32, T_U32};
+        void *rv[] = {&unit, &scope, &element};
+        CHECK_STATUS(call("AudioUnitReset", 3, r, rv), noErr);
+    }
+    CHECK_STATUS(callPtr("AudioOutputUnitStop", unit), noErr);
+    CHECK_STATUS(callPtr("AudioUnitUninitialize", unit), noErr);
+    CHECK_STATUS(callPtr("AudioComponentInstanceDispose", unit), noErr);
+    ffi_closure_free(renderClosure);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) { fprintf(stderr, "usage: %s LIBRARY\n", argv[0]); return 2; }
@@ -253,6 +450,8 @@ int main(int argc, char **argv)
         CFStringRef *address = symbol(constants[i]);
         CHECK(address && *address && getLength(*address) > 0, "%s is a non-empty CFString", constants[i]);
     }
+
+    audioUnits();
 
     for (int i = 0; i < LISTENERS; i++) ffi_closure_free(listeners[i].closure);
     ffi_closure_free(interruptionClosure);

@@ -15,6 +15,8 @@
 /* Core Audio's shared types (formats, buffer lists, time stamps), as the phone's
  * umbrella brings them. */
 #include <CoreAudio/CoreAudioTypes.h>
+/* The audio units, as the phone's umbrella brings them (through AUGraph.h there). */
+#include <AudioUnit/AudioUnit.h>
 #include <AudioToolbox/AudioServices.h>
 #include <AudioToolbox/AudioSessionLinux.h>
 

@@ -3,7 +3,7 @@
  *
  * Audio units: their types and subtypes, result codes, render callbacks, and the calls
  * that set them up and pull audio through them. Names, values and signatures are the
- * iPhone SDK's (iOS 7). Which units exist here: see audiounit(3).
+ * iPhone SDK's (iOS 7). Which units exist here: docs/API.md, "Audio units".
  */
 #ifndef __AUCOMPONENT__
 #define __AUCOMPONENT__

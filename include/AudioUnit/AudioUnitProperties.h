@@ -3,7 +3,7 @@
  *
  * Scopes, property IDs and the structures properties take. Names, values and layouts
  * are the iPhone SDK's (iOS 7). Which properties each unit here answers, and with which
- * result code it refuses the others: see audiounit(3).
+ * result code it refuses the others: docs/API.md, "Audio units".
  */
 #ifndef __AudioUnitProperties
 #define __AudioUnitProperties

@@ -6,6 +6,7 @@
 #include "../../../../../include/AudioToolbox/AudioSession.h"
 #include "../../../../../include/AudioToolbox/AudioServices.h"
 #include "../../../../../include/AudioToolbox/AudioSessionLinux.h"
+#include "../../../../../include/AudioUnit/AudioUnit.h"
 
 /* Internal (ProcessFacts.c): the path the library was loaded from (NULL if unknown),
  * and the program's short name. */
