@@ -124,33 +124,30 @@ for compiler in gcc clang; do
     done
     [ -z "$bad" ] && pass "iOS SDK claim: $compiler" || fail "iOS SDK claim: $compiler:$bad"
 done
-# <CoreAudio/CoreAudioTypes.h> through the umbrella: layouts and values of the iPhone SDK,
-# the canonical formats each module chooses, the SDK's C++ helpers
-# (Tests/headers/core_audio_types.c).
+# A header test (Tests/headers/NAME.c) built with gcc, clang, g++ and clang++ against one
+# module (EXPECT_IPHONE set to match) and run: it must print "MARK ok".
+# Usage: header_program LABEL NAME MARK MODULE
+header_program() {
+    local label=$1 name=$2 mark=$3 module=$4 iphone=0 bad=""
+    [ "$module" = AudioToolbox-ios ] && iphone=1
+    local module_flags
+    module_flags=$(pkg-config --cflags --libs "$module")
+    for compiler in "gcc -std=c11" "clang -std=c11" "g++ -x c++ -std=c++11" "clang++ -x c++ -std=c++11"; do
+        if ! $compiler -Wall -Wextra -Werror -DEXPECT_IPHONE=$iphone -o "$out/$name" \
+                "$here/Tests/headers/$name.c" $module_flags 2>"$out/$name.err"; then
+            bad="$bad ${compiler%% *} (does not compile)"; head -20 "$out/$name.err"
+        elif ! "$out/$name" | grep -q "$mark ok"; then
+            bad="$bad ${compiler%% *} (run)"
+        fi
+    done
+    [ -z "$bad" ] && pass "$label: $module" || fail "$label: $module:$bad"
+}
 for module in AudioToolbox AudioToolbox-ios; do
-    [ $module = AudioToolbox-ios ] && iphone=1 || iphone=0
-    module_flags=$(pkg-config --cflags --libs $module)
-    bad=""
-    for compiler in "gcc -std=c11" "clang -std=c11" "g++ -x c++ -std=c++11" "clang++ -x c++ -std=c++11"; do
-        if ! $compiler -Wall -Wextra -Werror -DEXPECT_IPHONE=$iphone -o "$out/core_audio_types" \
-                "$here/Tests/headers/core_audio_types.c" $module_flags 2>"$out/core_audio_types.err"; then
-            bad="$bad ${compiler%% *} (does not compile)"; head -20 "$out/core_audio_types.err"
-        elif ! "$out/core_audio_types" | grep -q "core-audio-types ok"; then
-            bad="$bad ${compiler%% *} (run)"
-        fi
-    done
-    [ -z "$bad" ] && pass "CoreAudioTypes: $module" || fail "CoreAudioTypes: $module:$bad"
+    # <CoreAudio/CoreAudioTypes.h> through the umbrella: layouts and values of the iPhone
+    # SDK, the canonical formats each module chooses, the SDK's C++ helpers.
+    header_program CoreAudioTypes core_audio_types core-audio-types "$module"
     # <AudioUnit/AudioUnit.h>, through the umbrella: the SDK's values and layouts.
-    bad=""
-    for compiler in "gcc -std=c11" "clang -std=c11" "g++ -x c++ -std=c++11" "clang++ -x c++ -std=c++11"; do
-        if ! $compiler -Wall -Wextra -Werror -DEXPECT_IPHONE=$iphone -o "$out/audio_unit_values" \
-                "$here/Tests/headers/audio_unit_values.c" $module_flags 2>"$out/audio_unit_values.err"; then
-            bad="$bad ${compiler%% *} (does not compile)"; head -20 "$out/audio_unit_values.err"
-        elif ! "$out/audio_unit_values" | grep -q "audio-unit-values ok"; then
-            bad="$bad ${compiler%% *} (run)"
-        fi
-    done
-    [ -z "$bad" ] && pass "AudioUnit headers: $module" || fail "AudioUnit headers: $module:$bad"
+    header_program "AudioUnit headers" audio_unit_values audio-unit-values "$module"
 done
 # The plain module says so when a program asks for iPhone code from it.
 printf '#include <AudioToolbox/AudioToolbox.h>\nint main(void) { return 0; }\n' > "$out/iphone_on_plain.c"

@@ -1252,6 +1252,15 @@ def case_o(c):
         server.close()
 
 
+def start_ducker(c):
+    """Program A with an active Ambient session that ducks others."""
+    (a,) = c.start("A")
+    a.set_category("ambi")
+    a.command("duck 1")
+    a.command("activate")
+    return a
+
+
 def case_o2(c):
     """A stream the user muted stays muted while a session ducks it, and after."""
     server = SoundServer(c)
@@ -1260,10 +1269,7 @@ def case_o2(c):
         subprocess.run(["wpctl", "set-mute", str(node), "1"], env=c.env, capture_output=True, timeout=HANG)
         server.wait(lambda s: s is not None and s.mute, "muted by the user")
         wait_heard(c, 0.0, "muted by the user")
-        (a,) = c.start("A")
-        a.set_category("ambi")
-        a.command("duck 1")
-        a.command("activate")
+        a = start_ducker(c)
         server.wait(lambda s: s is not None and s.mute and near(s.soft, 0.3) and s.soft_mute,
                     "lowered, and still muted (soft mute) as the user left it")
         a.command("deactivate")
@@ -1298,10 +1304,7 @@ def case_q(c):
     server = SoundServer(c)
     try:
         node = server.play().node
-        (a,) = c.start("A")
-        a.set_category("ambi")
-        a.command("duck 1")
-        a.command("activate")
+        a = start_ducker(c)
         server.wait(lambda s: lowered(s, 0.3), "soft volume 0.3 while A ducks")
         subprocess.run(["wpctl", "set-volume", str(node), "0.8"], env=c.env, capture_output=True, timeout=HANG)
         server.wait(lambda s: near(s.volumes, 0.8 ** 3), "the user's volume")
@@ -1327,10 +1330,7 @@ def case_r(c):
     server = SoundServer(c)
     try:
         node = server.play().node
-        (a,) = c.start("A")
-        a.set_category("ambi")
-        a.command("duck 1")
-        a.command("activate")
+        a = start_ducker(c)
         server.wait(lambda s: lowered(s, 0.3), "soft volume 0.3 while A ducks")
         # The program is frozen first, so that it cannot reconnect (and duck again) nor
         # leave (which would restore): only the journal can.
@@ -1428,10 +1428,7 @@ def case_z1(c):
     try:
         set_game_volume(c, server)
         first = server.play()
-        (a,) = c.start("A")
-        a.set_category("ambi")
-        a.command("duck 1")
-        a.command("activate")
+        a = start_ducker(c)
         # Judged by what is heard, whatever the means of lowering.
         wait_heard(c, 0.3, "the first player, while A ducks")
         server.player.kill()  # exits while lowered
@@ -1471,10 +1468,7 @@ def case_z2(c):
     second = None
     try:
         server.play()
-        (a,) = c.start("A")
-        a.set_category("ambi")
-        a.command("duck 1")
-        a.command("activate")
+        a = start_ducker(c)
         wait_heard(c, 0.3, "the player, while A ducks")  # whatever the means of lowering
         set_game_volume(c, server)  # WirePlumber writes its whole state while Music is lowered
         check_music_saved_untouched(c, "written out while a music player was lowered")

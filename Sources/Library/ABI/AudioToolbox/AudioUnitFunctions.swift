@@ -294,6 +294,13 @@ enum UnitListeners {
         let id: UInt32
         let proc: UInt
         let data: UInt
+
+        init(_ unit: OpaquePointer, _ id: UInt32, _ proc: AudioUnitPropertyListenerProc, _ data: UnsafeMutableRawPointer?) {
+            self.unit = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(unit)))
+            self.id = id
+            self.proc = UInt(bitPattern: unsafeBitCast(proc, to: Int.self))
+            self.data = UInt(bitPattern: data)
+        }
     }
     static let all = Locked<[Listener]>([])
 
@@ -315,9 +322,7 @@ public func audioUnitAddPropertyListener(_ unit: OpaquePointer?, _ id: UInt32, _
                                          _ data: UnsafeMutableRawPointer?) -> Int32 {
     unitCall(unit) { _ throws(UnitError) in
         guard let proc else { throw .parameter }
-        let listener = UnitListeners.Listener(unit: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(unit!))), id: id,
-                                              proc: UInt(bitPattern: unsafeBitCast(proc, to: Int.self)),
-                                              data: UInt(bitPattern: data))
+        let listener = UnitListeners.Listener(unit!, id, proc, data)
         UnitListeners.all.withLock { list in if !list.contains(listener) { list.append(listener) } }
     }
 }
@@ -328,9 +333,7 @@ public func audioUnitRemovePropertyListenerWithUserData(_ unit: OpaquePointer?, 
                                                         _ data: UnsafeMutableRawPointer?) -> Int32 {
     unitCall(unit) { _ throws(UnitError) in
         guard let proc else { throw .parameter }
-        let listener = UnitListeners.Listener(unit: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(unit!))), id: id,
-                                              proc: UInt(bitPattern: unsafeBitCast(proc, to: Int.self)),
-                                              data: UInt(bitPattern: data))
+        let listener = UnitListeners.Listener(unit!, id, proc, data)
         UnitListeners.all.withLock { $0.removeAll { $0 == listener } }
     }
 }
@@ -360,13 +363,18 @@ public func audioUnitRemoveRenderNotify(_ unit: OpaquePointer?, _ proc: AURender
     }
 }
 
+/// The one parameter output units have: the volume, global, element 0.
+private func checkVolumeParameter(_ id: UInt32, _ scope: UInt32, _ element: UInt32) throws(UnitError) {
+    guard Int(id) == kHALOutputParam_Volume else { throw .invalidParameter }
+    guard scope == UInt32(kAudioUnitScope_Global) else { throw .invalidScope }
+    guard element == 0 else { throw .invalidElement }
+}
+
 @_cdecl("AudioUnitGetParameter")
 public func audioUnitGetParameter(_ unit: OpaquePointer?, _ id: UInt32, _ scope: UInt32, _ element: UInt32,
                                   _ outValue: UnsafeMutablePointer<Float32>?) -> Int32 {
     unitCall(unit) { u throws(UnitError) in
-        guard Int(id) == kHALOutputParam_Volume else { throw .invalidParameter }
-        guard scope == UInt32(kAudioUnitScope_Global) else { throw .invalidScope }
-        guard element == 0 else { throw .invalidElement }
+        try checkVolumeParameter(id, scope, element)
         guard let outValue else { throw .parameter }
         outValue.pointee = u.volume
     }
@@ -376,9 +384,7 @@ public func audioUnitGetParameter(_ unit: OpaquePointer?, _ id: UInt32, _ scope:
 public func audioUnitSetParameter(_ unit: OpaquePointer?, _ id: UInt32, _ scope: UInt32, _ element: UInt32,
                                   _ value: Float32, _ offset: UInt32) -> Int32 {
     unitCall(unit) { u throws(UnitError) in
-        guard Int(id) == kHALOutputParam_Volume else { throw .invalidParameter }
-        guard scope == UInt32(kAudioUnitScope_Global) else { throw .invalidScope }
-        guard element == 0 else { throw .invalidElement }
+        try checkVolumeParameter(id, scope, element)
         try u.setVolume(value)
     }
 }

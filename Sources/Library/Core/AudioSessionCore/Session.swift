@@ -78,9 +78,6 @@ public final class Session: Sendable {
                                     sampleRate: s.format.sampleRate, ioBufferDuration: s.format.ioBufferDuration)
     }
 
-    /// The snapshot the services have now.
-    public var serviceSnapshot: AudioServiceSnapshot { state.withLock { snapshot(of: $0) } }
-
     /// Ducked sounds play at this fraction of their level (about -10 dB).
     public static let duckedLevel: Float = 0.3
 
