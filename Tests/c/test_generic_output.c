@@ -7,6 +7,7 @@
  * the same in every configuration of the matrix.
  */
 #include <AudioToolbox/AudioToolbox.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -48,6 +49,66 @@ static void runningListener(void *refCon, AudioUnit unit, AudioUnitPropertyID id
     (void)scope; (void)element;
     CHECK(refCon == (void *)7 && unit != NULL && id == kAudioOutputUnitProperty_IsRunning, "IsRunning listener args");
     runningCalls++;
+}
+
+/* ---- hostile: a callback that calls back in, and a second thread remaking the unit ---- */
+
+static AudioUnit reentered;
+static OSStatus reentryStatus = 1, reentryGet = 1;
+static OSStatus renderReentering(void *refCon, AudioUnitRenderActionFlags *flags, const AudioTimeStamp *ts,
+                                 UInt32 bus, UInt32 frames, AudioBufferList *data)
+{
+    (void)refCon; (void)flags; (void)ts; (void)bus;
+    memset(data->mBuffers[0].mData, 0, frames * 4);
+    UInt32 maximum = 0, size = sizeof maximum;
+    reentryGet = AudioUnitGetProperty(reentered, kAudioUnitProperty_MaximumFramesPerSlice, kAudioUnitScope_Global, 0,
+                                      &maximum, &size);
+    reentryStatus = AudioUnitSetProperty(reentered, kAudioUnitProperty_MaximumFramesPerSlice, kAudioUnitScope_Global,
+                                         0, &maximum, sizeof maximum);
+    return noErr;
+}
+
+static volatile int stopRemaking;
+static void *remake(void *unit)
+{
+    while (!stopRemaking) {
+        AudioUnitUninitialize(unit);
+        AudioUnitInitialize(unit);
+    }
+    return NULL;
+}
+
+static void hostile(AudioComponent component)
+{
+    CHECK_STATUS(AudioComponentInstanceNew(component, &reentered), noErr);
+    AURenderCallbackStruct callback = {renderReentering, NULL};
+    CHECK_STATUS(AudioUnitSetProperty(reentered, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0,
+                                      &callback, sizeof callback), noErr);
+    CHECK_STATUS(AudioUnitInitialize(reentered), noErr);
+    Float32 left[256], right[256];
+    struct { UInt32 count; AudioBuffer buffers[2]; } list = {2, {{1, sizeof left, left}, {1, sizeof right, right}}};
+    AudioTimeStamp ts;
+    memset(&ts, 0, sizeof ts);
+    AudioUnitRenderActionFlags flags = 0;
+    CHECK_STATUS(AudioUnitRender(reentered, &flags, &ts, 0, 256, (AudioBufferList *)&list), noErr);
+    CHECK(reentryGet == noErr && reentryStatus == kAudioUnitErr_Initialized,
+          "inside its render callback a unit answers: get %d, set %d", (int)reentryGet, (int)reentryStatus);
+    /* Another thread uninitializes and initializes the unit while this one renders:
+       each render either renders or says Uninitialized, and nothing crashes. */
+    pthread_t thread;
+    pthread_create(&thread, NULL, remake, reentered);
+    int rendered = 0, refused = 0, other = 0;
+    for (int i = 0; i < 20000; i++) {
+        OSStatus status = AudioUnitRender(reentered, &flags, &ts, 0, 256, (AudioBufferList *)&list);
+        if (status == noErr) rendered++;
+        else if (status == kAudioUnitErr_Uninitialized) refused++;
+        else other++;
+    }
+    stopRemaking = 1;
+    pthread_join(thread, NULL);
+    CHECK(other == 0 && rendered + refused == 20000, "renders while remade: %d rendered, %d uninitialized, %d other",
+          rendered, refused, other);
+    CHECK_STATUS(AudioComponentInstanceDispose(reentered), noErr);
 }
 
 static AudioStreamBasicDescription lpcm(Float64 rate, UInt32 flags, UInt32 channels, UInt32 bits, int interleaved)
@@ -187,6 +248,7 @@ int main(void)
 
     CHECK_STATUS(AudioComponentInstanceDispose(unit), noErr);
     CHECK_STATUS(AudioComponentInstanceDispose(unit), kAudio_ParamError);
+    hostile(component);
     CHECK_STATUS(AudioUnitInitialize(unit), kAudio_ParamError);
     return finish("generic output");
 }

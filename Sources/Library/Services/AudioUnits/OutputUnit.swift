@@ -53,21 +53,36 @@ public final class OutputUnit: @unchecked Sendable {
         var programSide = PCMLayout(sampleRate: 44100, encoding: .float32, channels: 2, interleaved: false)
         var outputSide = PCMLayout(sampleRate: 44100, encoding: .float32, channels: 2, interleaved: false)
         var render: RenderProc?
-        var hasRenderCallback = false
+        /// The program side's buffers, made at Initialize; a render holds its own
+        /// reference, so buffers remade meanwhile by another thread stay valid under it.
+        var scratch: Scratch?
         var notifies: [(key: UInt, call: RenderProc)] = []
         var volume: Float = 1
         var shouldAllocate = [true, true]
         var lastRenderError: Int32 = 0
-        var sampleTime: Double = 0
     }
     private let config = Locked(Config())
-    /// The program side's buffers, made at Initialize (MaximumFramesPerSlice frames).
-    private var scratch: [UnsafeMutableRawPointer] = []
-    private var scratchList: UnsafeMutableRawPointer?
+
+    /// Buffers for the program's side and the AudioBufferList that describes them
+    /// (UInt32 count, padding, then 16-byte AudioBuffers: LP64), freed with the last
+    /// reference.
+    final class Scratch {
+        let buffers: [UnsafeMutableRawPointer]
+        let list: UnsafeMutableRawPointer
+
+        init(count: Int, bytes: Int) {
+            buffers = (0..<count).map { _ in UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 16) }
+            list = UnsafeMutableRawPointer.allocate(byteCount: 8 + 16 * count, alignment: 8)
+            list.storeBytes(of: UInt32(count), as: UInt32.self)
+        }
+
+        deinit {
+            for buffer in buffers { buffer.deallocate() }
+            list.deallocate()
+        }
+    }
 
     public init(kind: UnitKind) { self.kind = kind }
-
-    deinit { freeScratch() }
 
     // MARK: Properties
 
@@ -104,10 +119,7 @@ public final class OutputUnit: @unchecked Sendable {
 
     /// Sets (or, with nil, removes) the render callback of element 0's input.
     public func setRenderCallback(_ proc: RenderProc?) {
-        config.withLock { c in
-            c.render = proc
-            c.hasRenderCallback = proc != nil
-        }
+        config.withLock { $0.render = proc }
     }
 
     public func shouldAllocateBuffer(scope: Scope) throws(UnitError) -> Bool {
@@ -152,17 +164,9 @@ public final class OutputUnit: @unchecked Sendable {
         try config.withLock { c throws(UnitError) in
             guard !c.initialized else { return }
             guard c.programSide.sampleRate == c.outputSide.sampleRate else { throw .formatNotSupported }
-            freeScratch()
-            let bytes = Int(c.maximumFrames) * c.programSide.bytesPerFrame
-            scratch = (0..<c.programSide.bufferCount).map { _ in
-                UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 16)
-            }
-            // An AudioBufferList: UInt32 count, padding, then 16-byte AudioBuffers (LP64).
-            let list = UnsafeMutableRawPointer.allocate(byteCount: 8 + 16 * scratch.count, alignment: 8)
-            list.storeBytes(of: UInt32(scratch.count), as: UInt32.self)
-            scratchList = list
+            c.scratch = Scratch(count: c.programSide.bufferCount,
+                                bytes: Int(c.maximumFrames) * c.programSide.bytesPerFrame)
             c.initialized = true
-            c.sampleTime = 0
         }
     }
 
@@ -170,14 +174,8 @@ public final class OutputUnit: @unchecked Sendable {
         config.withLock { c in
             c.initialized = false
             c.running = false
+            c.scratch = nil
         }
-    }
-
-    private func freeScratch() {
-        for buffer in scratch { buffer.deallocate() }
-        scratch = []
-        scratchList?.deallocate()
-        scratchList = nil
     }
 
     /// Returns whether the running state changed (IsRunning listeners are then told).
@@ -189,7 +187,9 @@ public final class OutputUnit: @unchecked Sendable {
         }
     }
 
-    public func reset() { config.withLock { $0.sampleTime = 0 } }
+    /// GenericOutput keeps nothing between renders (no delay line, no resampler state):
+    /// there is nothing to clear.
+    public func reset() {}
 
     // MARK: Rendering
 
@@ -200,7 +200,8 @@ public final class OutputUnit: @unchecked Sendable {
                        outputList: UnsafeMutableRawPointer, buffers: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
                        bufferBytes: [Int]) throws(UnitError) {
         let c = config.withLock { $0 }
-        guard c.initialized, let list = scratchList else { throw .uninitialized }
+        guard c.initialized, let scratch = c.scratch else { throw .uninitialized }
+        let list = scratch.list
         guard bus == 0 else { throw .invalidElement }
         guard frames <= c.maximumFrames else { throw .tooManyFramesToProcess }
         guard bufferBytes.count == c.outputSide.bufferCount,
@@ -211,7 +212,7 @@ public final class OutputUnit: @unchecked Sendable {
         }
         // The program's buffers, re-described for this slice.
         let bytes = UInt32(Int(frames) * c.programSide.bytesPerFrame)
-        for (index, buffer) in scratch.enumerated() {
+        for (index, buffer) in scratch.buffers.enumerated() {
             let entry = list + 8 + 16 * index
             entry.storeBytes(of: UInt32(c.programSide.channelsPerBuffer), as: UInt32.self)
             entry.storeBytes(of: bytes, toByteOffset: 4, as: UInt32.self)
@@ -228,7 +229,7 @@ public final class OutputUnit: @unchecked Sendable {
             throw UnitError(rawValue: status) ?? .cannotDoInCurrentContext
         }
         // The callback may have pointed a buffer elsewhere: read where it says.
-        var sources = [UnsafeMutableRawPointer?](repeating: nil, count: scratch.count)
+        var sources = [UnsafeMutableRawPointer?](repeating: nil, count: scratch.buffers.count)
         for index in sources.indices {
             sources[index] = (list + 8 + 16 * index).load(fromByteOffset: 8, as: UnsafeMutableRawPointer?.self)
         }
@@ -240,6 +241,5 @@ public final class OutputUnit: @unchecked Sendable {
             var post = flags.pointee | (1 << 3)
             _ = notify.call(&post, timeStamp, bus, frames, outputList)
         }
-        config.withLock { $0.sampleTime += Double(frames) }
     }
 }
