@@ -8,7 +8,8 @@
 //   Library/   what runs inside the program: ABI (the C entry points), Core (the session's
 //              rules), Delivery (callbacks on run loops), Hardware (ALSA, the virtual
 //              device), Arbiters (the daemon's client, the in-process arbiter), Services
-//              (the audio the session feeds: system sounds, audio units)
+//              (the audio the session feeds: system sounds, audio units), Streams (the
+//              devices the units stream to, and their real-time threads)
 //   Daemon/    audiosessiond          Tool/  the audiosession command
 //   Shared/    what the library, the daemon and the tool share (the SPEC 7 engine, the
 //              protocol, the socket, the POSIX layer, locking)
@@ -94,8 +95,13 @@ let package = Package(
         .systemLibrary(name: "CSamplerate", path: "Sources/CLibraries/CSamplerate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
         // System Sound Services: decoding, conversion, the mixer thread on one ALSA stream.
         .target(name: "SystemSounds", dependencies: ["AudioSessionCore", "CALSA", "CSndfile", "CSamplerate", "Locking", "POSIXSupport"], path: "Sources/Library/Services/SystemSounds"),
-        // The I/O audio units (issue 17, in progress): PCM layouts and their conversion.
-        .target(name: "AudioUnits", dependencies: ["Locking"], path: "Sources/Library/Services/AudioUnits"),
+        // The devices the I/O units stream to: ALSA PCMs, or the virtual device's clock;
+        // the real-time threads that exchange periods with them.
+        .target(name: "AudioStreams", dependencies: ["AudioSessionCore", "CALSA"], path: "Sources/Library/Streams/AudioStreams"),
+        // The audio units: RemoteIO and VoiceProcessingIO on a stream the session feeds,
+        // GenericOutput pulled offline; PCM layouts, conversion, rate conversion.
+        .target(name: "AudioUnits", dependencies: ["AudioSessionCore", "AudioStreams", "CSamplerate", "Locking"],
+                path: "Sources/Library/Services/AudioUnits"),
         // Real sound cards: PCM negotiation, mixer, jack controls and control events.
         .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "CDescriptors", "Locking", "POSIXSupport"], path: "Sources/Library/Hardware/ALSABackend"),
         // Delivery of callbacks on the client's CFRunLoop or through a pollable fd.

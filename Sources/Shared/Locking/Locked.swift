@@ -46,6 +46,16 @@ public final class Locked<Value>: @unchecked Sendable {
         return try body(&value.pointee)
     }
 
+    /// Runs `body` with the value if the lock is free at this instant, else returns nil
+    /// without waiting: for real-time threads, which must never wait for a thread of
+    /// lower priority (they keep what they read last time instead).
+    @inlinable
+    public func withLockIfAvailable<Result>(_ body: (inout Value) -> Result) -> Result? {
+        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+        defer { Self.check(pthread_mutex_unlock(mutex), "pthread_mutex_unlock") }
+        return body(&value.pointee)
+    }
+
     /// A failed lock operation is a bug in the library (a lock taken twice, released by
     /// the wrong thread, destroyed while held): stop with a message rather than run on
     /// with state no lock protects.

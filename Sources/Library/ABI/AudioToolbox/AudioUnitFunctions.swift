@@ -1,3 +1,4 @@
+import AudioSessionCore
 import AudioUnits
 import CAudioToolbox
 import CoreFoundation
@@ -5,7 +6,9 @@ import Locking
 
 // The AudioComponent, AudioUnit and AudioOutputUnit functions of <AudioUnit/...>:
 // handles checked, C structures read and written, result codes; the units themselves
-// are AudioUnits.OutputUnit. Units need no session (GenericOutput renders offline).
+// are AudioUnits.OutputUnit. The I/O units are fed by the session once one exists
+// (before that, they play on the configured device, ungoverned); GenericOutput needs
+// none.
 
 /// The components (one static address each, never freed) and the live instances (by the
 /// address handed to the program, which a disposed or foreign pointer is not among).
@@ -23,6 +26,12 @@ enum UnitHandles {
     static func unit(_ handle: OpaquePointer?) -> OutputUnit? {
         guard let handle else { return nil }
         return instances.withLock { $0[UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(handle)))] }
+    }
+
+    /// Before an interruption's Begin is delivered: every unit the session stopped has
+    /// finished its last period.
+    static func awaitQuiet() {
+        for unit in instances.withLock({ Array($0.values) }) where unit.kind.hasDevice { unit.awaitQuiet() }
     }
 
     static func matches(_ kind: UnitKind, _ description: AudioComponentDescription) -> Bool {
@@ -93,9 +102,12 @@ public func audioComponentGetVersion(_ component: OpaquePointer?, _ outVersion: 
 public func audioComponentInstanceNew(_ component: OpaquePointer?,
                                       _ outInstance: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     guard let kind = UnitHandles.kind(component), let outInstance else { return UnitError.parameter.rawValue }
-    let unit = OutputUnit(kind: kind)
+    let unit = OutputUnit(kind: kind, fedWith: SystemSoundServices.withoutSession())
     let handle = Unmanaged.passUnretained(unit).toOpaque()
-    UnitHandles.instances.withLock { $0[UInt(bitPattern: Int(bitPattern: handle))] = unit }
+    let key = UInt(bitPattern: Int(bitPattern: handle))
+    unit.onStoppedBySystem = { UnitListeners.tell(OpaquePointer(bitPattern: key), kAudioOutputUnitProperty_IsRunning) }
+    UnitHandles.instances.withLock { $0[key] = unit }
+    if kind.hasDevice { Runtime.withCurrent { $0.session.attach(unit) } }
     outInstance.pointee = OpaquePointer(handle)
     return 0
 }
@@ -107,6 +119,8 @@ public func audioComponentInstanceDispose(_ instance: OpaquePointer?) -> Int32 {
     let removed = UnitHandles.instances.withLock { $0.removeValue(forKey: key) }
     guard let removed else { return UnitError.parameter.rawValue }
     removed.uninitialize()
+    Runtime.withCurrent { $0.session.detach(removed) }
+    UnitListeners.all.withLock { $0.removeAll { $0.unit == key } }
     return 0
 }
 
@@ -132,10 +146,7 @@ public func audioUnitInitialize(_ unit: OpaquePointer?) -> Int32 { unitCall(unit
 @_cdecl("AudioUnitUninitialize")
 public func audioUnitUninitialize(_ unit: OpaquePointer?) -> Int32 {
     var stopped = false
-    let status = unitCall(unit) { u in
-        stopped = u.isRunning
-        u.uninitialize()
-    }
+    let status = unitCall(unit) { u in stopped = u.uninitialize() }
     if stopped { UnitListeners.tell(unit, kAudioOutputUnitProperty_IsRunning) }
     return status
 }
@@ -166,6 +177,19 @@ private func propertyInfo(_ u: OutputUnit, _ id: UInt32, _ scope: UInt32, _ elem
         return (MemoryLayout<Float64>.size, false)
     case kAudioUnitProperty_ElementCount:
         return (MemoryLayout<UInt32>.size, false)
+    case kAudioOutputUnitProperty_EnableIO:
+        _ = try u.isEnabled(scope: where_, element: element)
+        return (MemoryLayout<UInt32>.size, true)
+    case kAudioOutputUnitProperty_SetInputCallback:
+        guard u.kind.hasDevice else { throw .invalidProperty }
+        guard where_ == .global else { throw .invalidScope }
+        guard element < 2 else { throw .invalidElement }
+        return (MemoryLayout<AURenderCallbackStruct>.size, true)
+    case kAUVoiceIOProperty_BypassVoiceProcessing, kAUVoiceIOProperty_VoiceProcessingEnableAGC,
+         kAUVoiceIOProperty_MuteOutput:
+        _ = try u.voiceSwitch(voiceSwitch(id))
+        guard where_ == .global else { throw .invalidScope }
+        return (MemoryLayout<UInt32>.size, true)
     case kAudioUnitProperty_LastRenderError:
         guard where_ == .global else { throw .invalidScope }
         return (MemoryLayout<Int32>.size, false)
@@ -186,6 +210,20 @@ public func audioUnitGetPropertyInfo(_ unit: OpaquePointer?, _ id: UInt32, _ sco
         outSize?.pointee = UInt32(info.size)
         outWritable?.pointee = info.writable
     }
+}
+
+private func voiceSwitch(_ id: UInt32) -> OutputUnit.VoiceSwitch {
+    switch Int(id) {
+    case kAUVoiceIOProperty_BypassVoiceProcessing: return .bypass
+    case kAUVoiceIOProperty_VoiceProcessingEnableAGC: return .automaticGain
+    default: return .muteOutput
+    }
+}
+
+private func callback(_ structure: AURenderCallbackStruct) -> RenderCallback? {
+    guard let proc = structure.inputProc else { return nil }
+    return RenderCallback(procedure: unsafeBitCast(proc, to: RenderCallback.Procedure.self),
+                          refCon: structure.inputProcRefCon)
 }
 
 private func description(_ layout: PCMLayout) -> AudioStreamBasicDescription {
@@ -214,10 +252,17 @@ public func audioUnitGetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
             outData.storeBytes(of: u.maximumFramesPerSlice, as: UInt32.self)
         case kAudioUnitProperty_ShouldAllocateBuffer:
             outData.storeBytes(of: try u.shouldAllocateBuffer(scope: where_) ? 1 : 0, as: UInt32.self)
-        case kAudioUnitProperty_Latency, kAudioUnitProperty_TailTime:
+        case kAudioUnitProperty_Latency:
+            outData.storeBytes(of: u.latency, as: Float64.self)
+        case kAudioUnitProperty_TailTime:
             outData.storeBytes(of: 0, as: Float64.self)
         case kAudioUnitProperty_ElementCount:
-            outData.storeBytes(of: 1, as: UInt32.self)
+            outData.storeBytes(of: where_ == .global ? 1 : u.kind.elementCount, as: UInt32.self)
+        case kAudioOutputUnitProperty_EnableIO:
+            outData.storeBytes(of: try u.isEnabled(scope: where_, element: element) ? 1 : 0, as: UInt32.self)
+        case kAUVoiceIOProperty_BypassVoiceProcessing, kAUVoiceIOProperty_VoiceProcessingEnableAGC,
+             kAUVoiceIOProperty_MuteOutput:
+            outData.storeBytes(of: try u.voiceSwitch(voiceSwitch(id)) ? 1 : 0, as: UInt32.self)
         case kAudioUnitProperty_LastRenderError:
             outData.storeBytes(of: u.lastRenderError, as: Int32.self)
         case kAudioOutputUnitProperty_IsRunning:
@@ -238,9 +283,13 @@ public func audioUnitSetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
         let info = try propertyInfo(u, id, scope, element)
         guard info.writable else { throw .propertyNotWritable }
         let where_ = Scope(rawValue: scope)!
-        // A NULL render callback structure removes the callback.
+        // A NULL render or input callback structure removes the callback.
         if Int(id) == kAudioUnitProperty_SetRenderCallback && inData == nil {
             u.setRenderCallback(nil)
+            return
+        }
+        if Int(id) == kAudioOutputUnitProperty_SetInputCallback && inData == nil {
+            try u.setInputCallback(nil)
             return
         }
         guard let inData else { throw .parameter }
@@ -271,13 +320,14 @@ public func audioUnitSetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
         case kAudioUnitProperty_ShouldAllocateBuffer:
             try u.setShouldAllocateBuffer(inData.loadUnaligned(as: UInt32.self) != 0, scope: where_)
         case kAudioUnitProperty_SetRenderCallback:
-            let callback = inData.loadUnaligned(as: AURenderCallbackStruct.self)
-            guard let proc = callback.inputProc else { u.setRenderCallback(nil); return }
-            let refCon = callback.inputProcRefCon
-            u.setRenderCallback { flags, timeStamp, bus, frames, list in
-                proc(refCon, flags, timeStamp.assumingMemoryBound(to: AudioTimeStamp.self), bus, frames,
-                     list.assumingMemoryBound(to: AudioBufferList.self))
-            }
+            u.setRenderCallback(callback(inData.loadUnaligned(as: AURenderCallbackStruct.self)))
+        case kAudioOutputUnitProperty_SetInputCallback:
+            try u.setInputCallback(callback(inData.loadUnaligned(as: AURenderCallbackStruct.self)))
+        case kAudioOutputUnitProperty_EnableIO:
+            try u.setEnabled(inData.loadUnaligned(as: UInt32.self) != 0, scope: where_, element: element)
+        case kAUVoiceIOProperty_BypassVoiceProcessing, kAUVoiceIOProperty_VoiceProcessingEnableAGC,
+             kAUVoiceIOProperty_MuteOutput:
+            try u.setVoiceSwitch(voiceSwitch(id), inData.loadUnaligned(as: UInt32.self) != 0)
         default:
             throw .propertyNotWritable
         }
@@ -338,19 +388,14 @@ public func audioUnitRemovePropertyListenerWithUserData(_ unit: OpaquePointer?, 
     }
 }
 
-private func notifyKey(_ proc: AURenderCallback, _ data: UnsafeMutableRawPointer?) -> UInt {
-    UInt(bitPattern: unsafeBitCast(proc, to: Int.self)) &* 31 &+ UInt(bitPattern: data)
-}
-
 @_cdecl("AudioUnitAddRenderNotify")
 public func audioUnitAddRenderNotify(_ unit: OpaquePointer?, _ proc: AURenderCallback?,
                                      _ data: UnsafeMutableRawPointer?) -> Int32 {
     unitCall(unit) { u throws(UnitError) in
-        guard let proc else { throw .parameter }
-        u.addRenderNotify(key: notifyKey(proc, data)) { flags, timeStamp, bus, frames, list in
-            proc(data, flags, timeStamp.assumingMemoryBound(to: AudioTimeStamp.self), bus, frames,
-                 list.assumingMemoryBound(to: AudioBufferList.self))
+        guard let notify = callback(AURenderCallbackStruct(inputProc: proc, inputProcRefCon: data)) else {
+            throw .parameter
         }
+        try u.addRenderNotify(notify)
     }
 }
 
@@ -358,8 +403,10 @@ public func audioUnitAddRenderNotify(_ unit: OpaquePointer?, _ proc: AURenderCal
 public func audioUnitRemoveRenderNotify(_ unit: OpaquePointer?, _ proc: AURenderCallback?,
                                         _ data: UnsafeMutableRawPointer?) -> Int32 {
     unitCall(unit) { u throws(UnitError) in
-        guard let proc else { throw .parameter }
-        u.removeRenderNotify(key: notifyKey(proc, data))
+        guard let notify = callback(AURenderCallbackStruct(inputProc: proc, inputProcRefCon: data)) else {
+            throw .parameter
+        }
+        u.removeRenderNotify(notify)
     }
 }
 
@@ -409,21 +456,26 @@ public func audioUnitScheduleParameters(_ unit: OpaquePointer?, _ events: Unsafe
 public func audioUnitRender(_ unit: OpaquePointer?, _ flags: UnsafeMutablePointer<UInt32>?,
                             _ timeStamp: UnsafePointer<AudioTimeStamp>?, _ bus: UInt32, _ frames: UInt32,
                             _ ioData: UnsafeMutablePointer<AudioBufferList>?) -> Int32 {
-    unitCall(unit) { u throws(UnitError) in
-        guard let timeStamp, let ioData else { throw .parameter }
-        var noFlags: UInt32 = 0
-        let flagsPointer = flags ?? withUnsafeMutablePointer(to: &noFlags) { $0 }
-        // The list holds mNumberBuffers AudioBuffers from mBuffers on.
-        let count = Int(ioData.pointee.mNumberBuffers)
-        let first = UnsafeMutableRawPointer(ioData) + MemoryLayout<AudioBufferList>.offset(of: \AudioBufferList.mBuffers)!
-        let buffers = first.assumingMemoryBound(to: AudioBuffer.self)
-        var pointers = (0..<count).map { buffers[$0].mData }
-        let sizes = (0..<count).map { Int(buffers[$0].mDataByteSize) }
-        guard !pointers.contains(where: { $0 == nil }) else { throw .parameter }
-        try pointers.withUnsafeMutableBufferPointer { buffers throws(UnitError) in
-            try u.render(flags: flagsPointer, timeStamp: UnsafeRawPointer(timeStamp), bus: bus, frames: frames,
-                         outputList: UnsafeMutableRawPointer(ioData), buffers: buffers.baseAddress!, bufferBytes: sizes)
+    // Inside an I/O unit's callback (its real-time thread) the unit is known without the
+    // registry's lock.
+    let here = OutputUnit.onIOThread
+    let found = here.flatMap { Unmanaged.passUnretained($0).toOpaque() == UnsafeMutableRawPointer(unit) ? $0 : nil }
+    guard let u = found ?? UnitHandles.unit(unit) else { return UnitError.parameter.rawValue }
+    guard let timeStamp, let ioData else { return UnitError.parameter.rawValue }
+    do throws(UnitError) {
+        if u.kind.hasDevice {
+            guard bus == 1 else { throw .invalidElement }
+            try u.renderInput(frames: frames, list: UnsafeMutableRawPointer(ioData))
+        } else {
+            var noFlags: UInt32 = 0
+            try withUnsafeMutablePointer(to: &noFlags) { none throws(UnitError) in
+                try u.renderPulled(flags: flags ?? none, timeStamp: UnsafeRawPointer(timeStamp), bus: bus,
+                                   frames: frames, list: UnsafeMutableRawPointer(ioData))
+            }
         }
+        return 0
+    } catch {
+        return error.rawValue
     }
 }
 
@@ -453,8 +505,25 @@ public func audioUnitReset(_ unit: OpaquePointer?, _ scope: UInt32, _ element: U
 
 @_cdecl("AudioOutputUnitStart")
 public func audioOutputUnitStart(_ unit: OpaquePointer?) -> Int32 {
+    guard let u = UnitHandles.unit(unit) else { return UnitError.parameter.rawValue }
+    // An I/O unit plays in the session: starting one activates an inactive session, and
+    // a refused activation (a call, a non-mixing program that will not yield) refuses
+    // the start with the session's code.
+    if u.kind.hasDevice, u.isInitialized, !u.isRunning {
+        let refusal = Runtime.withCurrent { runtime -> Int32 in
+            runtime.session.attach(u)
+            guard runtime.session.phase != .active else { return 0 }
+            do throws(ResultCode) {
+                try runtime.session.setActive(true, flags: 0)
+                return 0
+            } catch {
+                return error.rawValue
+            }
+        }
+        if let refusal, refusal != 0 { return refusal }
+    }
     var changed = false
-    let status = unitCall(unit) { u throws(UnitError) in changed = try u.setRunning(true) }
+    let status = unitCall(unit) { u throws(UnitError) in changed = try u.start() }
     if changed { UnitListeners.tell(unit, kAudioOutputUnitProperty_IsRunning) }
     return status
 }
@@ -462,7 +531,10 @@ public func audioOutputUnitStart(_ unit: OpaquePointer?) -> Int32 {
 @_cdecl("AudioOutputUnitStop")
 public func audioOutputUnitStop(_ unit: OpaquePointer?) -> Int32 {
     var changed = false
-    let status = unitCall(unit) { u throws(UnitError) in changed = try u.setRunning(false) }
+    let status = unitCall(unit) { u throws(UnitError) in
+        guard u.isInitialized else { throw .uninitialized }
+        changed = u.stop()
+    }
     if changed { UnitListeners.tell(unit, kAudioOutputUnitProperty_IsRunning) }
     return status
 }

@@ -1,4 +1,4 @@
-/// The audio the session governs — system sounds now, I/O units and audio queues next —
+/// The audio the session governs — system sounds, I/O units, and audio queues next —
 /// is made by services the session feeds (DESIGN.md): the session pushes one snapshot
 /// from each transaction that changes it, and each service obeys the latest. A service
 /// never asks the session, the ABI layer or the configuration anything: what it needs to
@@ -15,18 +15,25 @@ public struct AudioServiceSnapshot: Equatable, Sendable {
     public var level: Float
     /// The silent switch is on: sounds that obey it (UI sounds) are silent.
     public var silentSwitch: Bool
+    /// The session's category is silenced by the switch (Ambient, SoloAmbient) and the
+    /// switch is on: the program's own output is silent.
+    public var outputSilenced: Bool
+    /// The category records (RecordAudio, PlayAndRecord): input may hear the microphone.
+    public var recording: Bool
     /// Where the program's audio goes.
     public var device: AudioOutputDevice
     /// The hardware format the session runs at.
     public var sampleRate: Double
     public var ioBufferDuration: Float
 
-    public init(active: Bool, interrupted: Bool, level: Float, silentSwitch: Bool, device: AudioOutputDevice,
-                sampleRate: Double, ioBufferDuration: Float) {
+    public init(active: Bool, interrupted: Bool, level: Float, silentSwitch: Bool, outputSilenced: Bool = false,
+                recording: Bool = false, device: AudioOutputDevice, sampleRate: Double, ioBufferDuration: Float) {
         self.active = active
         self.interrupted = interrupted
         self.level = level
         self.silentSwitch = silentSwitch
+        self.outputSilenced = outputSilenced
+        self.recording = recording
         self.device = device
         self.sampleRate = sampleRate
         self.ioBufferDuration = ioBufferDuration

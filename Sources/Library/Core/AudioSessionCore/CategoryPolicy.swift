@@ -1,9 +1,7 @@
 /// What a category allows: the table of SPEC.md section 5, as data.
 ///
 /// Everything that asks "may this category ..." reads this table; no rule about a
-/// category is written anywhere else. The table's "silenced by the silent switch" column
-/// joins when the library plays sounds of its own (System Sound Services): nothing
-/// before that reads it.
+/// category is written anywhere else.
 public struct CategoryPolicy: Sendable {
     /// Mixes with other programs' sound without any override.
     public let mixesByDefault: Bool
@@ -17,26 +15,29 @@ public struct CategoryPolicy: Sendable {
     public let routeOverrideAllowed: Bool
     public let usesInput: Bool
     public let usesOutput: Bool
+    /// The silent switch silences this category's output (Ambient, SoloAmbient).
+    public let silencedBySwitch: Bool
     /// The modes this category accepts besides Default and Measurement.
     public let extraModes: Set<Mode>
 
     private static func row(mixes: Bool = false, mixSettable: Bool = false, speakerSettable: Bool = false,
                             bluetoothSettable: Bool = false, routeOverride: Bool = false,
-                            input: Bool, output: Bool, modes: Set<Mode> = []) -> CategoryPolicy {
+                            input: Bool, output: Bool, silenced: Bool = false,
+                            modes: Set<Mode> = []) -> CategoryPolicy {
         CategoryPolicy(mixesByDefault: mixes, mixWithOthersSettable: mixSettable,
                        defaultToSpeakerSettable: speakerSettable, bluetoothInputSettable: bluetoothSettable,
                        routeOverrideAllowed: routeOverride,
-                       usesInput: input, usesOutput: output, extraModes: modes)
+                       usesInput: input, usesOutput: output, silencedBySwitch: silenced, extraModes: modes)
     }
 
-    static let ambient = row(mixes: true, input: false, output: true)
+    static let ambient = row(mixes: true, input: false, output: true, silenced: true)
     static let media = row(mixSettable: true, input: false, output: true)
 
     /// Keyed by the category's raw value; the deprecated aliases share their target's row.
     static let table: [UInt32: CategoryPolicy] = [
         FourCharCode.make("ambi"): ambient,
         FourCharCode.make("uifx"): ambient,
-        FourCharCode.make("solo"): row(input: false, output: true),
+        FourCharCode.make("solo"): row(input: false, output: true, silenced: true),
         FourCharCode.make("medi"): media,
         FourCharCode.make("live"): media,
         FourCharCode.make("reca"): row(bluetoothSettable: true, input: true, output: false,

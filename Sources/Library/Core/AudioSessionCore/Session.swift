@@ -74,7 +74,9 @@ public final class Session: Sendable {
         let interrupted = s.phase == .interrupted || s.systemInterruptionInProgress
         return AudioServiceSnapshot(active: s.phase == .active, interrupted: interrupted,
                                     level: interrupted ? 0 : s.ducked ? Session.duckedLevel : 1,
-                                    silentSwitch: s.silentSwitchOn, device: backend.outputDevice,
+                                    silentSwitch: s.silentSwitchOn,
+                                    outputSilenced: s.silentSwitchOn && s.policy.silencedBySwitch,
+                                    recording: s.policy.usesInput, device: backend.outputDevice,
                                     sampleRate: s.format.sampleRate, ioBufferDuration: s.format.ioBufferDuration)
     }
 

@@ -1,4 +1,9 @@
+import AudioSessionCore
+import AudioStreams
+import Dispatch
+import Glibc
 import Locking
+import Synchronization
 
 /// The audio unit result codes (AUComponent.h) this layer answers with.
 public enum UnitError: Int32, Error, Sendable {
@@ -17,109 +22,289 @@ public enum UnitError: Int32, Error, Sendable {
     case parameter = -50
     /// kAudio_UnimplementedError: a call this unit has no meaning for.
     case unimplemented = -4
+    /// '!pla': the device would not open (busy, unplugged): the unit did not start.
+    case cannotStartPlaying = 0x2170_6C61
 }
 
-/// The components this library provides. Only GenericOutput so far: an output unit with
-/// no device, pulled by AudioUnitRender (offline rendering, tests, processing).
+/// The components this library provides: the two I/O units, which play and record
+/// through the session's device, and GenericOutput, pulled by AudioUnitRender (offline
+/// rendering, tests, processing).
 public enum UnitKind: CaseIterable, Sendable {
+    case remoteIO
+    case voiceProcessingIO
     case genericOutput
 
     public var type: UInt32 { 0x6175_6F75 }               // 'auou'
-    public var subtype: UInt32 { 0x6765_6E72 }            // 'genr'
+    public var subtype: UInt32 {
+        switch self {
+        case .remoteIO: return 0x7269_6F63                 // 'rioc'
+        case .voiceProcessingIO: return 0x7670_696F        // 'vpio'
+        case .genericOutput: return 0x6765_6E72            // 'genr'
+        }
+    }
     public var manufacturer: UInt32 { 0x6170_706C }       // 'appl'
-    public var name: String { "Apple: AUGenericOutput" }
+    public var name: String {
+        switch self {
+        case .remoteIO: return "Apple: AURemoteIO"
+        case .voiceProcessingIO: return "Apple: AUVoiceProcessor"
+        case .genericOutput: return "Apple: AUGenericOutput"
+        }
+    }
     /// 0xMMMMmmDD: 1.0.0.
     public var version: UInt32 { 0x0001_0000 }
+    /// Plays and records through a device (elements 0 and 1), as opposed to being pulled.
+    public var hasDevice: Bool { self != .genericOutput }
+    public var elementCount: UInt32 { hasDevice ? 2 : 1 }
 }
 
-/// Scopes and the properties and parameter the units answer (AudioUnitProperties.h).
 public enum Scope: UInt32, Sendable { case global = 0, input = 1, output = 2 }
 
-/// One unit instance. Its configuration changes only from the program's calls; rendering
-/// reads a copy taken under the lock and runs the program's callbacks with no lock held.
-public final class OutputUnit: @unchecked Sendable {
-    public let kind: UnitKind
+/// A C render callback (AURenderCallback) and its reference: plain values, so copying
+/// one on the real-time path retains nothing.
+public struct RenderCallback: Sendable {
+    public typealias Procedure = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt32>,
+                                                 UnsafeRawPointer, UInt32, UInt32, UnsafeMutableRawPointer?) -> Int32
+    public let procedure: Procedure
+    public nonisolated(unsafe) let refCon: UnsafeMutableRawPointer?
 
-    /// A render source: the program's render callback, called through the ABI layer (which
-    /// knows its C type). Arguments: action flags, time stamp, bus, frames, buffer list.
-    public typealias RenderProc = (UnsafeMutablePointer<UInt32>, UnsafeRawPointer, UInt32, UInt32,
-                                   UnsafeMutableRawPointer) -> Int32
+    public init(procedure: Procedure, refCon: UnsafeMutableRawPointer?) {
+        self.procedure = procedure
+        self.refCon = refCon
+    }
+
+    @inline(__always)
+    func call(_ flags: UnsafeMutablePointer<UInt32>, _ timeStamp: UnsafeRawPointer, _ bus: UInt32, _ frames: UInt32,
+              _ list: UnsafeMutableRawPointer?) -> Int32 {
+        procedure(refCon, flags, timeStamp, bus, frames, list)
+    }
+
+    func same(_ other: RenderCallback) -> Bool {
+        unsafeBitCast(procedure, to: UInt.self) == unsafeBitCast(other.procedure, to: UInt.self)
+            && refCon == other.refCon
+    }
+}
+
+/// What a render reads of the unit's configuration: trivial values only, copied whole
+/// from under the lock (by the real-time thread only when the lock is free).
+struct RenderPlan {
+    /// Element 0's input scope: what the program gives.
+    var programOut = PCMLayout(sampleRate: 44100, encoding: .float32, channels: 2, interleaved: false)
+    /// Element 1's output scope: what the program gets from the microphone.
+    var programIn = PCMLayout(sampleRate: 44100, encoding: .float32, channels: 1, interleaved: false)
+    /// GenericOutput's element 0 output scope: what AudioUnitRender fills.
+    var pulled = PCMLayout(sampleRate: 44100, encoding: .float32, channels: 2, interleaved: false)
+    var render: RenderCallback?
+    var input: RenderCallback?
+    var notifies = InlineArray<8, RenderCallback?>(repeating: nil)
+    var notifyCount = 0
+    var maximumFrames: UInt32 = 4096
+    var volume: Float = 1
+    var outputEnabled = true
+    var inputEnabled = false
+    var bypassVoiceProcessing = false
+    var automaticGain = true
+    var muteOutput = false
+}
+
+/// One unit instance. Its configuration changes only from the program's calls, under a
+/// lock; the I/O thread copies it only when the lock is free (see RenderPlan), and runs
+/// the program's callbacks with no lock held.
+///
+/// The I/O units are audio services (AudioSessionCore.AudioService): the session feeds
+/// them its state, and an interruption stops them before its Begin is delivered.
+public final class OutputUnit: AudioService, @unchecked Sendable {
+    public let kind: UnitKind
 
     struct Config {
         var initialized = false
         var running = false
-        var maximumFrames: UInt32 = 4096
-        /// Element 0: what the program gives (input scope) and what comes out (output scope).
-        var programSide = PCMLayout(sampleRate: 44100, encoding: .float32, channels: 2, interleaved: false)
-        var outputSide = PCMLayout(sampleRate: 44100, encoding: .float32, channels: 2, interleaved: false)
-        var render: RenderProc?
-        /// The program side's buffers, made at Initialize; a render holds its own
-        /// reference, so buffers remade meanwhile by another thread stay valid under it.
+        var plan = RenderPlan()
+        /// GenericOutput's buffers for the program's side, made at Initialize; a render
+        /// holds its own reference, so buffers remade meanwhile stay valid under it.
         var scratch: Scratch?
-        var notifies: [(key: UInt, call: RenderProc)] = []
-        var volume: Float = 1
         var shouldAllocate = [true, true]
         var lastRenderError: Int32 = 0
+        /// The I/O thread of a started unit, and one stopped by the session whose thread
+        /// may still be finishing its period.
+        var run: IORun?
+        var retiring: IORun?
+        /// What the last stream granted (for Latency).
+        var grant: StreamGrant?
     }
-    private let config = Locked(Config())
+    let config = Locked(Config())
+    /// The session's latest word; and what the I/O thread reads of it without a lock.
+    let fed: Locked<AudioServiceSnapshot>
+    /// The output gain the session allows (ducking, silent switch), as Float bits.
+    let fedLevel = Atomic<UInt32>(Float(1).bitPattern)
+    let fedRecording = Atomic<Bool>(false)
+    /// Bumped when where or how the stream plays changes: the I/O thread reopens it.
+    let streamGeneration = Atomic<Int>(0)
+    /// Called (with no lock held) when the unit stopped without the program asking: an
+    /// interruption, a device gone. Set once by the ABI layer before the unit is used.
+    public var onStoppedBySystem: (@Sendable () -> Void)?
 
-    /// Buffers for the program's side and the AudioBufferList that describes them
-    /// (UInt32 count, padding, then 16-byte AudioBuffers: LP64), freed with the last
-    /// reference.
-    final class Scratch {
-        let buffers: [UnsafeMutableRawPointer]
-        let list: UnsafeMutableRawPointer
-
-        init(count: Int, bytes: Int) {
-            buffers = (0..<count).map { _ in UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 16) }
-            list = UnsafeMutableRawPointer.allocate(byteCount: 8 + 16 * count, alignment: 8)
-            list.storeBytes(of: UInt32(count), as: UInt32.self)
-        }
-
-        deinit {
-            for buffer in buffers { buffer.deallocate() }
-            list.deallocate()
+    public init(kind: UnitKind, fedWith snapshot: AudioServiceSnapshot) {
+        self.kind = kind
+        fed = Locked(snapshot)
+        apply(snapshot)
+        if !kind.hasDevice {
+            config.withLock { $0.plan.programIn.channels = 2 }
         }
     }
 
-    public init(kind: UnitKind) { self.kind = kind }
+    // MARK: The session
+
+    public func sessionChanged(_ snapshot: AudioServiceSnapshot) {
+        let before = fed.withLock { old -> AudioServiceSnapshot in
+            defer { old = snapshot }
+            return old
+        }
+        apply(snapshot)
+        if before.device != snapshot.device || before.sampleRate != snapshot.sampleRate
+            || before.ioBufferDuration != snapshot.ioBufferDuration {
+            streamGeneration.add(1, ordering: .releasing)
+        }
+        // Stopped now, before the session queues Begin: the thread makes no callback
+        // after this, and is waited for before Begin is delivered (awaitQuiet).
+        if snapshot.interrupted && kind.hasDevice {
+            let stopped = config.withLock { c -> Bool in
+                guard c.running, let run = c.run else { return false }
+                c.running = false
+                c.run = nil
+                c.retiring = run
+                run.stop.store(true, ordering: .releasing)
+                run.tellOnExit.store(true, ordering: .releasing)
+                return true
+            }
+            _ = stopped
+        }
+    }
+
+    private func apply(_ snapshot: AudioServiceSnapshot) {
+        let level = snapshot.outputSilenced ? 0 : max(0, min(1, snapshot.level))
+        fedLevel.store(level.bitPattern, ordering: .releasing)
+        fedRecording.store(snapshot.recording, ordering: .releasing)
+    }
+
+    /// Returns once no I/O thread this unit's session stopped is still in a period
+    /// (bounded: a callback that never returns is the program's, and Begin still comes).
+    public func awaitQuiet() {
+        guard let run = config.withLock({ $0.retiring }) else { return }
+        if !run.isCurrentThread { _ = run.finished.wait(timeout: .now() + .seconds(2)) }
+        config.withLock { c in if c.retiring === run { c.retiring = nil } }
+    }
+
+    /// The hardware rate and period the device side runs at: the session's, or the
+    /// device defaults while no session feeds the unit.
+    var hardware: (rate: Double, period: Int) {
+        let snapshot = fed.withLock { $0 }
+        let rate = snapshot.sampleRate > 0 ? snapshot.sampleRate : 44100
+        let period = snapshot.ioBufferDuration > 0 ? max(16, Int((Double(snapshot.ioBufferDuration) * rate).rounded()))
+                                                   : 1024
+        return (rate, period)
+    }
 
     // MARK: Properties
 
     public func format(scope: Scope, element: UInt32) throws(UnitError) -> PCMLayout {
-        guard element == 0 else { throw .invalidElement }
-        switch scope {
-        case .input: return config.withLock { $0.programSide }
-        case .output: return config.withLock { $0.outputSide }
-        case .global: throw .invalidScope
+        guard element < kind.elementCount else { throw .invalidElement }
+        let plan = config.withLock { $0.plan }
+        switch (scope, element, kind.hasDevice) {
+        case (.input, 0, _): return plan.programOut
+        case (.output, 0, false): return plan.pulled
+        case (.output, 1, true): return plan.programIn
+        case (.output, 0, true), (.input, 1, true):
+            // The device side: the session's hardware format.
+            return PCMLayout(sampleRate: hardware.rate, encoding: .float32, channels: element == 0 ? 2 : 1,
+                             interleaved: false)
+        default: throw .invalidScope
         }
     }
 
+    /// Sets a side's format. The device side follows the session: a format set there is
+    /// accepted and the hardware's is read back (as the phone does).
     public func setFormat(_ layout: PCMLayout, scope: Scope, element: UInt32) throws(UnitError) {
-        guard element == 0 else { throw .invalidElement }
+        guard element < kind.elementCount else { throw .invalidElement }
         try config.withLock { c throws(UnitError) in
-            guard !c.initialized else { throw .initialized }
-            switch scope {
-            case .input: c.programSide = layout
-            case .output: c.outputSide = layout
-            case .global: throw .invalidScope
+            switch (scope, element, kind.hasDevice) {
+            case (.input, 0, _):
+                guard !c.initialized else { throw .initialized }
+                c.plan.programOut = layout
+            case (.output, 0, false):
+                guard !c.initialized else { throw .initialized }
+                c.plan.pulled = layout
+            case (.output, 1, true):
+                guard !c.initialized else { throw .initialized }
+                c.plan.programIn = layout
+            case (.output, 0, true), (.input, 1, true): break
+            default: throw .invalidScope
             }
         }
     }
 
-    public var maximumFramesPerSlice: UInt32 { config.withLock { $0.maximumFrames } }
+    public var maximumFramesPerSlice: UInt32 { config.withLock { $0.plan.maximumFrames } }
 
     public func setMaximumFramesPerSlice(_ frames: UInt32) throws(UnitError) {
         guard frames >= 1, frames <= 65536 else { throw .invalidPropertyValue }
         try config.withLock { c throws(UnitError) in
             guard !c.initialized else { throw .initialized }
-            c.maximumFrames = frames
+            c.plan.maximumFrames = frames
         }
     }
 
     /// Sets (or, with nil, removes) the render callback of element 0's input.
-    public func setRenderCallback(_ proc: RenderProc?) {
-        config.withLock { $0.render = proc }
+    public func setRenderCallback(_ callback: RenderCallback?) {
+        config.withLock { $0.plan.render = callback }
+    }
+
+    /// Sets (or removes) the input callback: told when element 1 has frames to render.
+    public func setInputCallback(_ callback: RenderCallback?) throws(UnitError) {
+        guard kind.hasDevice else { throw .invalidProperty }
+        config.withLock { $0.plan.input = callback }
+    }
+
+    /// EnableIO: element 0 (output scope) plays, element 1 (input scope) records.
+    public func isEnabled(scope: Scope, element: UInt32) throws(UnitError) -> Bool {
+        guard kind.hasDevice else { throw .invalidProperty }
+        let plan = config.withLock { $0.plan }
+        switch (scope, element) {
+        case (.output, 0): return plan.outputEnabled
+        case (.input, 1): return plan.inputEnabled
+        case (.global, _): throw .invalidScope
+        default: throw .invalidElement
+        }
+    }
+
+    public func setEnabled(_ enabled: Bool, scope: Scope, element: UInt32) throws(UnitError) {
+        _ = try isEnabled(scope: scope, element: element)
+        try config.withLock { c throws(UnitError) in
+            guard !c.initialized else { throw .initialized }
+            if element == 0 { c.plan.outputEnabled = enabled } else { c.plan.inputEnabled = enabled }
+        }
+    }
+
+    /// The VoiceProcessingIO switches (kAUVoiceIOProperty_*).
+    public enum VoiceSwitch: Sendable { case bypass, automaticGain, muteOutput }
+
+    public func voiceSwitch(_ which: VoiceSwitch) throws(UnitError) -> Bool {
+        guard kind == .voiceProcessingIO else { throw .invalidProperty }
+        let plan = config.withLock { $0.plan }
+        switch which {
+        case .bypass: return plan.bypassVoiceProcessing
+        case .automaticGain: return plan.automaticGain
+        case .muteOutput: return plan.muteOutput
+        }
+    }
+
+    public func setVoiceSwitch(_ which: VoiceSwitch, _ on: Bool) throws(UnitError) {
+        guard kind == .voiceProcessingIO else { throw .invalidProperty }
+        config.withLock { c in
+            switch which {
+            case .bypass: c.plan.bypassVoiceProcessing = on
+            case .automaticGain: c.plan.automaticGain = on
+            case .muteOutput: c.plan.muteOutput = on
+            }
+        }
     }
 
     public func shouldAllocateBuffer(scope: Scope) throws(UnitError) -> Bool {
@@ -139,107 +324,148 @@ public final class OutputUnit: @unchecked Sendable {
     public var lastRenderError: Int32 { config.withLock { $0.lastRenderError } }
     public var isInitialized: Bool { config.withLock { $0.initialized } }
 
-    public var volume: Float { config.withLock { $0.volume } }
-    public func setVolume(_ volume: Float) throws(UnitError) {
-        guard volume.isFinite, volume >= 0, volume <= 1 else { throw .invalidParameter }
-        config.withLock { $0.volume = volume }
+    /// Seconds between a frame's render and its sound at the device (the stream's
+    /// queued buffer); 0 before a stream ran, and for GenericOutput.
+    public var latency: Double {
+        config.withLock { c in c.grant.map { Double($0.bufferFrames) / $0.sampleRate } ?? 0 }
     }
 
-    public func addRenderNotify(key: UInt, _ call: @escaping RenderProc) {
-        config.withLock { c in
-            c.notifies.removeAll { $0.key == key }
-            c.notifies.append((key, call))
+    public var volume: Float { config.withLock { $0.plan.volume } }
+    public func setVolume(_ volume: Float) throws(UnitError) {
+        guard volume.isFinite, volume >= 0, volume <= 1 else { throw .invalidParameter }
+        config.withLock { $0.plan.volume = volume }
+    }
+
+    /// Adds a render notify (at most 8; the same procedure and reference once).
+    public func addRenderNotify(_ callback: RenderCallback) throws(UnitError) {
+        try config.withLock { c throws(UnitError) in
+            for i in 0..<c.plan.notifyCount where c.plan.notifies[i]!.same(callback) { return }
+            guard c.plan.notifyCount < c.plan.notifies.count else { throw .invalidPropertyValue }
+            c.plan.notifies[c.plan.notifyCount] = callback
+            c.plan.notifyCount += 1
         }
     }
 
-    public func removeRenderNotify(key: UInt) {
-        config.withLock { c in c.notifies.removeAll { $0.key == key } }
+    public func removeRenderNotify(_ callback: RenderCallback) {
+        config.withLock { c in
+            var kept = 0
+            for i in 0..<c.plan.notifyCount {
+                let entry = c.plan.notifies[i]!
+                if entry.same(callback) { continue }
+                c.plan.notifies[kept] = entry
+                kept += 1
+            }
+            for i in kept..<c.plan.notifyCount { c.plan.notifies[i] = nil }
+            c.plan.notifyCount = kept
+        }
     }
 
     // MARK: Life
 
-    /// Checks the two sides agree (one rate: converting rates comes with the device units)
-    /// and makes the program side's buffers.
+    /// GenericOutput: both sides at one rate, and the program side's buffers made. The
+    /// I/O units convert rates and make their buffers when their stream opens.
     public func initialize() throws(UnitError) {
         try config.withLock { c throws(UnitError) in
             guard !c.initialized else { return }
-            guard c.programSide.sampleRate == c.outputSide.sampleRate else { throw .formatNotSupported }
-            c.scratch = Scratch(count: c.programSide.bufferCount,
-                                bytes: Int(c.maximumFrames) * c.programSide.bytesPerFrame)
+            if !kind.hasDevice {
+                guard c.plan.programOut.sampleRate == c.plan.pulled.sampleRate else { throw .formatNotSupported }
+                c.scratch = Scratch(count: c.plan.programOut.bufferCount,
+                                    bytes: Int(c.plan.maximumFrames) * c.plan.programOut.bytesPerFrame)
+            }
             c.initialized = true
         }
     }
 
-    public func uninitialize() {
+    /// Stops the unit (waiting for its thread) and forgets its buffers. Returns whether
+    /// it was running.
+    @discardableResult
+    public func uninitialize() -> Bool {
+        let wasRunning = stop()
         config.withLock { c in
             c.initialized = false
-            c.running = false
             c.scratch = nil
         }
+        return wasRunning
     }
 
-    /// Returns whether the running state changed (IsRunning listeners are then told).
-    public func setRunning(_ running: Bool) throws(UnitError) -> Bool {
-        try config.withLock { c throws(UnitError) -> Bool in
-            guard c.initialized else { throw .uninitialized }
-            defer { c.running = running }
-            return c.running != running
+    /// Starts the unit; returns whether it was stopped before. An I/O unit opens its
+    /// device here, so a device that will not open fails the start.
+    public func start() throws(UnitError) -> Bool {
+        // A thread the session stopped is let finish first: its device is then free.
+        awaitQuiet()
+        while true {
+            let current = try config.withLock { c throws(UnitError) -> IORun? in
+                guard c.initialized else { throw .uninitialized }
+                return c.run
+            }
+            guard let current else { break }
+            guard current.stop.load(ordering: .acquiring) else { return false }
+            // Started again from its own callback after a stop there: the thread goes on.
+            if current.isCurrentThread {
+                current.stop.store(false, ordering: .releasing)
+                config.withLock { $0.running = true }
+                return true
+            }
+            // Stopped and still finishing: let it close its device first.
+            _ = current.finished.wait(timeout: .now() + .seconds(5))
+            config.withLock { c in if c.run === current { c.run = nil } }
         }
+        guard kind.hasDevice else {
+            config.withLock { $0.running = true }
+            return true
+        }
+        return try startStream()
     }
 
-    /// GenericOutput keeps nothing between renders (no delay line, no resampler state):
-    /// there is nothing to clear.
+    /// Stops the unit; returns whether it was running. Waits until its thread has made
+    /// its last callback, except when called from that callback.
+    @discardableResult
+    public func stop() -> Bool {
+        let (wasRunning, run) = config.withLock { c -> (Bool, IORun?) in
+            defer {
+                c.running = false
+                if c.run?.isCurrentThread != true { c.run = nil }
+            }
+            return (c.running, c.run)
+        }
+        if let run {
+            run.stop.store(true, ordering: .releasing)
+            if !run.isCurrentThread { _ = run.finished.wait(timeout: .now() + .seconds(5)) }
+        }
+        awaitQuiet()
+        return wasRunning
+    }
+
+    /// GenericOutput keeps nothing between renders; the I/O units' converters start
+    /// again at their next stream.
     public func reset() {}
+}
 
-    // MARK: Rendering
+/// One start of an I/O unit: its thread, told to stop through `stop`.
+final class IORun: @unchecked Sendable {
+    let stop = Atomic<Bool>(false)
+    /// Set when the session stopped the unit: the thread tells IsRunning listeners.
+    let tellOnExit = Atomic<Bool>(false)
+    let finished = DispatchSemaphore(value: 0)
+    let threadID = Atomic<Int>(0)
 
-    /// Pulls `frames` frames into `output` (laid out as the output side says, `buffers`
-    /// pointers to its buffers): render notifies before, the render callback in the
-    /// program's layout, conversion, volume, notifies after. Time stamps count frames.
-    public func render(flags: UnsafeMutablePointer<UInt32>, timeStamp: UnsafeRawPointer, bus: UInt32, frames: UInt32,
-                       outputList: UnsafeMutableRawPointer, buffers: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
-                       bufferBytes: [Int]) throws(UnitError) {
-        let c = config.withLock { $0 }
-        guard c.initialized, let scratch = c.scratch else { throw .uninitialized }
-        let list = scratch.list
-        guard bus == 0 else { throw .invalidElement }
-        guard frames <= c.maximumFrames else { throw .tooManyFramesToProcess }
-        guard bufferBytes.count == c.outputSide.bufferCount,
-              bufferBytes.allSatisfy({ $0 >= Int(frames) * c.outputSide.bytesPerFrame }) else { throw .parameter }
-        guard let render = c.render else {
-            config.withLock { $0.lastRenderError = UnitError.invalidProperty.rawValue }
-            throw .invalidProperty
-        }
-        // The program's buffers, re-described for this slice.
-        let bytes = UInt32(Int(frames) * c.programSide.bytesPerFrame)
-        for (index, buffer) in scratch.buffers.enumerated() {
-            let entry = list + 8 + 16 * index
-            entry.storeBytes(of: UInt32(c.programSide.channelsPerBuffer), as: UInt32.self)
-            entry.storeBytes(of: bytes, toByteOffset: 4, as: UInt32.self)
-            entry.storeBytes(of: buffer, toByteOffset: 8, as: UnsafeMutableRawPointer.self)
-        }
-        for notify in c.notifies {
-            var pre = flags.pointee | (1 << 2)
-            _ = notify.call(&pre, timeStamp, bus, frames, outputList)
-        }
-        var renderFlags: UInt32 = 0
-        let status = render(&renderFlags, timeStamp, 0, frames, list)
-        if status != 0 {
-            config.withLock { $0.lastRenderError = status }
-            throw UnitError(rawValue: status) ?? .cannotDoInCurrentContext
-        }
-        // The callback may have pointed a buffer elsewhere: read where it says.
-        var sources = [UnsafeMutableRawPointer?](repeating: nil, count: scratch.buffers.count)
-        for index in sources.indices {
-            sources[index] = (list + 8 + 16 * index).load(fromByteOffset: 8, as: UnsafeMutableRawPointer?.self)
-        }
-        sources.withUnsafeMutableBufferPointer { source in
-            convertPCM(from: c.programSide, source.baseAddress!, to: c.outputSide, buffers, frames: Int(frames),
-                       gain: c.volume)
-        }
-        for notify in c.notifies {
-            var post = flags.pointee | (1 << 3)
-            _ = notify.call(&post, timeStamp, bus, frames, outputList)
-        }
+    var isCurrentThread: Bool { threadID.load(ordering: .acquiring) == Int(bitPattern: UInt(pthread_self())) }
+}
+
+/// Buffers for GenericOutput's program side and the AudioBufferList that describes them
+/// (UInt32 count, padding, then 16-byte AudioBuffers: LP64), freed with the last reference.
+final class Scratch {
+    let buffers: [UnsafeMutableRawPointer]
+    let list: UnsafeMutableRawPointer
+
+    init(count: Int, bytes: Int) {
+        buffers = (0..<count).map { _ in UnsafeMutableRawPointer.allocate(byteCount: max(16, bytes), alignment: 16) }
+        list = UnsafeMutableRawPointer.allocate(byteCount: 8 + 16 * count, alignment: 8)
+        list.storeBytes(of: UInt32(count), as: UInt32.self)
+    }
+
+    deinit {
+        for buffer in buffers { buffer.deallocate() }
+        list.deallocate()
     }
 }

@@ -1,0 +1,420 @@
+import AudioSessionCore
+import AudioStreams
+import CSamplerate
+import Glibc
+import Synchronization
+
+// An I/O unit's stream: the thread that exchanges periods with the device, and the
+// engine that turns each period into the program's callbacks. Everything the engine
+// needs is allocated when the stream opens; a period allocates nothing, takes no lock
+// another thread may hold (the configuration is read only when its lock is free), and
+// blocks only in the device's own exchange.
+
+extension OutputUnit {
+    /// The stream the unit would open now.
+    func streamPlan() -> StreamPlan {
+        let (rate, period) = hardware
+        let plan = config.withLock { $0.plan }
+        return StreamPlan(device: fed.withLock { $0.device }, sampleRate: rate, periodFrames: period,
+                          playback: plan.outputEnabled, capture: plan.inputEnabled)
+    }
+
+    /// Opens the device on the caller's thread (so a device that will not open fails the
+    /// start) and hands it to a new I/O thread.
+    func startStream() throws(UnitError) -> Bool {
+        let generation = streamGeneration.load(ordering: .acquiring)
+        let plan = streamPlan()
+        let run = IORun()
+        guard plan.playback || plan.capture else {
+            // Nothing enabled: running, with nothing to exchange.
+            config.withLock { $0.running = true }
+            return true
+        }
+        guard let link = DeviceLinks.open(plan) else { throw .cannotStartPlaying }
+        config.withLock { c in
+            c.run = run
+            c.running = true
+            c.grant = link.grant
+        }
+        let spawned = IOThread.spawn { [self] in ioLoop(run, first: link, generation: generation) }
+        guard spawned else {
+            link.close()
+            config.withLock { c in
+                c.run = nil
+                c.running = false
+            }
+            throw .cannotStartPlaying
+        }
+        return true
+    }
+
+    /// The I/O thread: periods until told to stop; the stream reopened when the session
+    /// moves it (another device, rate or period); ended when the device goes away.
+    private func ioLoop(_ run: IORun, first: DeviceLink, generation: Int) {
+        run.threadID.store(Int(bitPattern: UInt(pthread_self())), ordering: .releasing)
+        _ = IOThread.becomeRealTime()
+        var link: DeviceLink? = first
+        var opened = generation
+        var lost = false
+        while !run.stop.load(ordering: .acquiring) {
+            guard let current = link else {
+                opened = streamGeneration.load(ordering: .acquiring)
+                link = DeviceLinks.open(streamPlan())
+                guard let reopened = link else { lost = true; break }
+                config.withLock { $0.grant = reopened.grant }
+                continue
+            }
+            let engine = StreamEngine(unit: self, link: current, plan: config.withLock { $0.plan })
+            IOContext.enter(engine)
+            while !run.stop.load(ordering: .acquiring) && streamGeneration.load(ordering: .acquiring) == opened {
+                if engine.cycle() == .gone { lost = true; break }
+            }
+            IOContext.leave()
+            current.close()
+            link = nil
+            if lost { break }
+        }
+        let tell = config.withLock { c -> Bool in
+            var tell = run.tellOnExit.load(ordering: .acquiring)
+            if c.run === run {
+                c.run = nil
+                if c.running { c.running = false; tell = true }
+            }
+            return tell
+        }
+        _ = lost
+        run.finished.signal()
+        if tell { onStoppedBySystem?() }
+    }
+
+    /// AudioUnitRender on element 1 from the input callback: the frames the callback was
+    /// told of, in the program's input format. Elsewhere there are none to give.
+    public func renderInput(frames: UInt32, list: UnsafeMutableRawPointer) throws(UnitError) {
+        guard let engine = IOContext.current, engine.unit === self else { throw .cannotDoInCurrentContext }
+        try engine.renderInput(frames: Int(frames), list: list)
+    }
+
+    /// Whether the calling thread is this unit's I/O thread (where AudioUnitRender needs
+    /// no look-up).
+    public static var onIOThread: OutputUnit? { IOContext.current?.unit }
+}
+
+/// The engine of the calling I/O thread, for AudioUnitRender inside its callbacks.
+enum IOContext {
+    static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    static func enter(_ engine: StreamEngine) { pthread_setspecific(key, Unmanaged.passUnretained(engine).toOpaque()) }
+    static func leave() { pthread_setspecific(key, nil) }
+
+    static var current: StreamEngine? {
+        guard let pointer = pthread_getspecific(key) else { return nil }
+        return Unmanaged<StreamEngine>.fromOpaque(pointer).takeUnretainedValue()
+    }
+}
+
+/// AudioTimeStamp (CoreAudioTypes.h, 64 bytes): sample time, host time, rate scalar and
+/// their valid flags, written in place.
+struct TimeStampWriter {
+    static let size = 64
+    static func write(_ stamp: UnsafeMutableRawPointer, sampleTime: Double, hostTime: UInt64) {
+        stamp.storeBytes(of: sampleTime, toByteOffset: 0, as: Double.self)
+        stamp.storeBytes(of: hostTime, toByteOffset: 8, as: UInt64.self)
+        stamp.storeBytes(of: 1.0, toByteOffset: 16, as: Double.self)
+        // SampleTimeValid | HostTimeValid | RateScalarValid
+        stamp.storeBytes(of: UInt32(7), toByteOffset: 56, as: UInt32.self)
+    }
+}
+
+/// One open stream's working memory and its period.
+final class StreamEngine {
+    unowned let unit: OutputUnit
+    let link: DeviceLink
+    let grant: StreamGrant
+    /// The configuration as last read (formats never change while initialized).
+    var plan: RenderPlan
+    let programOut: PCMLayout
+    let programIn: PCMLayout
+    let period: Int
+    let playing: Bool
+    let capturing: Bool
+
+    // The device side.
+    let deviceOut: PCMLayout
+    let deviceIn: PCMLayout
+    let floatOut: PCMLayout
+    let floatIn: PCMLayout
+    let playRaw: UnsafeMutablePointer<Int16>
+    let captureRaw: UnsafeMutablePointer<Int16>
+    let outFloat: UnsafeMutablePointer<Float>
+    let inFloat: UnsafeMutablePointer<Float>
+
+    // The program's output buffers and their AudioBufferList.
+    let programBuffers: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    let programList: UnsafeMutableRawPointer
+    let sources: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    let destination: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    let stamp: UnsafeMutableRawPointer
+    var programTime = 0.0
+
+    // Rate conversion between the program's rate and the device's (libsamplerate).
+    var outResampler: OpaquePointer?
+    let chunkFrames: Int
+    let chunkFloat: UnsafeMutablePointer<Float>
+    var inResampler: OpaquePointer?
+    let inCapacity: Int
+    let inConverted: UnsafeMutablePointer<Float>
+    let inputBuffers: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    let inputStamp: UnsafeMutableRawPointer
+    var inputTime = 0.0
+    /// The captured frames of this period, and the slice the input callback was told of.
+    var inSource: UnsafeMutablePointer<Float>
+    var inAvailable = 0
+    var inSliceStart = 0
+    var inSliceFrames = 0
+    var hostTime: UInt64 = 0
+
+    static let maximumBuffers = 8
+
+    init(unit: OutputUnit, link: DeviceLink, plan: RenderPlan) {
+        self.unit = unit
+        self.link = link
+        self.plan = plan
+        grant = link.grant
+        programOut = plan.programOut
+        programIn = plan.programIn
+        period = grant.periodFrames
+        playing = grant.playbackChannels > 0
+        capturing = grant.captureChannels > 0
+        let playChannels = max(1, grant.playbackChannels)
+        let captureChannels = max(1, grant.captureChannels)
+        deviceOut = PCMLayout(sampleRate: grant.sampleRate, encoding: .int16, channels: playChannels, interleaved: true)
+        deviceIn = PCMLayout(sampleRate: grant.sampleRate, encoding: .int16, channels: captureChannels, interleaved: true)
+        floatOut = PCMLayout(sampleRate: grant.sampleRate, encoding: .float32, channels: playChannels, interleaved: true)
+        floatIn = PCMLayout(sampleRate: grant.sampleRate, encoding: .float32, channels: captureChannels,
+                            interleaved: true)
+        playRaw = .allocate(capacity: period * playChannels)
+        playRaw.initialize(repeating: 0, count: period * playChannels)
+        captureRaw = .allocate(capacity: period * captureChannels)
+        captureRaw.initialize(repeating: 0, count: period * captureChannels)
+        outFloat = .allocate(capacity: period * playChannels)
+        outFloat.initialize(repeating: 0, count: period * playChannels)
+        inFloat = .allocate(capacity: period * captureChannels)
+        inFloat.initialize(repeating: 0, count: period * captureChannels)
+
+        let outRatio = grant.sampleRate / programOut.sampleRate
+        let maximum = Int(plan.maximumFrames)
+        chunkFrames = max(1, min(maximum, Int((Double(period) / outRatio).rounded(.up))))
+        let programFrames = max(maximum, chunkFrames)
+        programBuffers = .allocate(capacity: Self.maximumBuffers)
+        programBuffers.initialize(repeating: nil, count: Self.maximumBuffers)
+        for i in 0..<programOut.bufferCount {
+            programBuffers[i] = .allocate(byteCount: programFrames * programOut.bytesPerFrame, alignment: 16)
+        }
+        programList = .allocate(byteCount: 8 + 16 * Self.maximumBuffers, alignment: 16)
+        programList.initializeMemory(as: UInt8.self, repeating: 0, count: 8 + 16 * Self.maximumBuffers)
+        programList.storeBytes(of: UInt32(programOut.bufferCount), as: UInt32.self)
+        sources = .allocate(capacity: Self.maximumBuffers)
+        sources.initialize(repeating: nil, count: Self.maximumBuffers)
+        destination = .allocate(capacity: Self.maximumBuffers)
+        destination.initialize(repeating: nil, count: Self.maximumBuffers)
+        stamp = .allocate(byteCount: TimeStampWriter.size, alignment: 8)
+        stamp.initializeMemory(as: UInt8.self, repeating: 0, count: TimeStampWriter.size)
+        inputStamp = .allocate(byteCount: TimeStampWriter.size, alignment: 8)
+        inputStamp.initializeMemory(as: UInt8.self, repeating: 0, count: TimeStampWriter.size)
+        chunkFloat = .allocate(capacity: chunkFrames * playChannels)
+        chunkFloat.initialize(repeating: 0, count: chunkFrames * playChannels)
+
+        let inRatio = programIn.sampleRate / grant.sampleRate
+        inCapacity = Int((Double(period) * inRatio).rounded(.up)) + 64
+        inConverted = .allocate(capacity: inCapacity * captureChannels)
+        inConverted.initialize(repeating: 0, count: inCapacity * captureChannels)
+        inputBuffers = .allocate(capacity: Self.maximumBuffers)
+        inputBuffers.initialize(repeating: nil, count: Self.maximumBuffers)
+        for i in 0..<programIn.bufferCount {
+            inputBuffers[i] = .allocate(byteCount: inCapacity * programIn.bytesPerFrame, alignment: 16)
+        }
+        inSource = inFloat
+
+        var error: Int32 = 0
+        if playing && programOut.sampleRate != grant.sampleRate {
+            outResampler = src_callback_new({ data, output in
+                let engine = Unmanaged<StreamEngine>.fromOpaque(data!).takeUnretainedValue()
+                engine.renderProgram(into: engine.chunkFloat, frames: engine.chunkFrames)
+                output!.pointee = engine.chunkFloat
+                return engine.chunkFrames
+            }, Int32(SRC_SINC_FASTEST), Int32(playChannels), &error, Unmanaged.passUnretained(self).toOpaque())
+        }
+        if capturing && programIn.sampleRate != grant.sampleRate {
+            inResampler = src_new(Int32(SRC_SINC_FASTEST), Int32(captureChannels), &error)
+        }
+    }
+
+    deinit {
+        if let outResampler { src_delete(outResampler) }
+        if let inResampler { src_delete(inResampler) }
+        for i in 0..<Self.maximumBuffers {
+            programBuffers[i]?.deallocate()
+            inputBuffers[i]?.deallocate()
+        }
+        programBuffers.deallocate()
+        inputBuffers.deallocate()
+        programList.deallocate()
+        sources.deallocate()
+        destination.deallocate()
+        stamp.deallocate()
+        inputStamp.deallocate()
+        chunkFloat.deallocate()
+        inConverted.deallocate()
+        playRaw.deallocate()
+        captureRaw.deallocate()
+        outFloat.deallocate()
+        inFloat.deallocate()
+    }
+
+    /// One period: capture and the input callback, then the render callback and playback.
+    func cycle() -> LinkStatus {
+        if let latest = unit.config.withLockIfAvailable({ $0.plan }) { plan = latest }
+        hostTime = IOThread.hostTime()
+        if capturing {
+            let status = link.receive(into: captureRaw)
+            if status == .gone { return .gone }
+            deliverInput()
+        }
+        guard playing else { return .ok }
+        let level = Float(bitPattern: unit.fedLevel.load(ordering: .acquiring))
+        let gain = plan.muteOutput ? 0 : plan.volume * level
+        if plan.outputEnabled && plan.render != nil {
+            if let outResampler {
+                let ratio = grant.sampleRate / programOut.sampleRate
+                let made = src_callback_read(outResampler, ratio, period, outFloat)
+                if made < period {
+                    (outFloat + max(0, made) * floatOut.channels).update(repeating: 0,
+                                                                          count: (period - max(0, made)) * floatOut.channels)
+                }
+            } else {
+                renderProgram(into: outFloat, frames: period)
+            }
+            sources[0] = UnsafeMutableRawPointer(outFloat)
+            destination[0] = UnsafeMutableRawPointer(playRaw)
+            convertPCM(from: floatOut, sources, to: deviceOut, destination, frames: period, gain: gain)
+        } else {
+            playRaw.update(repeating: 0, count: period * deviceOut.channels)
+        }
+        return link.deliver(playRaw)
+    }
+
+    /// Pulls `frames` frames of the program's output, in slices of at most
+    /// MaximumFramesPerSlice, into `output` (interleaved Float at the device's channels).
+    func renderProgram(into output: UnsafeMutablePointer<Float>, frames: Int) {
+        guard let render = plan.render else {
+            output.update(repeating: 0, count: frames * floatOut.channels)
+            return
+        }
+        var done = 0
+        let bufferCount = programOut.bufferCount
+        while done < frames {
+            let slice = min(frames - done, Int(plan.maximumFrames))
+            let bytes = UInt32(slice * programOut.bytesPerFrame)
+            for i in 0..<bufferCount {
+                let entry = programList + 8 + 16 * i
+                entry.storeBytes(of: UInt32(programOut.channelsPerBuffer), as: UInt32.self)
+                entry.storeBytes(of: bytes, toByteOffset: 4, as: UInt32.self)
+                entry.storeBytes(of: programBuffers[i], toByteOffset: 8, as: UnsafeMutableRawPointer?.self)
+            }
+            TimeStampWriter.write(stamp, sampleTime: programTime, hostTime: hostTime)
+            notify(1 << 2, slice)
+            var flags: UInt32 = 0
+            let status = render.call(&flags, stamp, 0, UInt32(slice), programList)
+            let out = output + done * floatOut.channels
+            if status == 0 {
+                // The callback may have pointed a buffer elsewhere: read where it says.
+                for i in 0..<bufferCount {
+                    sources[i] = (programList + 8 + 16 * i).load(fromByteOffset: 8, as: UnsafeMutableRawPointer?.self)
+                }
+                destination[0] = UnsafeMutableRawPointer(out)
+                convertPCM(from: programOut, sources, to: floatOut, destination, frames: slice, gain: 1)
+            } else {
+                out.update(repeating: 0, count: slice * floatOut.channels)
+                _ = unit.config.withLockIfAvailable { $0.lastRenderError = status }
+            }
+            notify(1 << 3, slice)
+            programTime += Double(slice)
+            done += slice
+        }
+    }
+
+    private func notify(_ phase: UInt32, _ frames: Int) {
+        for i in 0..<plan.notifyCount {
+            guard let callback = plan.notifies[i] else { continue }
+            var flags = phase
+            _ = callback.call(&flags, stamp, 0, UInt32(frames), programList)
+        }
+    }
+
+    /// Converts the period's capture to the program's rate and tells the input callback,
+    /// slice by slice. Outside a recording category the microphone is not heard: the
+    /// program gets silence (SPEC 10).
+    private func deliverInput() {
+        guard plan.inputEnabled else { return }
+        let heard: Float = unit.fedRecording.load(ordering: .acquiring) ? 1 : 0
+        sources[0] = UnsafeMutableRawPointer(captureRaw)
+        destination[0] = UnsafeMutableRawPointer(inFloat)
+        convertPCM(from: deviceIn, sources, to: floatIn, destination, frames: period, gain: heard)
+        if let inResampler {
+            var data = SRC_DATA()
+            data.data_in = UnsafePointer(inFloat)
+            data.input_frames = period
+            data.data_out = inConverted
+            data.output_frames = inCapacity
+            data.src_ratio = programIn.sampleRate / grant.sampleRate
+            data.end_of_input = 0
+            inAvailable = src_process(inResampler, &data) == 0 ? data.output_frames_gen : 0
+            inSource = inConverted
+        } else {
+            inAvailable = period
+            inSource = inFloat
+        }
+        guard let input = plan.input else { return }
+        inSliceStart = 0
+        while inSliceStart < inAvailable {
+            inSliceFrames = min(inAvailable - inSliceStart, Int(plan.maximumFrames))
+            TimeStampWriter.write(inputStamp, sampleTime: inputTime, hostTime: hostTime)
+            var flags: UInt32 = 0
+            _ = input.call(&flags, inputStamp, 1, UInt32(inSliceFrames), nil)
+            inputTime += Double(inSliceFrames)
+            inSliceStart += inSliceFrames
+        }
+        inSliceFrames = 0
+    }
+
+    /// AudioUnitRender(element 1) inside the input callback: the slice it was told of, in
+    /// the program's input format, into its buffers — or into the unit's own where it
+    /// passes NULL data pointers.
+    func renderInput(frames: Int, list: UnsafeMutableRawPointer) throws(UnitError) {
+        guard frames <= inSliceFrames else { throw inSliceFrames == 0 ? .cannotDoInCurrentContext : .tooManyFramesToProcess }
+        let count = Int(list.load(as: UInt32.self))
+        guard count == programIn.bufferCount else { throw .parameter }
+        let bytes = frames * programIn.bytesPerFrame
+        for i in 0..<count {
+            let entry = list + 8 + 16 * i
+            var data = entry.load(fromByteOffset: 8, as: UnsafeMutableRawPointer?.self)
+            if data == nil {
+                data = inputBuffers[i]
+                entry.storeBytes(of: data, toByteOffset: 8, as: UnsafeMutableRawPointer?.self)
+            } else if Int(entry.load(fromByteOffset: 4, as: UInt32.self)) < bytes {
+                throw .parameter
+            }
+            entry.storeBytes(of: UInt32(programIn.channelsPerBuffer), as: UInt32.self)
+            entry.storeBytes(of: UInt32(bytes), toByteOffset: 4, as: UInt32.self)
+            destination[i] = data
+        }
+        sources[0] = UnsafeMutableRawPointer(inSource + inSliceStart * floatIn.channels)
+        let source = PCMLayout(sampleRate: programIn.sampleRate, encoding: .float32, channels: floatIn.channels,
+                               interleaved: true)
+        convertPCM(from: source, sources, to: programIn, destination, frames: frames, gain: 1)
+    }
+}

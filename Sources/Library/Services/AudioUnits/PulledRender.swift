@@ -1,0 +1,63 @@
+extension OutputUnit {
+    /// GenericOutput's AudioUnitRender: pulls `frames` frames into the caller's
+    /// AudioBufferList `list` (laid out as element 0's output scope says): render
+    /// notifies before, the render callback in the program's layout, conversion, volume,
+    /// notifies after. Time stamps are the caller's. Allocates nothing: the buffer
+    /// pointers live on the stack.
+    public func renderPulled(flags: UnsafeMutablePointer<UInt32>, timeStamp: UnsafeRawPointer, bus: UInt32,
+                             frames: UInt32, list outputList: UnsafeMutableRawPointer) throws(UnitError) {
+        guard !kind.hasDevice else { throw bus == 1 ? .cannotDoInCurrentContext : .invalidElement }
+        let (plan, scratch, initialized) = config.withLock { ($0.plan, $0.scratch, $0.initialized) }
+        guard initialized, let scratch else { throw .uninitialized }
+        guard bus == 0 else { throw .invalidElement }
+        guard frames <= plan.maximumFrames else { throw .tooManyFramesToProcess }
+        let output = plan.pulled
+        let count = Int(outputList.load(as: UInt32.self))
+        guard count == output.bufferCount else { throw .parameter }
+        for i in 0..<count {
+            let entry = outputList + 8 + 16 * i
+            guard entry.load(fromByteOffset: 8, as: UnsafeMutableRawPointer?.self) != nil,
+                  Int(entry.load(fromByteOffset: 4, as: UInt32.self)) >= Int(frames) * output.bytesPerFrame
+            else { throw .parameter }
+        }
+        guard let render = plan.render else {
+            config.withLock { $0.lastRenderError = UnitError.invalidProperty.rawValue }
+            throw .invalidProperty
+        }
+        let program = plan.programOut
+        let list = scratch.list
+        let bytes = UInt32(Int(frames) * program.bytesPerFrame)
+        for (index, buffer) in scratch.buffers.enumerated() {
+            let entry = list + 8 + 16 * index
+            entry.storeBytes(of: UInt32(program.channelsPerBuffer), as: UInt32.self)
+            entry.storeBytes(of: bytes, toByteOffset: 4, as: UInt32.self)
+            entry.storeBytes(of: buffer, toByteOffset: 8, as: UnsafeMutableRawPointer.self)
+        }
+        for i in 0..<plan.notifyCount {
+            var pre = flags.pointee | (1 << 2)
+            _ = plan.notifies[i]?.call(&pre, timeStamp, bus, frames, outputList)
+        }
+        var renderFlags: UInt32 = 0
+        let status = render.call(&renderFlags, timeStamp, 0, frames, list)
+        if status != 0 {
+            config.withLock { $0.lastRenderError = status }
+            throw UnitError(rawValue: status) ?? .cannotDoInCurrentContext
+        }
+        withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 2 * 8) { pointers in
+            let sources = pointers.baseAddress!
+            let destinations = sources + 8
+            // The callback may have pointed a buffer elsewhere: read where it says.
+            for i in 0..<min(8, program.bufferCount) {
+                sources[i] = (list + 8 + 16 * i).load(fromByteOffset: 8, as: UnsafeMutableRawPointer?.self)
+            }
+            for i in 0..<min(8, count) {
+                destinations[i] = (outputList + 8 + 16 * i).load(fromByteOffset: 8, as: UnsafeMutableRawPointer?.self)
+            }
+            convertPCM(from: program, sources, to: output, destinations, frames: Int(frames), gain: plan.volume)
+        }
+        for i in 0..<plan.notifyCount {
+            var post = flags.pointee | (1 << 3)
+            _ = plan.notifies[i]?.call(&post, timeStamp, bus, frames, outputList)
+        }
+    }
+}

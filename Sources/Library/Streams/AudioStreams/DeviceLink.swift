@@ -1,0 +1,241 @@
+import AudioSessionCore
+import CALSA
+import Glibc
+
+/// What a unit asks of the device: where, at what rate and period, which directions.
+public struct StreamPlan: Equatable, Sendable {
+    public var device: AudioOutputDevice
+    public var sampleRate: Double
+    public var periodFrames: Int
+    public var playback: Bool
+    public var capture: Bool
+
+    public init(device: AudioOutputDevice, sampleRate: Double, periodFrames: Int, playback: Bool, capture: Bool) {
+        self.device = device
+        self.sampleRate = sampleRate
+        self.periodFrames = periodFrames
+        self.playback = playback
+        self.capture = capture
+    }
+}
+
+/// What the device granted. Samples cross the link as interleaved 16-bit integers, the
+/// format every card and ALSA's plug layer take.
+public struct StreamGrant: Equatable, Sendable {
+    public let sampleRate: Double
+    public let periodFrames: Int
+    /// Frames queued at the device when the playback buffer is full (the output latency).
+    public let bufferFrames: Int
+    public let playbackChannels: Int
+    public let captureChannels: Int
+}
+
+/// How a period's exchange with the device went.
+public enum LinkStatus: Sendable {
+    case ok
+    /// The device ran dry or over (the thread was late); the stream was restarted.
+    case xrun
+    /// The device is gone (unplugged, or refused to restart): the stream must end.
+    case gone
+}
+
+/// A device the I/O thread exchanges periods with. `exchange` blocks until the device has
+/// a period to give (capture) or room for one (playback): it is the stream's clock.
+public protocol DeviceLink: AnyObject {
+    var grant: StreamGrant { get }
+    /// Reads one period of capture into `capture` (when capturing); then, after the
+    /// caller has filled `playback`, `deliver` writes it.
+    func receive(into capture: UnsafeMutablePointer<Int16>) -> LinkStatus
+    func deliver(_ playback: UnsafePointer<Int16>) -> LinkStatus
+    /// The frames written and not yet heard.
+    func playbackDelay() -> Int
+    func close()
+}
+
+public enum DeviceLinks {
+    /// Opens the device `plan` names: an ALSA PCM pair, or a clock for the virtual device.
+    /// Returns nil when the device does not open (busy, missing, no such direction).
+    public static func open(_ plan: StreamPlan) -> DeviceLink? {
+        switch plan.device {
+        case .none: return ClockLink(plan)
+        case .alsa(let name): return ALSALink(name: name, plan: plan)
+        }
+    }
+}
+
+/// The virtual device: no speaker and a silent microphone, at a real device's pace: one
+/// period per tick of the monotonic clock, taken at capture when capturing, else at
+/// playback.
+final class ClockLink: DeviceLink {
+    let grant: StreamGrant
+    private let capturing: Bool
+    private let periodNanoseconds: Int
+    private var next = timespec()
+    private var started = false
+
+    init(_ plan: StreamPlan) {
+        grant = StreamGrant(sampleRate: plan.sampleRate, periodFrames: plan.periodFrames,
+                            bufferFrames: 2 * plan.periodFrames, playbackChannels: plan.playback ? 2 : 0,
+                            captureChannels: plan.capture ? 1 : 0)
+        capturing = plan.capture
+        periodNanoseconds = Int(Double(plan.periodFrames) / plan.sampleRate * 1e9)
+    }
+
+    private func tick() {
+        if !started {
+            clock_gettime(CLOCK_MONOTONIC, &next)
+            started = true
+        }
+        let nanoseconds = next.tv_nsec + periodNanoseconds
+        next.tv_sec += nanoseconds / 1_000_000_000
+        next.tv_nsec = nanoseconds % 1_000_000_000
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nil) == EINTR {}
+    }
+
+    func receive(into capture: UnsafeMutablePointer<Int16>) -> LinkStatus {
+        capture.update(repeating: 0, count: grant.periodFrames * grant.captureChannels)
+        tick()
+        return .ok
+    }
+
+    func deliver(_ playback: UnsafePointer<Int16>) -> LinkStatus {
+        if !capturing { tick() }
+        return .ok
+    }
+
+    func playbackDelay() -> Int { grant.periodFrames }
+    func close() {}
+}
+
+/// An ALSA playback PCM, a capture PCM, or both, on the same card and clock.
+final class ALSALink: DeviceLink {
+    let grant: StreamGrant
+    private let playback: OpaquePointer?
+    private let capture: OpaquePointer?
+
+    init?(name: String, plan: StreamPlan) {
+        var playbackPCM: OpaquePointer?
+        var capturePCM: OpaquePointer?
+        var rate = plan.sampleRate
+        var period = plan.periodFrames
+        var buffer = 0
+        var playbackChannels = 0
+        var captureChannels = 0
+        if plan.playback {
+            guard let (pcm, granted) = Self.open(name, SND_PCM_STREAM_PLAYBACK, rate: rate, period: period, channels: 2)
+            else { return nil }
+            playbackPCM = pcm
+            (rate, period, buffer, playbackChannels) = granted
+        }
+        if plan.capture {
+            guard let (pcm, granted) = Self.open(name, SND_PCM_STREAM_CAPTURE, rate: rate, period: period, channels: 1)
+            else {
+                if let playbackPCM { snd_pcm_close(playbackPCM) }
+                return nil
+            }
+            capturePCM = pcm
+            captureChannels = granted.channels
+            if !plan.playback { (rate, period, buffer) = (granted.rate, granted.period, granted.buffer) }
+        }
+        playback = playbackPCM
+        capture = capturePCM
+        grant = StreamGrant(sampleRate: rate, periodFrames: period, bufferFrames: buffer,
+                            playbackChannels: playbackChannels, captureChannels: captureChannels)
+        if let playbackPCM {
+            // Silence ahead of the first period, so that the stream starts with room to
+            // be late by up to one period without running dry.
+            let ahead = max(0, buffer - period)
+            let silence = UnsafeMutablePointer<Int16>.allocate(capacity: max(1, ahead * playbackChannels))
+            silence.initialize(repeating: 0, count: max(1, ahead * playbackChannels))
+            if ahead > 0 { _ = snd_pcm_writei(playbackPCM, silence, snd_pcm_uframes_t(ahead)) }
+            silence.deallocate()
+        }
+        if let capturePCM { snd_pcm_start(capturePCM) }
+    }
+
+    /// Opens `name` blocking, 16-bit interleaved, with the rate and period nearest those
+    /// asked, two periods of buffer, and starts playback as soon as one period is queued.
+    private static func open(_ name: String, _ stream: snd_pcm_stream_t, rate: Double, period: Int, channels: UInt32)
+        -> (OpaquePointer, (rate: Double, period: Int, buffer: Int, channels: Int))? {
+        var handle: OpaquePointer?
+        // Non-blocking open: a busy device fails at once; then blocking transfers.
+        guard snd_pcm_open(&handle, name, stream, Int32(SND_PCM_NONBLOCK)) >= 0, let pcm = handle else { return nil }
+        snd_pcm_nonblock(pcm, 0)
+        var allocated: OpaquePointer?
+        guard snd_pcm_hw_params_malloc(&allocated) >= 0, let params = allocated else { snd_pcm_close(pcm); return nil }
+        defer { snd_pcm_hw_params_free(params) }
+        var grantedRate = UInt32(rate)
+        var grantedChannels = channels
+        var direction: Int32 = 0
+        var periodFrames = snd_pcm_uframes_t(period)
+        var periods: UInt32 = 2
+        guard snd_pcm_hw_params_any(pcm, params) >= 0,
+              snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED) >= 0,
+              snd_pcm_hw_params_set_format(pcm, params, SND_PCM_FORMAT_S16_LE) >= 0,
+              snd_pcm_hw_params_set_channels_near(pcm, params, &grantedChannels) >= 0,
+              snd_pcm_hw_params_set_rate_near(pcm, params, &grantedRate, &direction) >= 0
+        else { snd_pcm_close(pcm); return nil }
+        _ = snd_pcm_hw_params_set_period_size_near(pcm, params, &periodFrames, &direction)
+        _ = snd_pcm_hw_params_set_periods_near(pcm, params, &periods, &direction)
+        guard snd_pcm_hw_params(pcm, params) >= 0 else { snd_pcm_close(pcm); return nil }
+        var bufferFrames: snd_pcm_uframes_t = 0
+        snd_pcm_hw_params_get_rate(params, &grantedRate, &direction)
+        snd_pcm_hw_params_get_period_size(params, &periodFrames, &direction)
+        snd_pcm_hw_params_get_buffer_size(params, &bufferFrames)
+        snd_pcm_hw_params_get_channels(params, &grantedChannels)
+        if stream == SND_PCM_STREAM_PLAYBACK {
+            var software: OpaquePointer?
+            if snd_pcm_sw_params_malloc(&software) >= 0, let sw = software {
+                snd_pcm_sw_params_current(pcm, sw)
+                snd_pcm_sw_params_set_start_threshold(pcm, sw, periodFrames)
+                snd_pcm_sw_params_set_avail_min(pcm, sw, periodFrames)
+                snd_pcm_sw_params(pcm, sw)
+                snd_pcm_sw_params_free(sw)
+            }
+        }
+        guard snd_pcm_prepare(pcm) >= 0 else { snd_pcm_close(pcm); return nil }
+        return (pcm, (Double(grantedRate), Int(periodFrames), Int(bufferFrames), Int(grantedChannels)))
+    }
+
+    func receive(into samples: UnsafeMutablePointer<Int16>) -> LinkStatus {
+        guard let capture else { return .ok }
+        var done = 0
+        var status = LinkStatus.ok
+        while done < grant.periodFrames {
+            let n = snd_pcm_readi(capture, samples + done * grant.captureChannels,
+                                  snd_pcm_uframes_t(grant.periodFrames - done))
+            if n >= 0 { done += Int(n); continue }
+            guard snd_pcm_recover(capture, Int32(n), 1) >= 0 else { return .gone }
+            snd_pcm_start(capture)
+            status = .xrun
+        }
+        return status
+    }
+
+    func deliver(_ samples: UnsafePointer<Int16>) -> LinkStatus {
+        guard let playback else { return .ok }
+        var done = 0
+        var status = LinkStatus.ok
+        while done < grant.periodFrames {
+            let n = snd_pcm_writei(playback, samples + done * grant.playbackChannels,
+                                   snd_pcm_uframes_t(grant.periodFrames - done))
+            if n >= 0 { done += Int(n); continue }
+            guard snd_pcm_recover(playback, Int32(n), 1) >= 0 else { return .gone }
+            status = .xrun
+        }
+        return status
+    }
+
+    func playbackDelay() -> Int {
+        guard let playback else { return 0 }
+        var frames: snd_pcm_sframes_t = 0
+        guard snd_pcm_delay(playback, &frames) >= 0 else { return 0 }
+        return max(0, Int(frames))
+    }
+
+    func close() {
+        // Dropped, not drained: a stopped unit falls silent at once, as on the phone.
+        if let playback { snd_pcm_drop(playback); snd_pcm_close(playback) }
+        if let capture { snd_pcm_drop(capture); snd_pcm_close(capture) }
+    }
+}

@@ -1,0 +1,44 @@
+import Glibc
+
+/// The threads that exchange periods with a device: detached, and real-time
+/// (SCHED_FIFO) where the system grants it — as root, with an rtprio limit, or not at
+/// all (then they run at normal priority and say so). `AUDIOTOOLBOX_REALTIME=0` asks for
+/// normal priority.
+public enum IOThread {
+    /// The priority asked for: low among real-time priorities, as desktop sound servers
+    /// give their clients, so a program's busy callback cannot starve the system's own.
+    static let priority: Int32 = 10
+
+    /// Starts `body` on a new thread; false when no thread could be made.
+    public static func spawn(_ body: @escaping () -> Void) -> Bool {
+        final class Box { let body: () -> Void; init(_ body: @escaping () -> Void) { self.body = body } }
+        let box = Unmanaged.passRetained(Box(body))
+        var thread = pthread_t()
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        defer { pthread_attr_destroy(&attributes) }
+        let created = pthread_create(&thread, &attributes, { context in
+            Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
+            return nil
+        }, box.toOpaque())
+        if created != 0 { box.release() }
+        return created == 0
+    }
+
+    /// Asks for real-time priority for the calling thread; returns whether it was granted.
+    public static func becomeRealTime() -> Bool {
+        if let setting = getenv("AUDIOTOOLBOX_REALTIME"), String(cString: setting) == "0" { return false }
+        var parameters = sched_param()
+        parameters.sched_priority = priority
+        return pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) == 0
+    }
+
+    /// The monotonic clock in nanoseconds: the host time of time stamps.
+    @inline(__always)
+    public static func hostTime() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+}
