@@ -1,0 +1,298 @@
+/*
+ * The real-time path, proven (SPEC 10, "Real time"): over hundreds of steady-state
+ * periods of a RemoteIO unit that plays (at another rate than the hardware's, so the
+ * resampler runs) and records (its input callback calling AudioUnitRender), while the
+ * main thread changes the unit's volume, render callback and notifies, and reads the
+ * session, the I/O thread
+ *   - allocates nothing (malloc, calloc, realloc, free, the aligned allocators),
+ *   - never locks a mutex another thread locks in the same time (every pthread mutex the
+ *     library, the Swift runtime and CoreFoundation lock is seen: they are interposed
+ *     here), and never waits for one,
+ *   - never sleeps or waits on a condition or a semaphore,
+ * except in the device's own exchange, which is the period's clock.
+ * The interposition is shown to work first: an allocation made inside the library on
+ * the main thread is counted.
+ */
+#define _GNU_SOURCE
+#include <AudioToolbox/AudioToolbox.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "check.h"
+#include "world.h"
+
+/* ---- the interposed calls ------------------------------------------------------------ */
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+extern void *__libc_memalign(size_t, size_t);
+
+static __thread int onIOThread;
+static volatile int armed, countMainAllocations;
+static volatile long ioAllocations, ioFrees, ioLockWaits, ioBlockingCalls, mainAllocations;
+
+/* Mutex addresses locked while armed: by the I/O thread, and by every other thread. */
+enum { SLOTS = 4096 };
+static uintptr_t ioLocked[SLOTS], otherLocked[SLOTS];
+
+static void remember(uintptr_t *table, const void *address)
+{
+    uintptr_t key = (uintptr_t)address;
+    for (unsigned i = 0, at = (unsigned)(key >> 4) % SLOTS; i < SLOTS; i++, at = (at + 1) % SLOTS) {
+        uintptr_t seen = __atomic_load_n(&table[at], __ATOMIC_ACQUIRE);
+        if (seen == key) return;
+        uintptr_t empty = 0;
+        if (seen == 0 && __atomic_compare_exchange_n(&table[at], &empty, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return;
+        if (empty == key) return;
+    }
+}
+
+static int contains(uintptr_t *table, uintptr_t key)
+{
+    for (unsigned i = 0, at = (unsigned)(key >> 4) % SLOTS; i < SLOTS; i++, at = (at + 1) % SLOTS) {
+        uintptr_t seen = __atomic_load_n(&table[at], __ATOMIC_ACQUIRE);
+        if (seen == key) return 1;
+        if (seen == 0) return 0;
+    }
+    return 0;
+}
+
+static inline void counted(volatile long *counter) { __atomic_add_fetch(counter, 1, __ATOMIC_RELAXED); }
+
+static inline void allocation(void)
+{
+    if (!armed) return;
+    if (onIOThread) counted(&ioAllocations);
+    else if (countMainAllocations) counted(&mainAllocations);
+}
+
+void *malloc(size_t n) { allocation(); return __libc_malloc(n); }
+void *calloc(size_t n, size_t size) { allocation(); return __libc_calloc(n, size); }
+void *realloc(void *p, size_t n) { allocation(); return __libc_realloc(p, n); }
+void free(void *p) { if (armed && onIOThread && p) counted(&ioFrees); __libc_free(p); }
+void *memalign(size_t alignment, size_t n) { allocation(); return __libc_memalign(alignment, n); }
+void *aligned_alloc(size_t alignment, size_t n) { allocation(); return __libc_memalign(alignment, n); }
+int posix_memalign(void **out, size_t alignment, size_t n)
+{
+    allocation();
+    void *p = __libc_memalign(alignment, n);
+    if (!p) return ENOMEM;
+    *out = p;
+    return 0;
+}
+
+/* glibc's own entry points under their compatibility names: reachable before any
+ * constructor runs (the libraries lock mutexes as they load). */
+extern int __pthread_mutex_lock(pthread_mutex_t *);
+extern int __pthread_mutex_trylock(pthread_mutex_t *);
+__asm__(".symver __pthread_mutex_lock,__pthread_mutex_lock@GLIBC_2.2.5");
+__asm__(".symver __pthread_mutex_trylock,__pthread_mutex_trylock@GLIBC_2.2.5");
+#define realLock __pthread_mutex_lock
+#define realTrylock __pthread_mutex_trylock
+static int (*realCondWait)(pthread_cond_t *, pthread_mutex_t *);
+static int (*realCondTimedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+static int (*realSemWait)(sem_t *);
+static int (*realNanosleep)(const struct timespec *, struct timespec *);
+static int (*realUsleep)(useconds_t);
+
+__attribute__((constructor)) static void findRealCalls(void)
+{
+    realCondWait = dlvsym(RTLD_NEXT, "pthread_cond_wait", "GLIBC_2.3.2");
+    realCondTimedwait = dlvsym(RTLD_NEXT, "pthread_cond_timedwait", "GLIBC_2.3.2");
+    realSemWait = dlsym(RTLD_NEXT, "sem_wait");
+    realNanosleep = dlsym(RTLD_NEXT, "nanosleep");
+    realUsleep = dlsym(RTLD_NEXT, "usleep");
+}
+
+int pthread_mutex_lock(pthread_mutex_t *m)
+{
+    if (armed) {
+        if (onIOThread) {
+            remember(ioLocked, m);
+            int got = realTrylock(m);
+            if (got == 0) return 0;
+            if (got == EBUSY) counted(&ioLockWaits);
+        } else {
+            remember(otherLocked, m);
+        }
+    }
+    return realLock(m);
+}
+
+int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+    /* A try never waits: allowed on the I/O thread. Others' tries still share the lock. */
+    if (armed && !onIOThread) remember(otherLocked, m);
+    return realTrylock(m);
+}
+
+int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+    if (armed && onIOThread) counted(&ioBlockingCalls);
+    return realCondWait(c, m);
+}
+
+int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t)
+{
+    if (armed && onIOThread) counted(&ioBlockingCalls);
+    return realCondTimedwait(c, m, t);
+}
+
+int sem_wait(sem_t *s)
+{
+    if (armed && onIOThread) counted(&ioBlockingCalls);
+    return realSemWait(s);
+}
+
+int nanosleep(const struct timespec *t, struct timespec *left)
+{
+    if (armed && onIOThread) counted(&ioBlockingCalls);
+    return realNanosleep(t, left);
+}
+
+int usleep(useconds_t microseconds)
+{
+    if (armed && onIOThread) counted(&ioBlockingCalls);
+    return realUsleep(microseconds);
+}
+
+/* ---- the unit ------------------------------------------------------------------------ */
+
+static AudioUnit unit;
+static volatile long renders, inputs, notifies;
+static double phase;
+
+static OSStatus render(void *refCon, AudioUnitRenderActionFlags *flags, const AudioTimeStamp *ts, UInt32 bus,
+                       UInt32 frames, AudioBufferList *data)
+{
+    (void)refCon; (void)flags; (void)ts; (void)bus;
+    onIOThread = 1;
+    SInt16 *s = data->mBuffers[0].mData;
+    for (UInt32 i = 0; i < frames; i++) {
+        s[2 * i] = s[2 * i + 1] = (SInt16)(8000 * sin(phase));
+        phase += 2 * M_PI * 440 / 44100;
+    }
+    counted(&renders);
+    return noErr;
+}
+
+static SInt16 inputSamples[8192];
+static OSStatus input(void *refCon, AudioUnitRenderActionFlags *flags, const AudioTimeStamp *ts, UInt32 bus,
+                      UInt32 frames, AudioBufferList *unused)
+{
+    (void)refCon; (void)unused;
+    onIOThread = 1;
+    AudioBufferList list = {1, {{1, sizeof inputSamples, inputSamples}}};
+    if (AudioUnitRender(unit, flags, ts, bus, frames, &list) == noErr) counted(&inputs);
+    return noErr;
+}
+
+static OSStatus notify(void *refCon, AudioUnitRenderActionFlags *flags, const AudioTimeStamp *ts, UInt32 bus,
+                       UInt32 frames, AudioBufferList *data)
+{
+    (void)refCon; (void)flags; (void)ts; (void)bus; (void)frames; (void)data;
+    counted(&notifies);
+    return noErr;
+}
+
+static void awaitRenders(long count)
+{
+    long target = renders + count;
+    while (renders < target) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.005, true);
+}
+
+int main(void)
+{
+    installWatchdog("test_realtime");
+    alarm(120);
+
+    /* The interposition reaches the libraries: an allocation inside CoreFoundation, on
+     * this thread, is seen. */
+    countMainAllocations = 1;
+    armed = 1;
+    CFStringRef probe = CFStringCreateWithCString(NULL, "an allocation the test must see", kCFStringEncodingUTF8);
+    armed = 0;
+    countMainAllocations = 0;
+    CFRelease(probe);
+    CHECK(mainAllocations > 0, "the interposed malloc sees the libraries' allocations (%ld)", mainAllocations);
+
+    CHECK_STATUS(AudioSessionInitialize(NULL, NULL, NULL, NULL), noErr);
+    UInt32 category = kAudioSessionCategory_PlayAndRecord;
+    CHECK_STATUS(AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category), noErr);
+    Float64 rate = 48000;
+    CHECK_STATUS(AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareSampleRate, sizeof rate, &rate), noErr);
+    Float32 duration = 0.005f;
+    CHECK_STATUS(AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareIOBufferDuration, sizeof duration,
+                                         &duration), noErr);
+    CHECK_STATUS(AudioSessionSetActive(true), noErr);
+
+    AudioComponentDescription d = {kAudioUnitType_Output, kAudioUnitSubType_RemoteIO, kAudioUnitManufacturer_Apple, 0,
+                                   0};
+    CHECK_STATUS(AudioComponentInstanceNew(AudioComponentFindNext(NULL, &d), &unit), noErr);
+    UInt32 on = 1;
+    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioOutputUnitProperty_EnableIO, kAudioUnitScope_Input, 1, &on, sizeof on),
+                 noErr);
+    /* 16-bit at 44.1 kHz both ways: the hardware runs at 48 kHz, so both resamplers run. */
+    AudioStreamBasicDescription f = {44100, kAudioFormatLinearPCM,
+                                     kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
+    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f, sizeof f),
+                 noErr);
+    AudioStreamBasicDescription mono = f;
+    mono.mChannelsPerFrame = 1;
+    mono.mBytesPerFrame = mono.mBytesPerPacket = 2;
+    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 1, &mono,
+                                      sizeof mono), noErr);
+    AURenderCallbackStruct renderCallback = {render, NULL}, inputCallback = {input, NULL};
+    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0,
+                                      &renderCallback, sizeof renderCallback), noErr);
+    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioOutputUnitProperty_SetInputCallback, kAudioUnitScope_Global, 1,
+                                      &inputCallback, sizeof inputCallback), noErr);
+    CHECK_STATUS(AudioUnitAddRenderNotify(unit, notify, NULL), noErr);
+    CHECK_STATUS(AudioUnitInitialize(unit), noErr);
+    CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
+
+    /* Steady state first: the stream's buffers and converters are made as it opens. */
+    awaitRenders(50);
+    armed = 1;
+    long startRenders = renders, startInputs = inputs;
+    /* The main thread changes what the I/O thread reads, as programs do from their UI. */
+    for (int i = 0; renders < startRenders + 400; i++) {
+        AudioUnitSetParameter(unit, kHALOutputParam_Volume, kAudioUnitScope_Global, 0, (i % 10) / 10.0f, 0);
+        AudioUnitSetProperty(unit, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0, &renderCallback,
+                             sizeof renderCallback);
+        AudioUnitRemoveRenderNotify(unit, notify, NULL);
+        AudioUnitAddRenderNotify(unit, notify, NULL);
+        Float64 current = 0;
+        UInt32 size = sizeof current;
+        AudioSessionGetProperty(kAudioSessionProperty_CurrentHardwareSampleRate, &size, &current);
+        CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.001, true);
+    }
+    armed = 0;
+    long steadyRenders = renders - startRenders, steadyInputs = inputs - startInputs;
+    AudioOutputUnitStop(unit);
+
+    long shared = 0;
+    for (unsigned i = 0; i < SLOTS; i++) if (ioLocked[i] && contains(otherLocked, ioLocked[i])) shared++;
+    printf("measured: %ld render and %ld input callbacks; on the I/O thread %ld allocations, %ld frees, %ld lock "
+           "waits, %ld mutexes shared with other threads, %ld blocking calls\n", steadyRenders, steadyInputs,
+           ioAllocations, ioFrees, ioLockWaits, shared, ioBlockingCalls);
+    CHECK(steadyRenders >= 400 && steadyInputs > 100, "the unit rendered and recorded (%ld, %ld)", steadyRenders,
+          steadyInputs);
+    CHECK(ioAllocations == 0 && ioFrees == 0, "no allocation on the I/O thread (%ld, %ld frees)", ioAllocations,
+          ioFrees);
+    CHECK(ioLockWaits == 0, "no lock waited for on the I/O thread (%ld)", ioLockWaits);
+    CHECK(shared == 0, "no mutex the I/O thread locks is locked by another thread meanwhile (%ld)", shared);
+    CHECK(ioBlockingCalls == 0, "no sleep or wait on the I/O thread (%ld)", ioBlockingCalls);
+    AudioComponentInstanceDispose(unit);
+    return worldFinish("test_realtime");
+}
