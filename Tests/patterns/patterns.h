@@ -206,4 +206,79 @@ static inline int sessionActive(void)
           statusText(status));
     return status == kAudioSessionUnspecifiedError;
 }
+/* ---- what the virtual card played (the audio-unit patterns) -------------------------- */
+
+/* The card's recording so far (16-bit stereo frames); the caller frees it. */
+static inline short *cardRecording(long *frames)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/state.playback.raw", getenv("VCARD_DIR") ? getenv("VCARD_DIR") : ".");
+    FILE *f = fopen(path, "rb");
+    *frames = 0;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long bytes = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    short *samples = (short *)malloc((size_t)bytes + 4);
+    *frames = (long)fread(samples, 4, (size_t)bytes / 4, f);
+    fclose(f);
+    return samples;
+}
+
+static inline int cardPlaybackRate(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/state.playback.rate", getenv("VCARD_DIR") ? getenv("VCARD_DIR") : ".");
+    FILE *f = fopen(path, "r");
+    int rate = 0;
+    if (f) { if (fscanf(f, "%d", &rate) != 1) rate = 0; fclose(f); }
+    return rate;
+}
+
+/* The pitch (rising zero crossings per second) and peak of `count` samples taken every
+ * `stride` from `samples`. */
+static inline double pitchOf(const short *samples, long count, int stride, double rate, long *peak)
+{
+    long crossings = 0;
+    *peak = 0;
+    for (long i = 1; i < count; i++) {
+        if (samples[(i - 1) * stride] < 0 && samples[i * stride] >= 0) crossings++;
+        if (labs((long)samples[i * stride]) > *peak) *peak = labs((long)samples[i * stride]);
+    }
+    return count > 1 ? crossings * rate / (double)(count - 1) : 0;
+}
+
+/* What the card heard since the last `vcard record-reset`: the loud part's pitch, peak
+ * and length in frames (0 when nothing was heard). */
+static inline long cardHeard(double *hz, long *peak)
+{
+    long frames = 0, first = -1, last = -1;
+    short *s = cardRecording(&frames);
+    for (long i = 0; i < frames; i++) if (abs(s[2 * i]) > 64) { if (first < 0) first = i; last = i; }
+    *hz = 0;
+    *peak = 0;
+    if (first >= 0) *hz = pitchOf(s + 2 * first, last - first + 1, 2, cardPlaybackRate(), peak);
+    free(s);
+    return first < 0 ? 0 : last - first + 1;
+}
+
+/* A phone call starts (1) or ends (0): the in-process virtual device's, or on the card
+ * audiosessiond's (`audiosession call`). The caller waits for its callback. */
+static inline void phoneCall(int begin)
+{
+    if (onALSA) {
+        CHECK(system(begin ? "audiosession call start" : "audiosession call end") == 0, "audiosession call %s",
+              begin ? "start" : "end");
+    } else if (begin) {
+        CHECK_STATUS(AudioSessionVirtualDeviceBeginInterruption(), noErr);
+    } else {
+        CHECK_STATUS(AudioSessionVirtualDeviceEndInterruption(true), noErr);
+    }
+}
+
+/* Runs the run loop until *counter reaches `value` (the watchdog bounds it). */
+static inline void runUntil(volatile long *counter, long value)
+{
+    while (*counter < value) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+}
 #endif

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Pattern tests: three iPhone-era C clients (a SIP client's audio-session module, an old
-# VoIP driver, a game's sound driver), each a client module plus a drive_*.c harness,
+# Pattern tests: iPhone-era C clients (a SIP client's audio-session module, an old
+# VoIP driver, a game's sound driver; and the audio units ported programs use: a SIP
+# client's VoiceProcessingIO sound device, an emulator's RemoteIO ring buffer, a DSP
+# host's 8.24 play-through), each a client module plus a drive_*.c harness,
 # built with gcc, clang and g++ against `pkg-config AudioToolbox-ios` from PREFIX and
 # run on the in-process virtual device and on the virtual ALSA card (`vcard`).
 #
@@ -29,7 +31,7 @@ if ! flags=$(pkg-config --cflags --libs AudioToolbox-ios); then
 fi
 clang=/opt/swift/usr/bin/clang
 [ -x "$clang" ] || clang=clang
-patterns="sip_audio_session voip_driver game_audio"
+patterns="sip_audio_session voip_driver game_audio voice_unit emulator_audio dsp_host"
 modes="virtual alsa"
 
 # run_case EXE MODE: the ALSA run gets a freshly set-up card (jacks and volume back to
@@ -59,7 +61,7 @@ for pattern in $patterns; do
         esac
         exe=$out/$pattern-$compiler
         # shellcheck disable=SC2086  # pkg-config flags split on purpose
-        if ! "${compile[@]}" -Wall -Wextra -Werror -o "$exe" "$here/$pattern.c" "$here/drive_$pattern.c" $flags \
+        if ! "${compile[@]}" -Wall -Wextra -Werror -o "$exe" "$here/$pattern.c" "$here/drive_$pattern.c" $flags -lm -lpthread \
                 2>"$exe.err"; then
             for mode in $modes; do fail "$pattern $compiler $mode (does not compile)"; done
             cat "$exe.err"

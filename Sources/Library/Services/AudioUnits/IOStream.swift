@@ -175,6 +175,9 @@ final class StreamEngine {
     var inAvailable = 0
     var inSliceStart = 0
     var inSliceFrames = 0
+    /// Where a render callback pulling element 1 (the play-through pattern) reads next.
+    var inPulled = 0
+    var rendering = false
     var hostTime: UInt64 = 0
 
     static let maximumBuffers = 8
@@ -284,6 +287,7 @@ final class StreamEngine {
             if status == .gone { return .gone }
             deliverInput()
         }
+        inPulled = 0
         guard playing else { return .ok }
         let level = Float(bitPattern: unit.fedLevel.load(ordering: .acquiring))
         let gain = plan.muteOutput ? 0 : plan.volume * level
@@ -328,7 +332,9 @@ final class StreamEngine {
             TimeStampWriter.write(stamp, sampleTime: programTime, hostTime: hostTime)
             notify(1 << 2, slice)
             var flags: UInt32 = 0
+            rendering = true
             let status = render.call(&flags, stamp, 0, UInt32(slice), programList)
+            rendering = false
             let out = output + done * floatOut.channels
             if status == 0 {
                 // The callback may have pointed a buffer elsewhere: read where it says.
@@ -394,8 +400,24 @@ final class StreamEngine {
     /// AudioUnitRender(element 1) inside the input callback: the slice it was told of, in
     /// the program's input format, into its buffers — or into the unit's own where it
     /// passes NULL data pointers.
+    ///
+    /// From the render callback instead (the play-through pattern: the microphone pulled
+    /// straight into the output), the period's capture in order, silence past its end.
     func renderInput(frames: Int, list: UnsafeMutableRawPointer) throws(UnitError) {
-        guard frames <= inSliceFrames else { throw inSliceFrames == 0 ? .cannotDoInCurrentContext : .tooManyFramesToProcess }
+        let start: Int
+        var available: Int
+        if inSliceFrames > 0 {
+            guard frames <= inSliceFrames else { throw .tooManyFramesToProcess }
+            start = inSliceStart
+            available = frames
+        } else if rendering && capturing && plan.inputEnabled {
+            guard frames <= inCapacity else { throw .tooManyFramesToProcess }
+            start = inPulled
+            available = max(0, min(frames, inAvailable - inPulled))
+            inPulled += available
+        } else {
+            throw .cannotDoInCurrentContext
+        }
         let count = Int(list.load(as: UInt32.self))
         guard count == programIn.bufferCount else { throw .parameter }
         let bytes = frames * programIn.bytesPerFrame
@@ -412,9 +434,20 @@ final class StreamEngine {
             entry.storeBytes(of: UInt32(bytes), toByteOffset: 4, as: UInt32.self)
             destination[i] = data
         }
-        sources[0] = UnsafeMutableRawPointer(inSource + inSliceStart * floatIn.channels)
-        let source = PCMLayout(sampleRate: programIn.sampleRate, encoding: .float32, channels: floatIn.channels,
-                               interleaved: true)
-        convertPCM(from: source, sources, to: programIn, destination, frames: frames, gain: 1)
+        withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { from in
+            from[0] = UnsafeMutableRawPointer(inSource + start * floatIn.channels)
+            let source = PCMLayout(sampleRate: programIn.sampleRate, encoding: .float32, channels: floatIn.channels,
+                                   interleaved: true)
+            convertPCM(from: source, from.baseAddress!, to: programIn, destination, frames: available, gain: 1)
+        }
+        // Past the period's capture: silence.
+        if available < frames {
+            for i in 0..<count {
+                guard let data = destination[i] else { continue }
+                let offset = available * programIn.bytesPerFrame
+                (data + offset).initializeMemory(as: UInt8.self, repeating: 0,
+                                                 count: (frames - available) * programIn.bytesPerFrame)
+            }
+        }
     }
 }
