@@ -100,7 +100,14 @@ let package = Package(
         .target(name: "AudioStreams", dependencies: ["AudioSessionCore", "CALSA"], path: "Sources/Library/Streams/AudioStreams"),
         // The audio units: RemoteIO and VoiceProcessingIO on a stream the session feeds,
         // GenericOutput pulled offline; PCM layouts, conversion, rate conversion.
-        .target(name: "AudioUnits", dependencies: ["AudioSessionCore", "AudioStreams", "CSamplerate", "Locking"],
+        // VoiceProcessingIO's echo canceller and gain control: a C face for the WebRTC audio
+        // processing library (Debian: libwebrtc-audio-processing-dev).
+        .target(name: "CVoiceProcessing", path: "Sources/CLibraries/CVoiceProcessing",
+                cxxSettings: [.unsafeFlags(["-I/usr/include/webrtc_audio_processing", "-DWEBRTC_POSIX",
+                                            "-DWEBRTC_AUDIO_PROCESSING_ONLY_BUILD"])],
+                linkerSettings: [.linkedLibrary("webrtc_audio_processing")]),
+        .target(name: "AudioUnits", dependencies: ["AudioSessionCore", "AudioStreams", "CSamplerate", "CVoiceProcessing",
+                                                   "Locking"],
                 path: "Sources/Library/Services/AudioUnits"),
         // Real sound cards: PCM negotiation, mixer, jack controls and control events.
         .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "CDescriptors", "Locking", "POSIXSupport"], path: "Sources/Library/Hardware/ALSABackend"),

@@ -179,6 +179,8 @@ final class StreamEngine {
     var inPulled = 0
     var rendering = false
     var hostTime: UInt64 = 0
+    /// VoiceProcessingIO's echo canceller, when both directions run.
+    let canceller: EchoCanceller?
 
     static let maximumBuffers = 8
 
@@ -242,6 +244,10 @@ final class StreamEngine {
         }
         inSource = inFloat
 
+        canceller = unit.kind == .voiceProcessingIO && playing && capturing
+            ? EchoCanceller(sampleRate: grant.sampleRate, period: period, outputLatencyFrames: grant.bufferFrames,
+                            automaticGain: plan.automaticGain)
+            : nil
         var error: Int32 = 0
         if playing && programOut.sampleRate != grant.sampleRate {
             outResampler = src_callback_new({ data, output in
@@ -302,12 +308,15 @@ final class StreamEngine {
             } else {
                 renderProgram(into: outFloat, frames: period)
             }
+            if gain != 1 { for i in 0..<(period * floatOut.channels) { outFloat[i] *= gain } }
             sources[0] = UnsafeMutableRawPointer(outFloat)
             destination[0] = UnsafeMutableRawPointer(playRaw)
-            convertPCM(from: floatOut, sources, to: deviceOut, destination, frames: period, gain: gain)
+            convertPCM(from: floatOut, sources, to: deviceOut, destination, frames: period, gain: 1)
         } else {
+            outFloat.update(repeating: 0, count: period * floatOut.channels)
             playRaw.update(repeating: 0, count: period * deviceOut.channels)
         }
+        canceller?.farEnd(outFloat, channels: floatOut.channels, frames: period)
         return link.deliver(playRaw)
     }
 
@@ -370,6 +379,8 @@ final class StreamEngine {
         sources[0] = UnsafeMutableRawPointer(captureRaw)
         destination[0] = UnsafeMutableRawPointer(inFloat)
         convertPCM(from: deviceIn, sources, to: floatIn, destination, frames: period, gain: heard)
+        canceller?.nearEnd(inFloat, channels: floatIn.channels, frames: period, bypass: plan.bypassVoiceProcessing,
+                           gain: plan.automaticGain)
         if let inResampler {
             var data = SRC_DATA()
             data.data_in = UnsafePointer(inFloat)
