@@ -142,6 +142,7 @@ int main(void)
     printf("measured: echo alone %.1f dB lower (%.2e -> %.2e) at %.0f Hz\n", attenuation, rawEcho, echo, rate);
     CHECK(rawEcho > 1e-3, "bypassed, the microphone hears the echo (%.2e)", rawEcho);
     CHECK(attenuation >= 20, "the echo is at least 20 dB lower (%.1f dB)", attenuation);
+    double bypassedEcho = rawEcho;
 
     /* The talker alone (the far end silent). */
     farEndOn = 0;
@@ -166,7 +167,7 @@ int main(void)
     processed = recordFor(2, rate);
     powers(processed, processed + 2 * (long)rate, rate, &talker, &echo);
     printf("measured: double talk: echo %.2e (%.1f dB below the bypassed echo), talker %+.1f dB\n", echo,
-           10 * log10(rawEcho > 0 ? (double)rawEcho / echo : 1), 10 * log10(talker / rawTalker));
+           10 * log10(bypassedEcho / echo), 10 * log10(talker / rawTalker));
 
     /* Gain control: a quiet talker alone, gain control off then on. */
     farEndOn = 0;

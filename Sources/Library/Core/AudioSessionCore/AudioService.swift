@@ -20,6 +20,8 @@ public struct AudioServiceSnapshot: Equatable, Sendable {
     public var outputSilenced: Bool
     /// The category records (RecordAudio, PlayAndRecord): input may hear the microphone.
     public var recording: Bool
+    /// The category plays (all but RecordAudio and AudioProcessing): output may be heard.
+    public var playing: Bool
     /// Where the program's audio goes.
     public var device: AudioOutputDevice
     /// The hardware format the session runs at.
@@ -27,13 +29,14 @@ public struct AudioServiceSnapshot: Equatable, Sendable {
     public var ioBufferDuration: Float
 
     public init(active: Bool, interrupted: Bool, level: Float, silentSwitch: Bool, outputSilenced: Bool = false,
-                recording: Bool = false, device: AudioOutputDevice, sampleRate: Double, ioBufferDuration: Float) {
+                recording: Bool = false, playing: Bool = true, device: AudioOutputDevice, sampleRate: Double, ioBufferDuration: Float) {
         self.active = active
         self.interrupted = interrupted
         self.level = level
         self.silentSwitch = silentSwitch
         self.outputSilenced = outputSilenced
         self.recording = recording
+        self.playing = playing
         self.device = device
         self.sampleRate = sampleRate
         self.ioBufferDuration = ioBufferDuration

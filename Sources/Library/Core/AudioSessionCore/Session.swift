@@ -76,7 +76,8 @@ public final class Session: Sendable {
                                     level: interrupted ? 0 : s.ducked ? Session.duckedLevel : 1,
                                     silentSwitch: s.silentSwitchOn,
                                     outputSilenced: s.silentSwitchOn && s.policy.silencedBySwitch,
-                                    recording: s.policy.usesInput, device: backend.outputDevice,
+                                    recording: s.policy.usesInput, playing: s.policy.usesOutput,
+                                    device: backend.outputDevice,
                                     sampleRate: s.format.sampleRate, ioBufferDuration: s.format.ioBufferDuration)
     }
 

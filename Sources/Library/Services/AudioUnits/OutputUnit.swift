@@ -181,7 +181,9 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
     }
 
     private func apply(_ snapshot: AudioServiceSnapshot) {
-        let level = snapshot.outputSilenced ? 0 : max(0, min(1, snapshot.level))
+        // A category that does not play (RecordAudio) is not heard, as the silent
+        // switch's categories are not while it is on.
+        let level = snapshot.outputSilenced || !snapshot.playing ? 0 : max(0, min(1, snapshot.level))
         fedLevel.store(level.bitPattern, ordering: .releasing)
         fedRecording.store(snapshot.recording, ordering: .releasing)
     }
