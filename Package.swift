@@ -97,7 +97,10 @@ let package = Package(
         .target(name: "SystemSounds", dependencies: ["AudioSessionCore", "CALSA", "CSndfile", "CSamplerate", "Locking", "POSIXSupport"], path: "Sources/Library/Services/SystemSounds"),
         // The devices the I/O units stream to: ALSA PCMs, or the virtual device's clock;
         // the real-time threads that exchange periods with them.
-        .target(name: "AudioStreams", dependencies: ["AudioSessionCore", "CALSA"], path: "Sources/Library/Streams/AudioStreams"),
+        .target(name: "AudioStreams", dependencies: ["AudioSessionCore", "CALSA", "CPipeWireStream"],
+                path: "Sources/Library/Streams/AudioStreams"),
+        // The PipeWire streams the I/O units play and record through where a server runs.
+        .target(name: "CPipeWireStream", dependencies: ["CPipeWire"], path: "Sources/CLibraries/CPipeWireStream"),
         // The audio units: RemoteIO and VoiceProcessingIO on a stream the session feeds,
         // GenericOutput pulled offline; PCM layouts, conversion, rate conversion.
         // VoiceProcessingIO's echo canceller and gain control: a C face for the WebRTC audio

@@ -27,6 +27,7 @@ static inline void harnessStart(int argc, char **argv, const char *name)
         exit(2);
     }
     onALSA = strcmp(argv[1], "alsa") == 0;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* what was said before a hang stays in the log */
     installWatchdog(name);
     alarm(30); /* a hang becomes a failure; the programs take well under a second */
 }

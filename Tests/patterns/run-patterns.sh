@@ -43,6 +43,11 @@ run_case() {
     else
         (
             unset AUDIOTOOLBOX_BACKEND
+            # A runtime folder of its own: its audiosessiond knows no call or session
+            # another run left behind (a short path: the socket's must fit 108 bytes).
+            runtime=$(mktemp -d "${TMPDIR:-/tmp}/atpat.XXXXXX")
+            trap '[ -f "$runtime/audiotoolbox/audiosessiond.pid" ] && kill "$(cat "$runtime/audiotoolbox/audiosessiond.pid")" 2>/dev/null; rm -rf "$runtime"' EXIT
+            export XDG_RUNTIME_DIR=$runtime AUDIOSESSIOND_IDLE_SECONDS=2
             rm -rf "$out/vcard-patterns"
             eval "$("$prefix/bin/vcard" setup "$out/vcard-patterns")" || exit 1
             export VCARD_DIR ALSA_CONFIG_PATH PATH="$prefix/bin:$PATH" AUDIOTOOLBOX_ALSA_JACK_CTLS= \

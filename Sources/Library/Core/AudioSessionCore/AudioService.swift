@@ -22,6 +22,8 @@ public struct AudioServiceSnapshot: Equatable, Sendable {
     public var recording: Bool
     /// The category plays (all but RecordAudio and AudioProcessing): output may be heard.
     public var playing: Bool
+    /// The media role streams are given (PipeWire's media.role): Music, Game, ...
+    public var streamRole: String
     /// Where the program's audio goes.
     public var device: AudioOutputDevice
     /// The hardware format the session runs at.
@@ -29,7 +31,8 @@ public struct AudioServiceSnapshot: Equatable, Sendable {
     public var ioBufferDuration: Float
 
     public init(active: Bool, interrupted: Bool, level: Float, silentSwitch: Bool, outputSilenced: Bool = false,
-                recording: Bool = false, playing: Bool = true, device: AudioOutputDevice, sampleRate: Double, ioBufferDuration: Float) {
+                recording: Bool = false, playing: Bool = true, streamRole: String = "Game",
+                device: AudioOutputDevice, sampleRate: Double, ioBufferDuration: Float) {
         self.active = active
         self.interrupted = interrupted
         self.level = level
@@ -37,6 +40,7 @@ public struct AudioServiceSnapshot: Equatable, Sendable {
         self.outputSilenced = outputSilenced
         self.recording = recording
         self.playing = playing
+        self.streamRole = streamRole
         self.device = device
         self.sampleRate = sampleRate
         self.ioBufferDuration = ioBufferDuration

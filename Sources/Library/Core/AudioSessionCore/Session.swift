@@ -77,6 +77,7 @@ public final class Session: Sendable {
                                     silentSwitch: s.silentSwitchOn,
                                     outputSilenced: s.silentSwitchOn && s.policy.silencedBySwitch,
                                     recording: s.policy.usesInput, playing: s.policy.usesOutput,
+                                    streamRole: s.policy.streamRole,
                                     device: backend.outputDevice,
                                     sampleRate: s.format.sampleRate, ioBufferDuration: s.format.ioBufferDuration)
     }

@@ -15,8 +15,9 @@ extension OutputUnit {
     func streamPlan() -> StreamPlan {
         let (rate, period) = hardware
         let plan = config.withLock { $0.plan }
-        return StreamPlan(device: fed.withLock { $0.device }, sampleRate: rate, periodFrames: period,
-                          playback: plan.outputEnabled, capture: plan.inputEnabled)
+        let snapshot = fed.withLock { $0 }
+        return StreamPlan(device: snapshot.device, sampleRate: rate, periodFrames: period,
+                          playback: plan.outputEnabled, capture: plan.inputEnabled, role: snapshot.streamRole)
     }
 
     /// Opens the device on the caller's thread (so a device that will not open fails the

@@ -1,5 +1,6 @@
 import AudioSessionCore
 import CALSA
+import CPipeWireStream
 import Glibc
 
 /// What a unit asks of the device: where, at what rate and period, which directions.
@@ -9,8 +10,12 @@ public struct StreamPlan: Equatable, Sendable {
     public var periodFrames: Int
     public var playback: Bool
     public var capture: Bool
+    /// The media role a sound server is told.
+    public var role: String
 
-    public init(device: AudioOutputDevice, sampleRate: Double, periodFrames: Int, playback: Bool, capture: Bool) {
+    public init(device: AudioOutputDevice, sampleRate: Double, periodFrames: Int, playback: Bool, capture: Bool,
+                role: String = "Game") {
+        self.role = role
         self.device = device
         self.sampleRate = sampleRate
         self.periodFrames = periodFrames
@@ -53,12 +58,20 @@ public protocol DeviceLink: AnyObject {
 }
 
 public enum DeviceLinks {
-    /// Opens the device `plan` names: an ALSA PCM pair, or a clock for the virtual device.
-    /// Returns nil when the device does not open (busy, missing, no such direction).
+    /// Opens the device `plan` names: a PipeWire stream where a server runs and the
+    /// configuration names ALSA's `default` (the server's own device), else the ALSA PCM
+    /// pair; a clock for the virtual device. `AUDIOTOOLBOX_STREAM=alsa` or `=pipewire`
+    /// insists. Returns nil when the device does not open (busy, missing, no such
+    /// direction).
     public static func open(_ plan: StreamPlan) -> DeviceLink? {
         switch plan.device {
         case .none: return ClockLink(plan)
-        case .alsa(let name): return ALSALink(name: name, plan: plan)
+        case .alsa(let name):
+            let choice = getenv("AUDIOTOOLBOX_STREAM").map { String(cString: $0) } ?? ""
+            let server = choice == "pipewire" || (choice != "alsa" && name == "default" && PipeWireServerPresent() != 0)
+            if server, let link = PipeWireLink(plan) { return link }
+            if choice == "pipewire" { return nil }
+            return ALSALink(name: name, plan: plan)
         }
     }
 }
@@ -238,4 +251,37 @@ final class ALSALink: DeviceLink {
         if let playback { snd_pcm_drop(playback); snd_pcm_close(playback) }
         if let capture { snd_pcm_drop(capture); snd_pcm_close(capture) }
     }
+}
+
+/// A PipeWire playback stream, capture stream or both, named after the program with its
+/// pid and the session's media role; the I/O thread iterates their loop while it waits.
+final class PipeWireLink: DeviceLink {
+    let grant: StreamGrant
+    private let duplex: OpaquePointer
+
+    init?(_ plan: StreamPlan) {
+        var error = [CChar](repeating: 0, count: 256)
+        let playbackChannels: Int32 = plan.playback ? 2 : 0
+        let captureChannels: Int32 = plan.capture ? 1 : 0
+        guard let opened = PipeWireDuplexOpen(plan.role, Int32(plan.sampleRate), Int32(plan.periodFrames),
+                                              playbackChannels, captureChannels, &error, error.count)
+        else { return nil }
+        duplex = opened
+        grant = StreamGrant(sampleRate: plan.sampleRate, periodFrames: plan.periodFrames,
+                            bufferFrames: 2 * plan.periodFrames, playbackChannels: Int(playbackChannels),
+                            captureChannels: Int(captureChannels))
+    }
+
+    private static func status(_ result: Int32) -> LinkStatus { result < 0 ? .gone : result > 0 ? .xrun : .ok }
+
+    func receive(into capture: UnsafeMutablePointer<Int16>) -> LinkStatus {
+        Self.status(PipeWireDuplexReceive(duplex, capture))
+    }
+
+    func deliver(_ playback: UnsafePointer<Int16>) -> LinkStatus {
+        Self.status(PipeWireDuplexDeliver(duplex, playback))
+    }
+
+    func playbackDelay() -> Int { Int(PipeWireDuplexPlaybackDelay(duplex)) }
+    func close() { PipeWireDuplexClose(duplex) }
 }

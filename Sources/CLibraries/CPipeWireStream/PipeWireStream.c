@@ -1,0 +1,303 @@
+/* PipeWireStream.h over libpipewire-0.3: a private pw_loop, a context and a core, one
+ * pw_stream per direction without PW_STREAM_FLAG_RT_PROCESS, so that their process
+ * events are dispatched by the loop the unit's I/O thread iterates. Between the stream
+ * and the unit, a ring per direction (made at open; a period allocates nothing here). */
+#define _GNU_SOURCE
+#include "PipeWireStream.h"
+#include <errno.h>
+#include <pthread.h>
+#include <pipewire/pipewire.h>
+#include <spa/param/audio/format-utils.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    int16_t *samples;
+    int channels;
+    int capacity;   /* frames */
+    int read, fill; /* frames */
+} Ring;
+
+typedef struct {
+    struct pw_stream *stream;
+    struct spa_hook listener;
+    Ring ring;
+    int xrun;
+    int lastRequest; /* frames the server asked for last (playback) */
+} Direction;
+
+struct PipeWireDuplex {
+    struct pw_loop *loop;
+    struct pw_context *context;
+    struct pw_core *core;
+    struct spa_hook coreListener;
+    Direction playback, capture;
+    int period;
+    int gone;
+    int entered; /* the I/O thread has entered the loop */
+};
+
+static pthread_once_t initialised = PTHREAD_ONCE_INIT;
+static void initialise(void) { pw_init(NULL, NULL); }
+
+int PipeWireServerPresent(void)
+{
+    const char *remote = getenv("PIPEWIRE_REMOTE");
+    if (remote && *remote) return 1;
+    const char *dir = getenv("PIPEWIRE_RUNTIME_DIR");
+    if (!dir || !*dir) dir = getenv("XDG_RUNTIME_DIR");
+    if (!dir || !*dir) return 0;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/pipewire-0", dir);
+    return access(path, F_OK) == 0;
+}
+
+static int ringMake(Ring *ring, int channels, int capacity)
+{
+    ring->samples = calloc((size_t)capacity * (size_t)channels, sizeof(int16_t));
+    ring->channels = channels;
+    ring->capacity = capacity;
+    ring->read = ring->fill = 0;
+    return ring->samples ? 0 : -1;
+}
+
+static void ringPut(Ring *ring, const int16_t *frames, int count)
+{
+    for (int i = 0; i < count; i++) {
+        int at = (ring->read + ring->fill + i) % ring->capacity;
+        memcpy(ring->samples + (size_t)at * ring->channels, frames + (size_t)i * ring->channels,
+               sizeof(int16_t) * (size_t)ring->channels);
+    }
+    ring->fill += count;
+}
+
+static void ringTake(Ring *ring, int16_t *frames, int count)
+{
+    for (int i = 0; i < count; i++) {
+        int at = (ring->read + i) % ring->capacity;
+        memcpy(frames + (size_t)i * ring->channels, ring->samples + (size_t)at * ring->channels,
+               sizeof(int16_t) * (size_t)ring->channels);
+    }
+    ring->read = (ring->read + count) % ring->capacity;
+    ring->fill -= count;
+}
+
+static void playbackProcess(void *data)
+{
+    PipeWireDuplex *d = data;
+    struct pw_buffer *b = pw_stream_dequeue_buffer(d->playback.stream);
+    if (!b) return;
+    struct spa_buffer *buffer = b->buffer;
+    int16_t *out = buffer->datas[0].data;
+    if (!out) { pw_stream_queue_buffer(d->playback.stream, b); return; }
+    int stride = (int)sizeof(int16_t) * d->playback.ring.channels;
+    int frames = (int)(buffer->datas[0].maxsize / (uint32_t)stride);
+    if (b->requested > 0 && (int)b->requested < frames) frames = (int)b->requested;
+    d->playback.lastRequest = frames;
+    int have = d->playback.ring.fill < frames ? d->playback.ring.fill : frames;
+    ringTake(&d->playback.ring, out, have);
+    if (have < frames) {
+        /* Ran dry: silence for the rest (counted once started). */
+        memset(out + (size_t)have * d->playback.ring.channels, 0, (size_t)(frames - have) * (size_t)stride);
+        d->playback.xrun = 1;
+    }
+    buffer->datas[0].chunk->offset = 0;
+    buffer->datas[0].chunk->stride = stride;
+    buffer->datas[0].chunk->size = (uint32_t)(frames * stride);
+    pw_stream_queue_buffer(d->playback.stream, b);
+}
+
+static void captureProcess(void *data)
+{
+    PipeWireDuplex *d = data;
+    struct pw_buffer *b = pw_stream_dequeue_buffer(d->capture.stream);
+    if (!b) return;
+    struct spa_buffer *buffer = b->buffer;
+    const int16_t *in = buffer->datas[0].data;
+    int stride = (int)sizeof(int16_t) * d->capture.ring.channels;
+    if (in) {
+        int frames = (int)(buffer->datas[0].chunk->size / (uint32_t)stride);
+        in = (const int16_t *)((const char *)in + buffer->datas[0].chunk->offset);
+        int room = d->capture.ring.capacity - d->capture.ring.fill;
+        if (frames > room) {
+            d->capture.xrun = 1;
+            frames = room;
+        }
+        ringPut(&d->capture.ring, in, frames);
+    }
+    pw_stream_queue_buffer(d->capture.stream, b);
+}
+
+static void stateChanged(void *data, enum pw_stream_state old, enum pw_stream_state state, const char *error)
+{
+    PipeWireDuplex *d = data;
+    (void)old; (void)error;
+    if (state == PW_STREAM_STATE_ERROR || state == PW_STREAM_STATE_UNCONNECTED) d->gone = 1;
+}
+
+static const struct pw_stream_events playbackEvents = {
+    PW_VERSION_STREAM_EVENTS, .state_changed = stateChanged, .process = playbackProcess};
+static const struct pw_stream_events captureEvents = {
+    PW_VERSION_STREAM_EVENTS, .state_changed = stateChanged, .process = captureProcess};
+
+static void coreError(void *data, uint32_t id, int seq, int res, const char *message)
+{
+    PipeWireDuplex *d = data;
+    (void)seq; (void)res; (void)message;
+    if (id == PW_ID_CORE) d->gone = 1;
+}
+
+static const struct pw_core_events coreEvents = {PW_VERSION_CORE_EVENTS, .error = coreError};
+
+static const char *programName(void) { return program_invocation_short_name; }
+
+static int openDirection(PipeWireDuplex *d, Direction *direction, enum spa_direction which, const char *role,
+                         int rate, int period, int channels, char *error, size_t errorSize)
+{
+    char latency[64], pid[32];
+    snprintf(latency, sizeof latency, "%d/%d", period, rate);
+    snprintf(pid, sizeof pid, "%d", (int)getpid());
+    struct pw_properties *props = pw_properties_new(
+        PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, which == SPA_DIRECTION_OUTPUT ? "Playback" : "Capture",
+        PW_KEY_MEDIA_ROLE, role, PW_KEY_APP_NAME, programName(), PW_KEY_APP_PROCESS_ID, pid,
+        PW_KEY_NODE_NAME, programName(), PW_KEY_NODE_LATENCY, latency, NULL);
+    direction->stream = pw_stream_new(d->core, programName(), props);
+    if (!direction->stream) {
+        snprintf(error, errorSize, "pw_stream_new failed: %s", strerror(errno));
+        return -1;
+    }
+    pw_stream_add_listener(direction->stream, &direction->listener,
+                           which == SPA_DIRECTION_OUTPUT ? &playbackEvents : &captureEvents, d);
+    uint8_t podBuffer[1024];
+    struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(podBuffer, sizeof podBuffer);
+    struct spa_audio_info_raw info = {.format = SPA_AUDIO_FORMAT_S16, .rate = (uint32_t)rate,
+                                      .channels = (uint32_t)channels};
+    if (channels == 1) info.position[0] = SPA_AUDIO_CHANNEL_MONO;
+    else { info.position[0] = SPA_AUDIO_CHANNEL_FL; info.position[1] = SPA_AUDIO_CHANNEL_FR; }
+    const struct spa_pod *params[1] = {spa_format_audio_raw_build(&builder, SPA_PARAM_EnumFormat, &info)};
+    int status = pw_stream_connect(direction->stream, which, PW_ID_ANY,
+                                   PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS, params, 1);
+    if (status < 0) {
+        snprintf(error, errorSize, "pw_stream_connect failed: %s", strerror(-status));
+        return -1;
+    }
+    /* Room for a period on each side of the largest quantum the server may pick. */
+    if (ringMake(&direction->ring, channels, 2 * period + 8192) < 0) {
+        snprintf(error, errorSize, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* Iterates the loop once, waiting up to a second; -1 once the stream is gone. */
+static int turn(PipeWireDuplex *d)
+{
+    if (d->gone) return -1;
+    int result = pw_loop_iterate(d->loop, 1000);
+    if (result < 0 && result != -EINTR) d->gone = 1;
+    return d->gone ? -1 : 0;
+}
+
+PipeWireDuplex *PipeWireDuplexOpen(const char *role, int rate, int periodFrames, int playbackChannels,
+                                   int captureChannels, char *error, size_t errorSize)
+{
+    pthread_once(&initialised, initialise);
+    PipeWireDuplex *d = calloc(1, sizeof *d);
+    if (!d) { snprintf(error, errorSize, "out of memory"); return NULL; }
+    d->period = periodFrames;
+    d->loop = pw_loop_new(NULL);
+    if (d->loop) d->context = pw_context_new(d->loop, NULL, 0);
+    if (d->context) d->core = pw_context_connect(d->context, NULL, 0);
+    if (!d->core) {
+        snprintf(error, errorSize, "no PipeWire server (%s)", strerror(errno));
+        PipeWireDuplexClose(d);
+        return NULL;
+    }
+    pw_core_add_listener(d->core, &d->coreListener, &coreEvents, d);
+    pw_loop_enter(d->loop);
+    d->entered = 1;
+    if ((playbackChannels > 0 && openDirection(d, &d->playback, SPA_DIRECTION_OUTPUT, role, rate, periodFrames,
+                                               playbackChannels, error, errorSize) < 0) ||
+        (captureChannels > 0 && openDirection(d, &d->capture, SPA_DIRECTION_INPUT, role, rate, periodFrames,
+                                              captureChannels, error, errorSize) < 0)) {
+        PipeWireDuplexClose(d);
+        return NULL;
+    }
+    /* Until the streams stream (or fail): a refused format shows here, not later. The
+     * opening thread holds the loop until then; the I/O thread enters it next. */
+    for (int i = 0; i < 50; i++) {
+        int ready = (!d->playback.stream || pw_stream_get_state(d->playback.stream, NULL) == PW_STREAM_STATE_STREAMING) &&
+                    (!d->capture.stream || pw_stream_get_state(d->capture.stream, NULL) == PW_STREAM_STATE_STREAMING);
+        if (ready) break;
+        if (turn(d) < 0) {
+            snprintf(error, errorSize, "the PipeWire stream failed to start");
+            PipeWireDuplexClose(d);
+            return NULL;
+        }
+    }
+    pw_loop_leave(d->loop);
+    d->entered = 0;
+    return d;
+}
+
+static void enter(PipeWireDuplex *d)
+{
+    if (d->entered) return;
+    pw_loop_enter(d->loop);
+    d->entered = 1;
+}
+
+int PipeWireDuplexDeliver(PipeWireDuplex *d, const int16_t *frames)
+{
+    if (!d->playback.stream) return 0;
+    enter(d);
+    for (;;) {
+        int target = 2 * d->period > d->playback.lastRequest + d->period ? 2 * d->period
+                                                                          : d->playback.lastRequest + d->period;
+        if (d->playback.ring.fill + d->period <= target) break;
+        if (turn(d) < 0) return -1;
+    }
+    ringPut(&d->playback.ring, frames, d->period);
+    int xrun = d->playback.xrun;
+    d->playback.xrun = 0;
+    return xrun;
+}
+
+int PipeWireDuplexReceive(PipeWireDuplex *d, int16_t *frames)
+{
+    if (!d->capture.stream) return 0;
+    enter(d);
+    while (d->capture.ring.fill < d->period) {
+        if (turn(d) < 0) return -1;
+    }
+    ringTake(&d->capture.ring, frames, d->period);
+    int xrun = d->capture.xrun;
+    d->capture.xrun = 0;
+    return xrun;
+}
+
+int PipeWireDuplexPlaybackDelay(PipeWireDuplex *d)
+{
+    if (!d->playback.stream) return 0;
+    struct pw_time time;
+    int queued = d->playback.ring.fill;
+    if (pw_stream_get_time_n(d->playback.stream, &time, sizeof time) == 0 && time.rate.denom > 0)
+        queued += (int)(time.delay + (int64_t)time.queued / (int64_t)sizeof(int16_t) / d->playback.ring.channels);
+    return queued;
+}
+
+void PipeWireDuplexClose(PipeWireDuplex *d)
+{
+    if (!d) return;
+    if (d->playback.stream) pw_stream_destroy(d->playback.stream);
+    if (d->capture.stream) pw_stream_destroy(d->capture.stream);
+    if (d->entered) pw_loop_leave(d->loop);
+    if (d->core) pw_core_disconnect(d->core);
+    if (d->context) pw_context_destroy(d->context);
+    if (d->loop) pw_loop_destroy(d->loop);
+    free(d->playback.ring.samples);
+    free(d->capture.ring.samples);
+    free(d);
+}

@@ -1,0 +1,41 @@
+/* A PipeWire stream pair (playback, capture or both) for the I/O audio units, driven by
+ * the unit's own I/O thread: the streams live on a private loop that the thread
+ * iterates while it waits for room to play or frames to read, so every callback of the
+ * stream runs on that thread. Samples are interleaved 16-bit, as on the ALSA path. */
+#ifndef AT_PIPEWIRE_STREAM_H
+#define AT_PIPEWIRE_STREAM_H
+#include <stddef.h>
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct PipeWireDuplex PipeWireDuplex;
+
+/* Whether a PipeWire server's socket is there to try (PIPEWIRE_REMOTE, or pipewire-0 in
+ * PIPEWIRE_RUNTIME_DIR or XDG_RUNTIME_DIR). */
+int PipeWireServerPresent(void);
+
+/* Connects and opens the streams: `role` is the media role (Music, Game, Communication,
+ * ...), the period the latency asked for. NULL when the server cannot be reached or
+ * refuses; `error` then says why. */
+PipeWireDuplex *PipeWireDuplexOpen(const char *role, int rate, int periodFrames, int playbackChannels,
+                                   int captureChannels, char *error, size_t errorSize);
+
+/* Queues one period to play, first waiting (iterating the loop) until no more than a
+ * period or the server's quantum is queued. 0, 1 when the server ran dry since the last
+ * call, -1 when the stream is gone. */
+int PipeWireDuplexDeliver(PipeWireDuplex *duplex, const int16_t *frames);
+
+/* Waits for and takes one period of capture. 0, 1 after an overrun, -1 when gone. */
+int PipeWireDuplexReceive(PipeWireDuplex *duplex, int16_t *frames);
+
+/* Frames queued for playback and not yet heard (here and in the server). */
+int PipeWireDuplexPlaybackDelay(PipeWireDuplex *duplex);
+
+void PipeWireDuplexClose(PipeWireDuplex *duplex);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
