@@ -128,7 +128,7 @@ let package = Package(
         // The C ABI: @_cdecl entry points, marshalling and result codes only.
         .target(
             name: "AudioToolbox",
-            dependencies: ["AudioSessionCore", "AudioUnits", "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox",
+            dependencies: ["AudioSessionCore", "AudioStreams", "AudioUnits", "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox",
                            "InProcessArbiter", "ArbiterClient", "ArbiterSocket", "SystemSounds", "Locking",
                            "POSIXSupport"], path: "Sources/Library/ABI/AudioToolbox",
             swiftSettings: publicHeaders,

@@ -1140,6 +1140,49 @@ def case_x(c):
         server.close()
 
 
+def case_u2(c):
+    """Issue 17: where a sound server runs, an I/O unit plays through a PipeWire stream of
+    its own, named after the program, with its pid and its category's media role; what
+    it renders reaches the sink at its level; a call stops it before Begin (the sink
+    falls silent) and the program's start after End brings it back."""
+    server = SoundServer(c)
+    # Not the virtual device the other cases insist on: it has no speaker. The session
+    # takes the machine's card, or (none here) the virtual device with its sound sent to
+    # the sound server.
+    c.env.pop("AUDIOTOOLBOX_BACKEND", None)
+    c.env["AUDIOTOOLBOX_ALSA_JACK_CTLS"] = ""
+    try:
+        (a,) = c.start("A")
+        a.set_category("medi")
+        a.command("unit start")
+        found = {}
+
+        def own(props):
+            if props.get("application.process.id") in (a.pid, str(a.pid)):
+                found.update(props)
+                return True
+            return False
+        deadline = time.monotonic() + HANG
+        while find_stream(c, own) is None:
+            if time.monotonic() > deadline:
+                raise CaseFailure("no PipeWire stream names A's process")
+            time.sleep(0.05)
+        wrong = {key: found.get(key) for key, want in (("application.name", "session_prog"), ("media.role", "Music"),
+                                                       ("media.category", "Playback")) if found.get(key) != want}
+        if wrong:
+            raise CaseFailure(f"A's stream has {wrong}; all its properties: {found}")
+        wait_heard(c, 1.0, "A's unit")
+        c.tool("call", "start")
+        a.expect(r"^BEGIN$")
+        wait_heard(c, 0.0, "A's unit stopped by the call")
+        c.tool("call", "end")
+        a.expect(r"^END resume$")
+        a.command("unit start")
+        wait_heard(c, 1.0, "A's unit started again after End")
+    finally:
+        server.close()
+
+
 Stream = collections.namedtuple("Stream", "node volumes mute soft soft_mute")
 
 
@@ -1689,6 +1732,7 @@ CASES = [
     ("v-doorbell-checked", case_v),
     ("w-forked-child-sessions", case_w),
     ("x-pulse-stream-owned-by-its-program", case_x),
+    ("u2-unit-plays-through-pipewire", case_u2),
     ("y-interrupted-program-muted", case_y),
     ("s2-volume-after-wireplumber-restart", case_s2),
     ("z1-saved-volume-player-exits-lowered", case_z1),
@@ -1708,7 +1752,7 @@ def build():
                                   (os.path.join(HERE, "fork_prog.c"), fork_prog, shlex.split(flags.stdout)),
                                   (os.path.join(HERE, "peer_probe.c"), peer_probe, [])):
         run = subprocess.run(["cc", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-o", target, source, *extra,
-                              "-lpthread"], capture_output=True, text=True)
+                              "-lpthread", "-lm"], capture_output=True, text=True)
         if run.returncode != 0:
             return f"{os.path.basename(source)} does not compile:\n{run.stderr}"
     return None

@@ -16,6 +16,8 @@
  *                               command, away from its run loop, reading OtherAudioIsPlaying until
  *                               it changes or <ms> pass: what other programs do must reach the
  *                               session while its run loop is busy)
+ *   unit start|stop          -> "unit start|stop <status>"     (a RemoteIO unit playing a tone:
+ *                               6000 * sin(i / 9), 16-bit stereo at 48 kHz, made at the first start)
  *   quit                     -> "quit 0", then exits
  *
  * <status> is 0 or the four-character code ("activate what"), a number if unprintable.
@@ -31,6 +33,7 @@
  * the lines over through a version-0 CFRunLoopSource, as a ported app's UI would.
  */
 #include <AudioToolbox/AudioToolbox.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -133,6 +136,45 @@ static int parseFlag(const char *arg, UInt32 *out)
     return 1;
 }
 
+/* ---- the unit command: an iPhone program's RemoteIO tone ---- */
+
+static AudioUnit toneUnit;
+static long toneFrame;
+
+static OSStatus renderTone(void *refCon, AudioUnitRenderActionFlags *flags, const AudioTimeStamp *ts, UInt32 bus,
+                           UInt32 frames, AudioBufferList *data)
+{
+    (void)refCon; (void)flags; (void)ts; (void)bus;
+    SInt16 *samples = data->mBuffers[0].mData;
+    for (UInt32 i = 0; i < frames; i++, toneFrame++) {
+        /* The same tone as the tests' other programs play, second after second. */
+        SInt16 v = (SInt16)(6000 * sin((double)(toneFrame % 48000) / 9));
+        samples[2 * i] = samples[2 * i + 1] = v;
+    }
+    return noErr;
+}
+
+static OSStatus unitCommand(const char *what)
+{
+    if (strcmp(what, "stop") == 0) return toneUnit ? AudioOutputUnitStop(toneUnit) : kAudio_ParamError;
+    if (!toneUnit) {
+        AudioComponentDescription d = {kAudioUnitType_Output, kAudioUnitSubType_RemoteIO, kAudioUnitManufacturer_Apple,
+                                       0, 0};
+        OSStatus status = AudioComponentInstanceNew(AudioComponentFindNext(NULL, &d), &toneUnit);
+        if (status) return status;
+        AudioStreamBasicDescription f = {48000, kAudioFormatLinearPCM,
+                                         kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
+        AURenderCallbackStruct cb = {renderTone, NULL};
+        if ((status = AudioUnitSetProperty(toneUnit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f,
+                                           sizeof f)) ||
+            (status = AudioUnitSetProperty(toneUnit, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0,
+                                           &cb, sizeof cb)) ||
+            (status = AudioUnitInitialize(toneUnit)))
+            return status;
+    }
+    return AudioOutputUnitStart(toneUnit);
+}
+
 /* Handles one command line; returns 0 once the program should stop. */
 static int handle(char *text)
 {
@@ -177,6 +219,8 @@ static int handle(char *text)
         UInt32 size = sizeof volume;
         OSStatus status = AudioSessionGetProperty(kAudioSessionProperty_CurrentHardwareOutputVolume, &size, &volume);
         say("vol %s %.2f", statusText(status, b), volume);
+    } else if (strcmp(command, "unit") == 0 && arg != NULL && (!strcmp(arg, "start") || !strcmp(arg, "stop"))) {
+        say("unit %s %s", arg, statusText(unitCommand(arg), b));
     } else if (strcmp(command, "quit") == 0) {
         say("quit 0");
         return 0;

@@ -2,6 +2,7 @@ import ALSABackend
 import ArbiterClient
 import ArbiterSocket
 import AudioSessionCore
+import AudioStreams
 import CAudioToolbox
 import CoreFoundation
 import Glibc
@@ -105,7 +106,13 @@ final class Runtime: @unchecked Sendable {
                 Log.error("AUDIOTOOLBOX_BACKEND=alsa but no ALSA card at ctl '\(names.control)'")
                 throw .initializationError
             }
-            Log.notice("no ALSA card at ctl '\(names.control)': using the virtual device")
+            // Sound still goes to a sound server where one runs (a desktop without a
+            // card of its own: a network or Bluetooth sink).
+            let output: AudioOutputDevice = DeviceLinks.soundServerPresent ? .soundServer : .none
+            Log.notice("no ALSA card at ctl '\(names.control)': using the virtual device"
+                       + (output == .soundServer ? ", its sound to the sound server" : ""))
+            let device = VirtualAudioDevice(output: output)
+            return (device, device)
         }
         let device = VirtualAudioDevice()
         return (device, device)

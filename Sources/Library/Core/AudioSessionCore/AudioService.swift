@@ -53,6 +53,10 @@ public enum AudioOutputDevice: Equatable, Sendable {
     case none
     /// An ALSA PCM, by name ("default", "hw:1", "vcard").
     case alsa(String)
+    /// The sound server's default sink, on a machine whose session has no card of its
+    /// own (the virtual device chosen for lack of one, not asked for); nowhere when the
+    /// server is gone. System sounds do not use it.
+    case soundServer
 }
 
 /// A service the session feeds. `sessionChanged` is called with the session's lock held,

@@ -31,12 +31,15 @@ public final class VirtualAudioDevice: HardwareBackend {
     /// `reporting`, then the session's lock, then `model`.
     private let reporting = Locked<Void>(())
 
-    public init() {}
+    /// - output: where the audio of a session on this device goes: nowhere (the default,
+    ///   and always when the program asked for the virtual device), or the sound server.
+    public init(output: AudioOutputDevice = .none) { self.output = output }
+    private let output: AudioOutputDevice
 
     // MARK: HardwareBackend
 
     /// The virtual device has no speaker: nothing played on it is heard.
-    public var outputDevice: AudioOutputDevice { .none }
+    public var outputDevice: AudioOutputDevice { output }
 
     public func facts() -> HardwareFacts {
         model.withLock { m in

@@ -58,6 +58,9 @@ public protocol DeviceLink: AnyObject {
 }
 
 public enum DeviceLinks {
+    /// A PipeWire server's socket is there (it may still refuse).
+    public static var soundServerPresent: Bool { PipeWireServerPresent() != 0 }
+
     /// Opens the device `plan` names: a PipeWire stream where a server runs and the
     /// configuration names ALSA's `default` (the server's own device), else the ALSA PCM
     /// pair; a clock for the virtual device. `AUDIOTOOLBOX_STREAM=alsa` or `=pipewire`
@@ -66,6 +69,7 @@ public enum DeviceLinks {
     public static func open(_ plan: StreamPlan) -> DeviceLink? {
         switch plan.device {
         case .none: return ClockLink(plan)
+        case .soundServer: return PipeWireLink(plan) ?? ClockLink(plan)
         case .alsa(let name):
             let choice = getenv("AUDIOTOOLBOX_STREAM").map { String(cString: $0) } ?? ""
             let server = choice == "pipewire" || (choice != "alsa" && name == "default" && PipeWireServerPresent() != 0)
