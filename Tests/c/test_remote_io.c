@@ -202,6 +202,18 @@ static void playTone(int which, double rate, const char *what)
     if (worldOnCard()) worldRun("vcard %s", "record-reset");
     CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
     while (framesRendered < (long)(rate * 0.6)) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    /* The session reads what the running stream was granted. */
+    Float64 unitLatency = -1;
+    Float32 sessionLatency = -1;
+    UInt32 size = sizeof unitLatency;
+    CHECK_STATUS(AudioUnitGetProperty(unit, kAudioUnitProperty_Latency, kAudioUnitScope_Global, 0, &unitLatency, &size),
+                 noErr);
+    size = sizeof sessionLatency;
+    CHECK_STATUS(AudioSessionGetProperty(kAudioSessionProperty_CurrentHardwareOutputLatency, &size, &sessionLatency),
+                 noErr);
+    CHECK(unitLatency > 0 && fabs(unitLatency - sessionLatency) < 1e-6,
+          "%s: CurrentHardwareOutputLatency is the stream's (%.5f s, the unit says %.5f s)", what, sessionLatency,
+          unitLatency);
     CHECK_STATUS(AudioOutputUnitStop(unit), noErr);
     long stoppedAt = callbacks;
     CHECK(badStamps == 0, "%s: sample times advance by the frames rendered, host times too (%ld bad)", what,
@@ -287,6 +299,45 @@ static void interruptTone(void)
     CHECK(callbacks > callbacksAtBegin, "callbacks again after the restart");
     AudioOutputUnitStop(unit);
     if (worldOnCard()) CHECK(nonSilentFrames() > 0, "the restarted unit is heard");
+    AudioComponentInstanceDispose(unit);
+}
+
+/* ---- 2b. fork while a unit plays --------------------------------------------------- */
+
+#include <sys/wait.h>
+
+static void forkWhilePlaying(void)
+{
+    unit = newUnit(kAudioUnitSubType_RemoteIO);
+    AURenderCallbackStruct cb = {renderTone, NULL};
+    AudioStreamBasicDescription f = format(0, hardwareRate());
+    AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f, sizeof f);
+    AudioUnitSetProperty(unit, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0, &cb, sizeof cb);
+    AudioUnitInitialize(unit);
+    toneFormat = 0;
+    toneRate = f.mSampleRate;
+    callbacks = 0;
+    nextSampleTime = -1;
+    CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
+    awaitCallbacks(3);
+    pid_t child = fork();
+    if (child == 0) {
+        /* The child: the unit is there, stopped (its thread is the parent's), and usable. */
+        UInt32 running = 9, size = sizeof running;
+        OSStatus got = AudioUnitGetProperty(unit, kAudioOutputUnitProperty_IsRunning, kAudioUnitScope_Global, 0,
+                                            &running, &size);
+        OSStatus stopped = AudioOutputUnitStop(unit);
+        OSStatus disposed = AudioComponentInstanceDispose(unit);
+        _exit(got == noErr && running == 0 && stopped == noErr && disposed == noErr ? 0 : 1);
+    }
+    int status = -1;
+    CHECK(child > 0 && waitpid(child, &status, 0) == child, "fork while a unit plays");
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "in the child the unit is stopped and usable (status %d)",
+          status);
+    long before = callbacks;
+    awaitCallbacks(3);
+    CHECK(callbacks > before, "the parent's unit plays on");
+    AudioOutputUnitStop(unit);
     AudioComponentInstanceDispose(unit);
 }
 
@@ -420,6 +471,7 @@ int main(void)
 
     badInputs();
     interruptTone();
+    forkWhilePlaying();
 
     /* The hardware's period, as the session reads it now that it is active. */
     Float32 current = 0;

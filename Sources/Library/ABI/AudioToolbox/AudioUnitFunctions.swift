@@ -18,6 +18,17 @@ enum UnitHandles {
     }
     static let instances = Locked<[UInt: OutputUnit]>([:])
 
+    /// Registered with the first instance: in the child of a fork the units stay, stopped
+    /// (their threads are the parent's), and the locks the parent's threads may have held
+    /// are made usable again.
+    static let installForkHandler: Void = {
+        ForkCoordinator.register(.units) {
+            instances.reinitializeAfterFork()
+            UnitListeners.all.reinitializeAfterFork()
+            for unit in instances.withLock({ Array($0.values) }) { unit.resetAfterFork() }
+        }
+    }()
+
     static func kind(_ component: OpaquePointer?) -> UnitKind? {
         guard let component else { return nil }
         return components.first { OpaquePointer($0.1) == component }?.0
@@ -102,10 +113,19 @@ public func audioComponentGetVersion(_ component: OpaquePointer?, _ outVersion: 
 public func audioComponentInstanceNew(_ component: OpaquePointer?,
                                       _ outInstance: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     guard let kind = UnitHandles.kind(component), let outInstance else { return UnitError.parameter.rawValue }
+    _ = UnitHandles.installForkHandler
     let unit = OutputUnit(kind: kind, fedWith: SystemSoundServices.withoutSession())
     let handle = Unmanaged.passUnretained(unit).toOpaque()
     let key = UInt(bitPattern: Int(bitPattern: handle))
     unit.onStoppedBySystem = { UnitListeners.tell(OpaquePointer(bitPattern: key), kAudioOutputUnitProperty_IsRunning) }
+    unit.onGranted = { grant in
+        let period = Float(Double(grant.periodFrames) / grant.sampleRate)
+        let format = StreamFormat(sampleRate: grant.sampleRate, ioBufferDuration: period,
+                                  inputLatency: grant.captureChannels > 0 ? period : 0,
+                                  outputLatency: grant.playbackChannels > 0
+                                      ? Float(Double(grant.bufferFrames) / grant.sampleRate) : 0)
+        Runtime.withCurrent { $0.session.streamGranted(format) }
+    }
     UnitHandles.instances.withLock { $0[key] = unit }
     if kind.hasDevice { Runtime.withCurrent { $0.session.attach(unit) } }
     outInstance.pointee = OpaquePointer(handle)

@@ -10,6 +10,7 @@ enum ForkCoordinator {
     enum Part: Int, CaseIterable {
         case session
         case systemSounds
+        case units
     }
 
     private struct Steps {

@@ -263,6 +263,16 @@ public final class Session: Sendable {
 
     // MARK: Hardware and system events
 
+    /// A stream a service opened reports what the device granted it: while the session
+    /// is active its Current* properties read that (the stream's real rate, period and
+    /// latencies) rather than what activation negotiated.
+    public func streamGranted(_ format: StreamFormat) {
+        try? transact { s throws(ResultCode) in
+            guard s.phase == .active else { return }
+            s.format = format
+        }
+    }
+
     /// Applies an event reported by the backend, with the facts it carries.
     public func handle(_ event: HardwareEvent) {
         try? transact { s throws(ResultCode) in

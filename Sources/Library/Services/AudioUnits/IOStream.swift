@@ -37,6 +37,7 @@ extension OutputUnit {
             c.running = true
             c.grant = link.grant
         }
+        granted(link.grant)
         let spawned = IOThread.spawn { [self] in ioLoop(run, first: link, generation: generation) }
         guard spawned else {
             link.close()
@@ -63,6 +64,7 @@ extension OutputUnit {
                 link = DeviceLinks.open(streamPlan())
                 guard let reopened = link else { lost = true; break }
                 config.withLock { $0.grant = reopened.grant }
+                granted(reopened.grant)
                 continue
             }
             let engine = StreamEngine(unit: self, link: current, plan: config.withLock { $0.plan })
@@ -83,9 +85,15 @@ extension OutputUnit {
             }
             return tell
         }
-        _ = lost
+        runningFormat.withLock { $0 = nil }
         run.finished.signal()
         if tell { onStoppedBySystem?() }
+    }
+
+    /// Remembers what the stream runs at and tells the session (through the ABI layer).
+    private func granted(_ grant: StreamGrant) {
+        runningFormat.withLock { $0 = (grant.sampleRate, grant.periodFrames) }
+        onGranted?(grant)
     }
 
     /// AudioUnitRender on element 1 from the input callback: the frames the callback was

@@ -142,6 +142,12 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
     /// Called (with no lock held) when the unit stopped without the program asking: an
     /// interruption, a device gone. Set once by the ABI layer before the unit is used.
     public var onStoppedBySystem: (@Sendable () -> Void)?
+    /// Called (no lock held, on the thread that opened it) with what each stream the unit
+    /// opens was granted: the session then reads it. Set once by the ABI layer.
+    public var onGranted: (@Sendable (StreamGrant) -> Void)?
+    /// The rate and period of the stream running now: a session snapshot that states
+    /// them (the session reading back the grant) does not reopen it.
+    let runningFormat = Locked<(rate: Double, period: Int)?>(nil)
 
     public init(kind: UnitKind, fedWith snapshot: AudioServiceSnapshot) {
         self.kind = kind
@@ -162,7 +168,11 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
         apply(snapshot)
         if before.device != snapshot.device || before.sampleRate != snapshot.sampleRate
             || before.ioBufferDuration != snapshot.ioBufferDuration {
-            streamGeneration.add(1, ordering: .releasing)
+            let running = runningFormat.withLock { $0 }
+            let period = Int((Double(snapshot.ioBufferDuration) * snapshot.sampleRate).rounded())
+            let same = before.device == snapshot.device && running.map { $0.rate == snapshot.sampleRate
+                && $0.period == period } == true
+            if !same { streamGeneration.add(1, ordering: .releasing) }
         }
         // Stopped now, before the session queues Begin: the thread makes no callback
         // after this, and is waited for before Begin is delivered (awaitQuiet).
@@ -436,6 +446,19 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
         }
         awaitQuiet()
         return wasRunning
+    }
+
+    /// In the child of a fork: the unit's thread does not exist there and may have held
+    /// its locks. The configuration stays (the child may start the unit itself, on a
+    /// stream of its own); what was running is the parent's. Call only from a fork handler.
+    public func resetAfterFork() {
+        config.reinitializeAfterFork()
+        fed.reinitializeAfterFork()
+        config.withLock { c in
+            c.running = false
+            c.run = nil
+            c.retiring = nil
+        }
     }
 
     /// GenericOutput keeps nothing between renders; the I/O units' converters start
