@@ -63,6 +63,15 @@ cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_alsa" "$here/bench/bench_alsa.c" 
     # The hardware path alone: other programs are bench_arbiter's subject.
     AUDIOTOOLBOX_ARBITER=local "$out/bench_alsa"
 )
+# The I/O unit against a bare ALSA client of the same card, period and buffer.
+cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_units" "$here/bench/bench_units.c" $flags -lasound -lpthread -lm
+(
+    unset AUDIOTOOLBOX_BACKEND
+    rm -rf "$out/vcard-units"
+    eval "$("$prefix/bin/vcard" setup "$out/vcard-units")"
+    export PATH=$prefix/bin:$PATH
+    AUDIOTOOLBOX_ARBITER=local AUDIOTOOLBOX_ALSA_JACK_CTLS= "$out/bench_units"
+)
 # audiosessiond with 64, 500 and 1,000 sessions: per-session cost as a ratio to 64's.
 python3 "$here/bench/bench_daemon_scale.py" "$prefix" 64 500 1000
 

@@ -284,6 +284,21 @@ static int playbackStart(snd_pcm_ioplug_t *io)
         writeAll(originFD, (const unsigned char *)text, (size_t)length);
         close(originFD);
     }
+    /* Every start, one line each ("start-ns first-frame"), in <state>.playback.starts:
+       a stream that restarts after running dry starts again, so benchmarks count
+       underruns here. */
+    char startsPath[4200];
+    snprintf(startsPath, sizeof startsPath, "%.*s.starts", (int)(strlen(pcm->originPath) - strlen(".origin")),
+             pcm->originPath);
+    int startsFD = open(startsPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (startsFD >= 0) {
+        char text[64];
+        int length = snprintf(text, sizeof text, "%lld %llu\n",
+                              (long long)now.tv_sec * 1000000000LL + (long long)now.tv_nsec,
+                              (unsigned long long)firstFrame);
+        writeAll(startsFD, (const unsigned char *)text, (size_t)length);
+        close(startsFD);
+    }
     /* When the first frame of this start plays (CLOCK_MONOTONIC, ns): benchmarks
        measure how long sound takes to reach the card. */
     int startedFD = open(pcm->startedPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

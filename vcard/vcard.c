@@ -97,6 +97,9 @@ static int resetRecording(const char *dir)
        the echo is silent until the next start. */
     cardFile(path, sizeof path, dir, ".playback.origin");
     unlink(path);
+    /* And the count of starts begins again. */
+    cardFile(path, sizeof path, dir, ".playback.starts");
+    unlink(path);
     return 0;
 }
 

@@ -1973,7 +1973,7 @@ def build():
             (os.path.join(HERE, "exec_after_init.c"), exec_after_init, library),
             (os.path.join(HERE, "fd_list.c"), fd_list, [])):
         run = subprocess.run(["cc", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-o", target, source, *extra,
-                              "-lpthread"], capture_output=True, text=True)
+                              "-lpthread", "-lm"], capture_output=True, text=True)
         if run.returncode != 0:
             return f"{os.path.basename(source)} does not compile:\n{run.stderr}"
     return None

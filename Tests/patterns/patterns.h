@@ -263,11 +263,14 @@ static inline long cardHeard(double *hz, long *peak)
     return first < 0 ? 0 : last - first + 1;
 }
 
-/* A phone call starts (1) or ends (0): the in-process virtual device's, or on the card
- * audiosessiond's (`audiosession call`). The caller waits for its callback. */
+/* A phone call starts (1) or ends (0): audiosessiond's (`audiosession call`) when it
+ * arbitrates (by default on the card), else the in-process arbiter's. The caller waits
+ * for its callback. */
 static inline void phoneCall(int begin)
 {
-    if (onALSA) {
+    const char *arbiter = getenv("AUDIOTOOLBOX_ARBITER");
+    int daemon = arbiter ? strcmp(arbiter, "daemon") == 0 : onALSA;
+    if (daemon) {
         CHECK(system(begin ? "audiosession call start" : "audiosession call end") == 0, "audiosession call %s",
               begin ? "start" : "end");
     } else if (begin) {

@@ -1,0 +1,287 @@
+/*
+ * The I/O unit's cost against a bare ALSA client of the same device, period and buffer,
+ * measured in the same run on the virtual ALSA card (whose clock plays each frame at a
+ * known instant: <state>.playback.origin gives when the stream's first frame played):
+ *
+ *   - output latency: from the render callback (the bare client: from computing its
+ *     period) to the frame at the device, for impulses written every quarter second;
+ *     p50 and p99, and their ratios (goal: at most 1.1);
+ *   - CPU per second of audio at 48 kHz, 256 frames (the process's CPU time over the
+ *     run, the card's own work included for both), and the ratio (goal: at most 1.2);
+ *   - underruns over XRUN_SECONDS (default 60) at a 5 ms period while two CPU-bound
+ *     processes run: counted by the card's restarts (<state>.playback.starts);
+ *   - an interruption to the unit's last callback: how long after the session is
+ *     interrupted the unit's last period ends (p50, p99 over 20 interruptions).
+ *
+ * Run with VCARD_DIR and ALSA_CONFIG_PATH from `vcard setup` and AUDIOTOOLBOX_ARBITER=local.
+ */
+#include <AudioToolbox/AudioToolbox.h>
+#include <alsa/asoundlib.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { RATE = 48000, PERIOD = 256, MARK_EVERY = 47, MAX_MARKS = 256 };
+
+static long long now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static long long cpuNow(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void vcard(const char *arguments)
+{
+    char command[256];
+    snprintf(command, sizeof command, "vcard %s", arguments);
+    if (system(command) != 0) { fprintf(stderr, "%s failed\n", command); exit(2); }
+}
+
+static char *cardPath(const char *suffix)
+{
+    static char paths[4][4096];
+    static int next;
+    char *path = paths[next++ % 4];
+    snprintf(path, 4096, "%s/state%s", getenv("VCARD_DIR"), suffix);
+    return path;
+}
+
+/* ---- the two players: one period each call; an impulse every MARK_EVERY periods ------- */
+
+static long long marks[MAX_MARKS];
+static volatile int markCount;
+static volatile long periods;
+
+static void fillPeriod(SInt16 *samples, UInt32 frames)
+{
+    memset(samples, 0, frames * 4);
+    if (periods % MARK_EVERY == MARK_EVERY - 1 && markCount < MAX_MARKS) {
+        marks[markCount++] = now();
+        samples[0] = samples[1] = 20000;
+    }
+    periods++;
+}
+
+static long long lastCallbackEnd;
+static OSStatus render(void *refCon, AudioUnitRenderActionFlags *flags, const AudioTimeStamp *ts, UInt32 bus,
+                       UInt32 frames, AudioBufferList *data)
+{
+    (void)refCon; (void)flags; (void)ts; (void)bus;
+    fillPeriod(data->mBuffers[0].mData, frames);
+    lastCallbackEnd = now();
+    return noErr;
+}
+
+static AudioUnit unit;
+
+static void unitStart(void)
+{
+    AudioComponentDescription d = {kAudioUnitType_Output, kAudioUnitSubType_RemoteIO, kAudioUnitManufacturer_Apple, 0,
+                                   0};
+    AudioComponentInstanceNew(AudioComponentFindNext(NULL, &d), &unit);
+    AudioStreamBasicDescription f = {RATE, kAudioFormatLinearPCM,
+                                     kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
+    AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f, sizeof f);
+    AURenderCallbackStruct cb = {render, NULL};
+    AudioUnitSetProperty(unit, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0, &cb, sizeof cb);
+    AudioUnitInitialize(unit);
+    if (AudioOutputUnitStart(unit) != noErr) { fprintf(stderr, "the unit did not start\n"); exit(2); }
+}
+
+static void unitStop(void)
+{
+    AudioOutputUnitStop(unit);
+    AudioComponentInstanceDispose(unit);
+}
+
+/* The bare client: what a program writing to ALSA itself does, with the same period,
+ * two periods of buffer, silence queued ahead and a real-time thread where granted. */
+static volatile int bareStop;
+static void *bareThread(void *unused)
+{
+    (void)unused;
+    struct sched_param p = {.sched_priority = 10};
+    pthread_setschedparam(pthread_self(), SCHED_FIFO, &p);
+    snd_pcm_t *pcm;
+    if (snd_pcm_open(&pcm, "default", SND_PCM_STREAM_PLAYBACK, 0) < 0) { fprintf(stderr, "bare open\n"); exit(2); }
+    snd_pcm_hw_params_t *hw;
+    snd_pcm_hw_params_alloca(&hw);
+    snd_pcm_hw_params_any(pcm, hw);
+    snd_pcm_hw_params_set_access(pcm, hw, SND_PCM_ACCESS_RW_INTERLEAVED);
+    snd_pcm_hw_params_set_format(pcm, hw, SND_PCM_FORMAT_S16_LE);
+    snd_pcm_hw_params_set_channels(pcm, hw, 2);
+    unsigned rate = RATE;
+    snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, NULL);
+    snd_pcm_uframes_t period = PERIOD;
+    unsigned periodsCount = 2;
+    snd_pcm_hw_params_set_period_size_near(pcm, hw, &period, NULL);
+    snd_pcm_hw_params_set_periods_near(pcm, hw, &periodsCount, NULL);
+    snd_pcm_hw_params(pcm, hw);
+    snd_pcm_uframes_t buffer;
+    snd_pcm_hw_params_get_buffer_size(hw, &buffer);
+    snd_pcm_sw_params_t *sw;
+    snd_pcm_sw_params_alloca(&sw);
+    snd_pcm_sw_params_current(pcm, sw);
+    snd_pcm_sw_params_set_start_threshold(pcm, sw, period);
+    snd_pcm_sw_params_set_avail_min(pcm, sw, period);
+    snd_pcm_sw_params(pcm, sw);
+    snd_pcm_prepare(pcm);
+    static SInt16 samples[8192 * 2];
+    memset(samples, 0, sizeof samples);
+    snd_pcm_writei(pcm, samples, buffer - period);
+    while (!bareStop) {
+        fillPeriod(samples, (UInt32)period);
+        snd_pcm_sframes_t n = snd_pcm_writei(pcm, samples, period);
+        if (n < 0) snd_pcm_recover(pcm, (int)n, 1);
+    }
+    snd_pcm_drop(pcm);
+    snd_pcm_close(pcm);
+    return NULL;
+}
+
+static pthread_t bare;
+static void bareStart(void) { bareStop = 0; pthread_create(&bare, NULL, bareThread, NULL); }
+static void bareStopNow(void) { bareStop = 1; pthread_join(bare, NULL); }
+
+/* ---- measuring ------------------------------------------------------------------------ */
+
+static int compare(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Latencies (ms) of the marks, from the recording and the stream's origin. */
+static int latencies(double *out)
+{
+    long long startNs = 0;
+    unsigned long long firstFrame = 0;
+    unsigned rate = 0;
+    FILE *f = fopen(cardPath(".playback.origin"), "r");
+    if (!f || fscanf(f, "%lld %llu %u", &startNs, &firstFrame, &rate) != 3) { fprintf(stderr, "no origin\n"); exit(2); }
+    fclose(f);
+    f = fopen(cardPath(".playback.raw"), "rb");
+    if (!f) exit(2);
+    int found = 0;
+    SInt16 frame[2];
+    for (unsigned long long index = 0; fread(frame, 4, 1, f) == 1 && found < markCount; index++) {
+        if (frame[0] > 10000) {
+            long long played = startNs + (long long)((double)(index - firstFrame) * 1e9 / rate);
+            out[found] = (double)(played - marks[found]) / 1e6;
+            found++;
+        }
+    }
+    fclose(f);
+    qsort(out, (size_t)found, sizeof *out, compare);
+    return found;
+}
+
+static int starts(void)
+{
+    FILE *f = fopen(cardPath(".playback.starts"), "r");
+    if (!f) return 0;
+    int lines = 0;
+    for (int c; (c = fgetc(f)) != EOF;) lines += c == '\n';
+    fclose(f);
+    return lines;
+}
+
+typedef struct { double p50, p99, cpuPerSecond; int marks; } Run;
+
+static Run measure(void (*start)(void), void (*stop)(void), double seconds)
+{
+    vcard("record-reset");
+    markCount = 0;
+    periods = 0;
+    long long cpu0 = cpuNow();
+    start();
+    usleep((useconds_t)(seconds * 1e6));
+    stop();
+    long long cpu = cpuNow() - cpu0;
+    static double values[MAX_MARKS];
+    Run run = {0};
+    run.marks = latencies(values);
+    if (run.marks > 0) {
+        run.p50 = values[run.marks / 2];
+        run.p99 = values[(int)(run.marks * 0.99)];
+    }
+    run.cpuPerSecond = (double)cpu / 1e6 / seconds;
+    return run;
+}
+
+int main(void)
+{
+    if (!getenv("VCARD_DIR")) { fprintf(stderr, "run under `vcard setup`\n"); return 2; }
+    AudioSessionInitialize(NULL, NULL, NULL, NULL);
+    UInt32 category = kAudioSessionCategory_MediaPlayback;
+    AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category);
+    Float64 rate = RATE;
+    AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareSampleRate, sizeof rate, &rate);
+    Float32 duration = (Float32)PERIOD / RATE;
+    AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareIOBufferDuration, sizeof duration, &duration);
+    AudioSessionSetActive(true);
+
+    /* Latency and CPU, the bare client first and last (its spread is the noise floor). */
+    Run bareA = measure(bareStart, bareStopNow, 8);
+    Run unitRun = measure(unitStart, unitStop, 8);
+    Run bareB = measure(bareStart, bareStopNow, 8);
+    double bareP50 = (bareA.p50 + bareB.p50) / 2, bareP99 = (bareA.p99 + bareB.p99) / 2;
+    double bareCPU = (bareA.cpuPerSecond + bareB.cpuPerSecond) / 2;
+    printf("units: output latency (render -> the frame at the card), 48 kHz, %d frames, 2 periods queued:\n", PERIOD);
+    printf("units:   RemoteIO p50 %.2f ms p99 %.2f ms (%d impulses); bare ALSA p50 %.2f ms p99 %.2f ms "
+           "(runs %.2f/%.2f, %.2f/%.2f)\n", unitRun.p50, unitRun.p99, unitRun.marks, bareP50, bareP99, bareA.p50,
+           bareB.p50, bareA.p99, bareB.p99);
+    printf("units:   ratio p50 %.3f, p99 %.3f (goal <= 1.1)\n", unitRun.p50 / bareP50, unitRun.p99 / bareP99);
+    printf("units: CPU per second of audio: RemoteIO %.2f ms, bare ALSA %.2f ms (runs %.2f, %.2f): ratio %.3f "
+           "(goal <= 1.2)\n", unitRun.cpuPerSecond, bareCPU, bareA.cpuPerSecond, bareB.cpuPerSecond,
+           unitRun.cpuPerSecond / bareCPU);
+
+    /* An interruption to the unit's last callback. */
+    double stops[20];
+    for (int i = 0; i < 20; i++) {
+        unitStart();
+        usleep(100000);
+        long long asked = now();
+        AudioSessionVirtualDeviceBeginInterruption();
+        usleep(50000);
+        stops[i] = (double)(lastCallbackEnd - asked) / 1e6;
+        AudioSessionVirtualDeviceEndInterruption(true);
+        CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+        AudioSessionSetActive(true);
+        unitStop();
+    }
+    qsort(stops, 20, sizeof *stops, compare);
+    printf("units: interruption -> the unit's last callback ends: p50 %.3f ms, p99 %.3f ms (negative: it had "
+           "already ended when the interruption came)\n", stops[10], stops[19]);
+
+    /* Underruns under load. */
+    int seconds = getenv("XRUN_SECONDS") ? atoi(getenv("XRUN_SECONDS")) : 60;
+    duration = 0.005f;
+    AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareIOBufferDuration, sizeof duration, &duration);
+    pid_t hogs[2];
+    for (int i = 0; i < 2; i++) {
+        hogs[i] = fork();
+        if (hogs[i] == 0) { for (volatile unsigned long x = 0;; x++) {} }
+    }
+    vcard("record-reset");
+    unitStart();
+    sleep((unsigned)seconds);
+    int restarts = starts() - 1;
+    unitStop();
+    for (int i = 0; i < 2; i++) { kill(hogs[i], SIGKILL); waitpid(hogs[i], NULL, 0); }
+    printf("units: underruns over %d s at a 5 ms period with two CPU-bound processes running: %d\n", seconds,
+           restarts < 0 ? 0 : restarts);
+    return 0;
+}
