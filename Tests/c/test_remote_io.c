@@ -485,6 +485,7 @@ int main(void)
           (unsigned)expected, current, rate);
     CHECK(current > 0.004 && current < 0.0065, "the session granted about the 5 ms asked (%.4f s)", current);
     playTone(1, 44100, "SInt16 interleaved at 44.1 kHz");
+    playTone(1, rate, "SInt16 interleaved at the hardware's rate");
     playTone(2, rate, "8.24 canonical non-interleaved");
 
     if (worldOnCard()) worldRun("vcard %s", "capture-signal tone 440 0.5");

@@ -190,6 +190,10 @@ final class StreamEngine {
     var hostTime: UInt64 = 0
     /// VoiceProcessingIO's echo canceller, when both directions run.
     let canceller: EchoCanceller?
+    /// The program renders exactly what the device takes, and nothing needs the output
+    /// as Float (no resampler, no echo canceller).
+    var direct: Bool { outResampler == nil && canceller == nil && programOut.interleaved
+        && programOut.encoding == .int16 && programOut.channels == deviceOut.channels }
 
     static let maximumBuffers = 8
 
@@ -261,7 +265,8 @@ final class StreamEngine {
         if playing && programOut.sampleRate != grant.sampleRate {
             outResampler = src_callback_new({ data, output in
                 let engine = Unmanaged<StreamEngine>.fromOpaque(data!).takeUnretainedValue()
-                engine.renderProgram(into: engine.chunkFloat, frames: engine.chunkFrames)
+                engine.renderProgram(into: UnsafeMutableRawPointer(engine.chunkFloat), engine.floatOut,
+                                     frames: engine.chunkFrames, gain: 1)
                 output!.pointee = engine.chunkFloat
                 return engine.chunkFrames
             }, Int32(SRC_SINC_FASTEST), Int32(playChannels), &error, Unmanaged.passUnretained(self).toOpaque())
@@ -306,7 +311,11 @@ final class StreamEngine {
         guard playing else { return .ok }
         let level = Float(bitPattern: unit.fedLevel.load(ordering: .acquiring))
         let gain = plan.muteOutput ? 0 : plan.volume * level
-        if plan.outputEnabled && plan.render != nil {
+        if plan.outputEnabled && plan.render != nil && direct {
+            // The program gives what the device takes (16-bit, its channels, its rate):
+            // straight into the device's buffer, no float on the way.
+            renderProgram(into: UnsafeMutableRawPointer(playRaw), deviceOut, frames: period, gain: gain)
+        } else if plan.outputEnabled && plan.render != nil {
             if let outResampler {
                 let ratio = grant.sampleRate / programOut.sampleRate
                 let made = src_callback_read(outResampler, ratio, period, outFloat)
@@ -315,7 +324,7 @@ final class StreamEngine {
                                                                           count: (period - max(0, made)) * floatOut.channels)
                 }
             } else {
-                renderProgram(into: outFloat, frames: period)
+                renderProgram(into: UnsafeMutableRawPointer(outFloat), floatOut, frames: period, gain: 1)
             }
             if gain != 1 { for i in 0..<(period * floatOut.channels) { outFloat[i] *= gain } }
             sources[0] = UnsafeMutableRawPointer(outFloat)
@@ -331,9 +340,9 @@ final class StreamEngine {
 
     /// Pulls `frames` frames of the program's output, in slices of at most
     /// MaximumFramesPerSlice, into `output` (interleaved Float at the device's channels).
-    func renderProgram(into output: UnsafeMutablePointer<Float>, frames: Int) {
+    func renderProgram(into output: UnsafeMutableRawPointer, _ layout: PCMLayout, frames: Int, gain: Float) {
         guard let render = plan.render else {
-            output.update(repeating: 0, count: frames * floatOut.channels)
+            output.initializeMemory(as: UInt8.self, repeating: 0, count: frames * layout.bytesPerFrame)
             return
         }
         var done = 0
@@ -353,16 +362,16 @@ final class StreamEngine {
             rendering = true
             let status = render.call(&flags, stamp, 0, UInt32(slice), programList)
             rendering = false
-            let out = output + done * floatOut.channels
+            let out = output + done * layout.bytesPerFrame
             if status == 0 {
                 // The callback may have pointed a buffer elsewhere: read where it says.
                 for i in 0..<bufferCount {
                     sources[i] = (programList + 8 + 16 * i).load(fromByteOffset: 8, as: UnsafeMutableRawPointer?.self)
                 }
-                destination[0] = UnsafeMutableRawPointer(out)
-                convertPCM(from: programOut, sources, to: floatOut, destination, frames: slice, gain: 1)
+                destination[0] = out
+                convertPCM(from: programOut, sources, to: layout, destination, frames: slice, gain: gain)
             } else {
-                out.update(repeating: 0, count: slice * floatOut.channels)
+                out.initializeMemory(as: UInt8.self, repeating: 0, count: slice * layout.bytesPerFrame)
                 _ = unit.config.withLockIfAvailable { $0.lastRenderError = status }
             }
             notify(1 << 3, slice)

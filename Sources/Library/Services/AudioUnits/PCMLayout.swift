@@ -113,6 +113,37 @@ public struct PCMLayout: Equatable, Sendable {
 public func convertPCM(from source: PCMLayout, _ input: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
                        to destination: PCMLayout, _ output: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
                        frames: Int, gain: Float) {
+    // The conversions every period of an I/O unit makes (one interleaved layout to another
+    // of as many channels): straight loops over the samples.
+    if source.interleaved && destination.interleaved && source.channels == destination.channels,
+       let from = input[0], let to = output[0] {
+        let count = frames * source.channels
+        switch (source.encoding, destination.encoding) {
+        case (.int16, .float32):
+            let a = from.assumingMemoryBound(to: Int16.self), b = to.assumingMemoryBound(to: Float.self)
+            let scale = gain / 32768
+            for i in 0..<count { b[i] = Float(a[i]) * scale }
+            return
+        case (.float32, .int16):
+            let a = from.assumingMemoryBound(to: Float.self), b = to.assumingMemoryBound(to: Int16.self)
+            for i in 0..<count { b[i] = Int16(max(-32768, min(32767, (a[i] * gain * 32768).rounded()))) }
+            return
+        case (.int16, .int16):
+            let a = from.assumingMemoryBound(to: Int16.self), b = to.assumingMemoryBound(to: Int16.self)
+            if gain == 1 {
+                b.update(from: a, count: count)
+            } else {
+                for i in 0..<count { b[i] = Int16(max(-32768, min(32767, (Float(a[i]) * gain).rounded()))) }
+            }
+            return
+        case (.float32, .float32):
+            let a = from.assumingMemoryBound(to: Float.self), b = to.assumingMemoryBound(to: Float.self)
+            for i in 0..<count { b[i] = a[i] * gain }
+            return
+        default:
+            break
+        }
+    }
     for frame in 0..<frames {
         if source.channels == 1 {
             let value = source.read(input, frame: frame, channel: 0) * gain
