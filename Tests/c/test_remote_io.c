@@ -341,6 +341,57 @@ static void forkWhilePlaying(void)
     AudioComponentInstanceDispose(unit);
 }
 
+/* ---- 2c. The silent switch silences SoloAmbient ------------------------------------ */
+
+/* Whether the last `frames` frames the card recorded are silent (quiet 1), or carry the
+ * tone (quiet 0: most samples of a half-scale sine are loud). */
+static int recordingEnds(int quiet, long frames)
+{
+    long total = 0, loud = 0;
+    short *s = recording(&total);
+    if (total < frames) { free(s); return 0; }
+    for (long i = total - frames; i < total; i++) if (abs(s[2 * i]) > 64) loud++;
+    free(s);
+    return quiet ? loud == 0 : loud > frames / 2;
+}
+
+static void silentSwitch(void)
+{
+    if (!worldOnCard() || !worldWithDaemon()) {
+        worldCannot("the silent switch is audiosessiond's (`audiosession silent`), and only the card hears the unit");
+        worldSkip("silent switch");
+        return;
+    }
+    UInt32 category = kAudioSessionCategory_SoloAmbientSound;
+    AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category);
+    unit = newUnit(kAudioUnitSubType_RemoteIO);
+    AURenderCallbackStruct cb = {renderTone, NULL};
+    AudioStreamBasicDescription f = format(0, hardwareRate());
+    AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f, sizeof f);
+    AudioUnitSetProperty(unit, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0, &cb, sizeof cb);
+    AudioUnitInitialize(unit);
+    toneFormat = 0;
+    toneRate = f.mSampleRate;
+    callbacks = 0;
+    nextSampleTime = -1;
+    worldRun("vcard %s", "record-reset");
+    CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
+    while (!recordingEnds(0, 4800)) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    worldRun("audiosession %s", "silent on");
+    /* Until the card's last tenth of a second is silence (the watchdog bounds it). */
+    while (!recordingEnds(1, 4800)) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    long atSilence = callbacks;
+    awaitCallbacks(20);
+    CHECK(callbacks > atSilence, "SoloAmbient under the silent switch: the unit runs on, unheard");
+    worldRun("audiosession %s", "silent off");
+    while (!recordingEnds(0, 4800)) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    CHECK(1, "heard again once the switch is off");
+    AudioOutputUnitStop(unit);
+    AudioComponentInstanceDispose(unit);
+    category = kAudioSessionCategory_MediaPlayback;
+    AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category);
+}
+
 /* ---- 3. Input ---------------------------------------------------------------------- */
 
 static AudioUnit inputUnit;
@@ -472,6 +523,7 @@ int main(void)
     badInputs();
     interruptTone();
     forkWhilePlaying();
+    silentSwitch();
 
     /* The hardware's period, as the session reads it now that it is active. */
     Float32 current = 0;
