@@ -15,6 +15,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "check.h"
 #include "world.h"
@@ -304,7 +306,6 @@ static void interruptTone(void)
 
 /* ---- 2b. fork while a unit plays --------------------------------------------------- */
 
-#include <sys/wait.h>
 
 static void forkWhilePlaying(void)
 {
@@ -390,6 +391,71 @@ static void silentSwitch(void)
     AudioComponentInstanceDispose(unit);
     category = kAudioSessionCategory_MediaPlayback;
     AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category);
+}
+
+/* ---- 2d. Another program ducks the unit --------------------------------------------- */
+
+/* The ducking program: this test run again as another process, with an Ambient session
+ * that ducks others while it is active. */
+static int ducker(void)
+{
+    UInt32 category = kAudioSessionCategory_AmbientSound, duck = 1;
+    if (AudioSessionInitialize(NULL, NULL, NULL, NULL) != noErr ||
+        AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category) != noErr ||
+        AudioSessionSetProperty(kAudioSessionProperty_OtherMixableAudioShouldDuck, sizeof duck, &duck) != noErr ||
+        AudioSessionSetActive(true) != noErr)
+        return 1;
+    for (;;) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 1, false);
+}
+
+/* The peak of the card's last `frames` frames. */
+static long recentPeak(long frames)
+{
+    long total = 0, peak = 0;
+    short *s = recording(&total);
+    for (long i = total > frames ? total - frames : 0; i < total; i++) if (abs(s[2 * i]) > peak) peak = abs(s[2 * i]);
+    free(s);
+    return total >= frames ? peak : -1;
+}
+
+static void ducked(const char *self)
+{
+    if (!worldOnCard() || !worldWithDaemon()) {
+        worldCannot("ducking comes from another program's session, arbitrated by audiosessiond, and only the card "
+                    "hears the unit");
+        worldSkip("ducked by another program");
+        return;
+    }
+    unit = newUnit(kAudioUnitSubType_RemoteIO);
+    AURenderCallbackStruct cb = {renderTone, NULL};
+    AudioStreamBasicDescription f = format(0, hardwareRate());
+    AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f, sizeof f);
+    AudioUnitSetProperty(unit, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0, &cb, sizeof cb);
+    AudioUnitInitialize(unit);
+    toneFormat = 0;
+    toneRate = f.mSampleRate;
+    callbacks = 0;
+    nextSampleTime = -1;
+    worldRun("vcard %s", "record-reset");
+    CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
+    while (recentPeak(4800) < 15000) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    pid_t other = fork();
+    if (other == 0) {
+        execl(self, self, "ducker", (char *)NULL);
+        _exit(127);
+    }
+    /* Until the card's last tenth of a second is the tone at the ducked level (0.3 of
+     * 0.5 full scale): the watchdog bounds the wait. */
+    long peak;
+    while ((peak = recentPeak(4800)) < 4000 || peak > 6000) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    printf("measured ducked: peak %ld (full level 16384)\n", peak);
+    CHECK(1, "another program's ducking session lowers the unit to 0.3");
+    kill(other, SIGKILL);
+    waitpid(other, NULL, 0);
+    while (recentPeak(4800) < 15000) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    CHECK(1, "and its end brings the unit back to full level");
+    AudioOutputUnitStop(unit);
+    AudioComponentInstanceDispose(unit);
 }
 
 /* ---- 3. Input ---------------------------------------------------------------------- */
@@ -506,8 +572,9 @@ static void badInputs(void)
     AudioComponentInstanceDispose(generic);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "ducker") == 0) return ducker();
     installWatchdog("test_remote_io");
     alarm(150);
     CHECK_STATUS(AudioSessionInitialize(NULL, NULL, interruption, NULL), noErr);
@@ -524,6 +591,7 @@ int main(void)
     interruptTone();
     forkWhilePlaying();
     silentSwitch();
+    ducked(argv[0]);
 
     /* The hardware's period, as the session reads it now that it is active. */
     Float32 current = 0;
