@@ -72,6 +72,18 @@ cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_units" "$here/bench/bench_units.c
     export PATH=$prefix/bin:$PATH
     AUDIOTOOLBOX_ARBITER=local AUDIOTOOLBOX_ALSA_JACK_CTLS= "$out/bench_units"
 )
+# The I/O unit on PipeWire against a bare pw_stream client, on a private stack.
+if command -v pipewire >/dev/null && pkg-config --exists libpipewire-0.3; then
+    cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_units_pw" "$here/bench/bench_units_pw.c" $flags \
+        $(pkg-config --cflags --libs libpipewire-0.3)
+    (
+        stack=$out/pipewire-units
+        rm -rf "$stack"
+        trap '"$here/scripts/pw-stack.sh" stop "$stack"' EXIT
+        eval "$("$here/scripts/pw-stack.sh" start "$stack")"
+        AUDIOTOOLBOX_ARBITER=local "$out/bench_units_pw"
+    )
+fi
 # audiosessiond with 64, 500 and 1,000 sessions: per-session cost as a ratio to 64's.
 python3 "$here/bench/bench_daemon_scale.py" "$prefix" 64 500 1000
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "check.h"
 #include "world.h"
+#include "../alsa/sounds.h"
 
 static AudioUnit unit;
 static volatile long callbacks, framesRendered, badFrames, badStamps;
@@ -458,6 +459,76 @@ static void ducked(const char *self)
     AudioComponentInstanceDispose(unit);
 }
 
+/* ---- 2e. System sounds mix with a playing unit -------------------------------------- */
+
+static volatile long soundsDone;
+static void soundDone(SystemSoundID id, void *data)
+{
+    (void)id; (void)data;
+    soundsDone++;
+}
+
+/* On a card that takes one stream at a time (as `hw:N` does), a system sound played while
+ * the unit plays is heard mixed into the unit's sound: a fifth of a second of a constant
+ * offset (+8000) riding on the tone. */
+static void systemSoundMixes(void)
+{
+    if (!worldOnCard()) {
+        worldCannot("the virtual device has no speaker to hear the mix at");
+        worldSkip("system sounds mix with the unit");
+        return;
+    }
+    char dir[] = "/tmp/at-rio-XXXXXX";
+    if (!mkdtemp(dir)) return;
+    double rate = hardwareRate();
+    enum { SOUND_FRAMES = 9600 };
+    static short offset[SOUND_FRAMES * 2];
+    for (int i = 0; i < SOUND_FRAMES * 2; i++) offset[i] = 8000;
+    SystemSoundID sound = createSound(writeWav(dir, "offset.wav", (int)rate, 2, offset, SOUND_FRAMES));
+    CHECK_STATUS(AudioServicesAddSystemSoundCompletion(sound, NULL, NULL, soundDone, NULL), noErr);
+    worldRun("vcard %s", "exclusive on");
+    unit = newUnit(kAudioUnitSubType_RemoteIO);
+    AURenderCallbackStruct cb = {renderTone, NULL};
+    AudioStreamBasicDescription f = format(0, rate);
+    AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f, sizeof f);
+    AudioUnitSetProperty(unit, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0, &cb, sizeof cb);
+    AudioUnitInitialize(unit);
+    toneFormat = 0;
+    toneRate = rate;
+    callbacks = 0;
+    nextSampleTime = -1;
+    worldRun("vcard %s", "record-reset");
+    CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
+    awaitCallbacks(10);
+    soundsDone = 0;
+    AudioServicesPlaySystemSound(sound);
+    while (soundsDone < 1) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    AudioOutputUnitStop(unit);
+    AudioComponentInstanceDispose(unit);
+    worldRun("vcard %s", "exclusive off");
+    /* Windows of 10 ms whose mean is the offset: the sound, mixed over the tone. */
+    long frames = 0, windows = 0, window = (long)rate / 100, peak = 0;
+    short *rec = recording(&frames);
+    for (long start = 0; start + window <= frames; start += window) {
+        double sum = 0;
+        for (long i = start; i < start + window; i++) {
+            sum += rec[2 * i];
+            if (abs(rec[2 * i]) > peak) peak = abs(rec[2 * i]);
+        }
+        if (fabs(sum / window - 8000) < 800) windows++;
+    }
+    free(rec);
+    printf("measured system sound over the unit: %ld windows of 10 ms carry it (20 expected), peak %ld\n", windows,
+           peak);
+    CHECK(windows >= 18 && windows <= 21, "the system sound is heard whole, mixed with the unit (%ld windows)",
+          windows);
+    CHECK(peak > 20000, "over the unit's tone (peak %ld)", peak);
+    AudioServicesDisposeSystemSoundID(sound);
+    char command[64];
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    if (system(command) != 0) return;
+}
+
 /* ---- 3. Input ---------------------------------------------------------------------- */
 
 static AudioUnit inputUnit;
@@ -592,6 +663,7 @@ int main(int argc, char **argv)
     forkWhilePlaying();
     silentSwitch();
     ducked(argv[0]);
+    systemSoundMixes();
 
     /* The hardware's period, as the session reads it now that it is active. */
     Float32 current = 0;

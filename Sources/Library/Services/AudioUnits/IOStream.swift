@@ -73,6 +73,7 @@ extension OutputUnit {
                 if engine.cycle() == .gone { lost = true; break }
             }
             IOContext.leave()
+            engine.bus?.withdraw()
             current.close()
             link = nil
             if lost { break }
@@ -190,6 +191,8 @@ final class StreamEngine {
     var hostTime: UInt64 = 0
     /// VoiceProcessingIO's echo canceller, when both directions run.
     let canceller: EchoCanceller?
+    /// Where the program's system sounds join this stream (stereo playback only).
+    let bus: MixBus?
     /// The program renders exactly what the device takes, and nothing needs the output
     /// as Float (no resampler, no echo canceller).
     var direct: Bool { outResampler == nil && canceller == nil && programOut.interleaved
@@ -257,6 +260,10 @@ final class StreamEngine {
         }
         inSource = inFloat
 
+        bus = playing && playChannels == 2
+            ? MixBus.offer(device: unit.fed.withLock { $0.device }, sampleRate: grant.sampleRate,
+                           deviceLatency: grant.bufferFrames)
+            : nil
         canceller = unit.kind == .voiceProcessingIO && playing && capturing
             ? EchoCanceller(sampleRate: grant.sampleRate, period: period, outputLatencyFrames: grant.bufferFrames,
                             automaticGain: plan.automaticGain)
@@ -277,6 +284,7 @@ final class StreamEngine {
     }
 
     deinit {
+        bus?.withdraw()
         if let outResampler { src_delete(outResampler) }
         if let inResampler { src_delete(inResampler) }
         for i in 0..<Self.maximumBuffers {
@@ -335,6 +343,7 @@ final class StreamEngine {
             playRaw.update(repeating: 0, count: period * deviceOut.channels)
         }
         canceller?.farEnd(outFloat, channels: floatOut.channels, frames: period)
+        bus?.mix(into: playRaw, frames: period)
         return link.deliver(playRaw)
     }
 

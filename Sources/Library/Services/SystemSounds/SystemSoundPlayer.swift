@@ -1,4 +1,5 @@
 import AudioSessionCore
+import AudioStreams
 import CALSA
 import Glibc
 import Locking
@@ -241,6 +242,8 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
 final class Sink {
     let rate: Int
     private let pcm: OpaquePointer?
+    /// A running unit's stream on the same device, which mixes these frames in.
+    private var bus: MixBus?
     private var clockStart = 0.0
     private var clockFrames: Int64 = 0
 
@@ -250,6 +253,11 @@ final class Sink {
     }
 
     static func open(_ output: AudioOutputDevice) -> Sink {
+        if let bus = MixBus.joining(output) {
+            let sink = Sink(rate: Int(bus.sampleRate), pcm: nil)
+            sink.bus = bus
+            return sink
+        }
         if case .alsa(let name) = output, let (pcm, rate) = openPCM(name) { return Sink(rate: rate, pcm: pcm) }
         return Sink(rate: SystemSoundPlayer.preferredRate, pcm: nil)
     }
@@ -284,6 +292,12 @@ final class Sink {
     }
 
     func write(_ samples: [Int16], frames: Int) {
+        if let bus {
+            let written = samples.withUnsafeBufferPointer { bus.write($0.baseAddress!, count: frames) }
+            if written { return }
+            // The unit stopped: the rest is paced as the virtual device would.
+            self.bus = nil
+        }
         guard let pcm else {
             // No device: take the frames as a device would, one period at a time.
             if clockFrames == 0 { clockStart = Self.now() }
@@ -306,6 +320,7 @@ final class Sink {
 
     /// Frames written but not yet heard.
     func delay() -> Int64 {
+        if let bus { return Int64(bus.delay) }
         guard let pcm else { return 0 }
         var frames: snd_pcm_sframes_t = 0
         guard snd_pcm_delay(pcm, &frames) >= 0 else { return 0 }

@@ -1,0 +1,147 @@
+/*
+ * The I/O unit on PipeWire against a bare pw_stream client of the same server, rate and
+ * latency, in the same run: CPU per second of audio at 48 kHz, 256 frames (the
+ * process's CPU time over the steady part of each run, medians of three alternating
+ * runs), and the ratio (goal: at most 1.2). Run inside a private PipeWire stack
+ * (scripts/pw-stack.sh), with AUDIOTOOLBOX_ARBITER=local.
+ */
+#include <AudioToolbox/AudioToolbox.h>
+#include <pipewire/pipewire.h>
+#include <spa/param/audio/format-utils.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { RATE = 48000, PERIOD = 256 };
+
+static long long cpuNow(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void fill(SInt16 *samples, UInt32 frames)
+{
+    static long phase;
+    for (UInt32 i = 0; i < frames; i++, phase++) samples[2 * i] = samples[2 * i + 1] = (SInt16)((phase % 96) * 100);
+}
+
+/* ---- the unit ---- */
+static AudioUnit unit;
+static OSStatus render(void *r, AudioUnitRenderActionFlags *f, const AudioTimeStamp *t, UInt32 b, UInt32 n,
+                       AudioBufferList *d)
+{
+    (void)r; (void)f; (void)t; (void)b;
+    fill(d->mBuffers[0].mData, n);
+    return noErr;
+}
+
+static void unitStart(void)
+{
+    AudioComponentDescription c = {kAudioUnitType_Output, kAudioUnitSubType_RemoteIO, kAudioUnitManufacturer_Apple, 0,
+                                   0};
+    AudioComponentInstanceNew(AudioComponentFindNext(NULL, &c), &unit);
+    AudioStreamBasicDescription f = {RATE, kAudioFormatLinearPCM,
+                                     kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
+    AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f, sizeof f);
+    AURenderCallbackStruct cb = {render, NULL};
+    AudioUnitSetProperty(unit, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0, &cb, sizeof cb);
+    AudioUnitInitialize(unit);
+    if (AudioOutputUnitStart(unit) != noErr) { fprintf(stderr, "the unit did not start on PipeWire\n"); exit(2); }
+}
+
+static void unitStop(void)
+{
+    AudioOutputUnitStop(unit);
+    AudioComponentInstanceDispose(unit);
+}
+
+/* ---- the bare client: a pw_stream on a thread loop, as PipeWire's own examples play ---- */
+static struct pw_thread_loop *loop;
+static struct pw_stream *stream;
+
+static void process(void *data)
+{
+    (void)data;
+    struct pw_buffer *b = pw_stream_dequeue_buffer(stream);
+    if (!b) return;
+    struct spa_data *d = &b->buffer->datas[0];
+    uint32_t frames = d->maxsize / 4;
+    if (b->requested && b->requested < frames) frames = (uint32_t)b->requested;
+    if (d->data) fill(d->data, frames);
+    d->chunk->offset = 0;
+    d->chunk->stride = 4;
+    d->chunk->size = frames * 4;
+    pw_stream_queue_buffer(stream, b);
+}
+
+static const struct pw_stream_events events = {PW_VERSION_STREAM_EVENTS, .process = process};
+
+static void bareStart(void)
+{
+    loop = pw_thread_loop_new("bare", NULL);
+    char latency[32];
+    snprintf(latency, sizeof latency, "%d/%d", PERIOD, RATE);
+    stream = pw_stream_new_simple(pw_thread_loop_get_loop(loop), "bare",
+                                  pw_properties_new(PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, "Playback",
+                                                    PW_KEY_MEDIA_ROLE, "Music", PW_KEY_NODE_LATENCY, latency, NULL),
+                                  &events, NULL);
+    uint8_t buffer[1024];
+    struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(buffer, sizeof buffer);
+    struct spa_audio_info_raw info = {.format = SPA_AUDIO_FORMAT_S16, .rate = RATE, .channels = 2,
+                                      .position = {SPA_AUDIO_CHANNEL_FL, SPA_AUDIO_CHANNEL_FR}};
+    const struct spa_pod *params[1] = {spa_format_audio_raw_build(&builder, SPA_PARAM_EnumFormat, &info)};
+    pw_stream_connect(stream, PW_DIRECTION_OUTPUT, PW_ID_ANY,
+                      PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS | PW_STREAM_FLAG_RT_PROCESS, params, 1);
+    pw_thread_loop_start(loop);
+}
+
+static void bareStop(void)
+{
+    pw_thread_loop_stop(loop);
+    pw_stream_destroy(stream);
+    pw_thread_loop_destroy(loop);
+}
+
+static double measure(void (*start)(void), void (*stop)(void), double seconds)
+{
+    start();
+    usleep(500000);
+    long long cpu0 = cpuNow();
+    usleep((useconds_t)(seconds * 1e6));
+    long long cpu = cpuNow() - cpu0;
+    stop();
+    return (double)cpu / 1e6 / seconds;
+}
+
+static int compare(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(void)
+{
+    pw_init(NULL, NULL);
+    setenv("AUDIOTOOLBOX_STREAM", "pipewire", 1);
+    AudioSessionInitialize(NULL, NULL, NULL, NULL);
+    Float64 rate = RATE;
+    AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareSampleRate, sizeof rate, &rate);
+    Float32 duration = (Float32)PERIOD / RATE;
+    AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareIOBufferDuration, sizeof duration, &duration);
+    AudioSessionSetActive(true);
+    double bare[3], units[3];
+    for (int i = 0; i < 3; i++) {
+        bare[i] = measure(bareStart, bareStop, 5);
+        units[i] = measure(unitStart, unitStop, 5);
+    }
+    qsort(bare, 3, sizeof(double), compare);
+    qsort(units, 3, sizeof(double), compare);
+    printf("units on PipeWire: CPU per second of audio (48 kHz, %d-frame latency): RemoteIO %.2f ms (%.2f..%.2f), "
+           "bare pw_stream %.2f ms (%.2f..%.2f): ratio %.3f (goal <= 1.2)\n", PERIOD, units[1], units[0], units[2],
+           bare[1], bare[0], bare[2], units[1] / bare[1]);
+    return 0;
+}
