@@ -4,7 +4,9 @@
  * The library is linked -z nodelete: dlclose never unmaps it, so the queued callback
  * runs (its code is still there) instead of the program jumping into unmapped memory,
  * and a second dlopen finds the same, still initialised library (AudioSessionInitialize
- * then returns kAudioSessionAlreadyInitialized).
+ * then returns kAudioSessionAlreadyInitialized). A RemoteIO unit started before each
+ * dlclose plays on after it (its I/O thread runs the library's code), and the next
+ * cycle stops and disposes of it through the library loaded again.
  *
  * Usage: test_dlclose /path/to/libAudioToolbox.so.0
  * Not linked against the library (like abi_ffi); only CoreFoundation is linked, for
@@ -37,6 +39,19 @@ static void volumeListener(void *clientData, AudioSessionPropertyID id, UInt32 s
     volumeCalls++;
 }
 
+static volatile long renders;
+
+/* The unit's render callback, in the program. */
+static OSStatus countRender(void *refCon, AudioUnitRenderActionFlags *flags, const AudioTimeStamp *ts, UInt32 bus,
+                            UInt32 frames, AudioBufferList *data)
+{
+    (void)refCon; (void)flags; (void)ts; (void)bus;
+    for (UInt32 b = 0; b < data->mNumberBuffers; b++) memset(data->mBuffers[b].mData, 0, data->mBuffers[b].mDataByteSize);
+    (void)frames;
+    renders++;
+    return noErr;
+}
+
 static void *need(void *library, const char *name)
 {
     void *address = library ? dlsym(library, name) : NULL;
@@ -65,6 +80,21 @@ static void cycles(void)
         __typeof__(&AudioSessionVirtualDeviceSetOutputVolume) setVolume =
             need(library, "AudioSessionVirtualDeviceSetOutputVolume");
         if (!initialize || !addListener || !setVolume) break;
+        __typeof__(&AudioComponentFindNext) findNext = need(library, "AudioComponentFindNext");
+        __typeof__(&AudioComponentInstanceNew) instanceNew = need(library, "AudioComponentInstanceNew");
+        __typeof__(&AudioComponentInstanceDispose) dispose = need(library, "AudioComponentInstanceDispose");
+        __typeof__(&AudioUnitSetProperty) setProperty = need(library, "AudioUnitSetProperty");
+        __typeof__(&AudioUnitInitialize) unitInitialize = need(library, "AudioUnitInitialize");
+        __typeof__(&AudioOutputUnitStart) start = need(library, "AudioOutputUnitStart");
+        __typeof__(&AudioOutputUnitStop) stop = need(library, "AudioOutputUnitStop");
+        if (!findNext || !instanceNew || !dispose || !setProperty || !unitInitialize || !start || !stop) break;
+        /* The unit the last cycle left playing across its dlclose. */
+        static AudioUnit playing;
+        if (playing) {
+            CHECK_STATUS(stop(playing), noErr);
+            CHECK_STATUS(dispose(playing), noErr);
+            playing = NULL;
+        }
 
         OSStatus status = initialize(NULL, NULL, NULL, NULL);
         char got[16];
@@ -80,6 +110,15 @@ static void cycles(void)
         CHECK_STATUS(setVolume(volume), noErr);
         CHECK(volumeCalls == cycle, "cycle %d: the callback is still queued (%d calls)", cycle, volumeCalls);
 
+        AudioComponentDescription rio = {kAudioUnitType_Output, kAudioUnitSubType_RemoteIO,
+                                         kAudioUnitManufacturer_Apple, 0, 0};
+        CHECK_STATUS(instanceNew(findNext(NULL, &rio), &playing), noErr);
+        AURenderCallbackStruct callback = {countRender, NULL};
+        CHECK_STATUS(setProperty(playing, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0, &callback,
+                                 sizeof callback), noErr);
+        CHECK_STATUS(unitInitialize(playing), noErr);
+        CHECK_STATUS(start(playing), noErr);
+
         CHECK(dlclose(library) == 0, "cycle %d: dlclose", cycle);
         CHECK(stillLoaded(), "cycle %d: the library stays loaded after dlclose (-z nodelete)", cycle);
         /* The queued callback's source is on this run loop: running it must not crash,
@@ -88,6 +127,10 @@ static void cycles(void)
         for (int i = 0; i < 200 && volumeCalls <= cycle; i++) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
         CHECK(volumeCalls == cycle + 1 && lastVolume == volume, "cycle %d: the queued callback ran after dlclose (%d calls)",
               cycle, volumeCalls);
+        long before = renders;
+        for (int i = 0; i < 500 && renders < before + 3; i++) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+        CHECK(renders >= before + 3, "cycle %d: the unit started before dlclose plays on after it (%ld renders)", cycle,
+              renders - before);
     }
     alarm(0);
 }
@@ -105,8 +148,9 @@ int main(int argc, char **argv)
     pid_t child = fork();
     if (child == 0) {
         cycles();
-        fflush(NULL);
-        _exit(finish("dlclose: cycles") == 0 ? 0 : 3);
+        int failed = finish("dlclose: cycles");
+        fflush(NULL); /* _exit flushes nothing */
+        _exit(failed ? 3 : 0);
     }
     CHECK(child > 0, "fork");
     int status = 0;
