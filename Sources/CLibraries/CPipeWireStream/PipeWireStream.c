@@ -37,7 +37,12 @@ struct PipeWireDuplex {
     int period;
     int gone;
     int entered; /* the I/O thread has entered the loop */
+    PipeWirePull pull; /* read by the stream's real-time thread */
+    void *pullContext;
+    struct spa_source *wake; /* signalled to end a wait */
 };
+
+static void woken(void *data, uint64_t count);
 
 static pthread_once_t initialised = PTHREAD_ONCE_INIT;
 static void initialise(void) { pw_init(NULL, NULL); }
@@ -109,6 +114,35 @@ static void playbackProcess(void *data)
     pw_stream_queue_buffer(d->playback.stream, b);
 }
 
+/* Pulling: on the stream's real-time thread, the unit fills the buffer itself. */
+static void pullProcess(void *data)
+{
+    PipeWireDuplex *d = data;
+    struct pw_buffer *b = pw_stream_dequeue_buffer(d->playback.stream);
+    if (!b) return;
+    struct spa_buffer *buffer = b->buffer;
+    int16_t *out = buffer->datas[0].data;
+    if (out) {
+        int stride = (int)sizeof(int16_t) * d->playback.ring.channels;
+        int frames = (int)(buffer->datas[0].maxsize / (uint32_t)stride);
+        if (b->requested > 0 && (int)b->requested < frames) frames = (int)b->requested;
+        void *context = __atomic_load_n(&d->pullContext, __ATOMIC_ACQUIRE);
+        PipeWirePull pull = __atomic_load_n(&d->pull, __ATOMIC_ACQUIRE);
+        if (pull) pull(context, out, frames);
+        else memset(out, 0, (size_t)frames * (size_t)stride);
+        buffer->datas[0].chunk->offset = 0;
+        buffer->datas[0].chunk->stride = stride;
+        buffer->datas[0].chunk->size = (uint32_t)(frames * stride);
+    }
+    pw_stream_queue_buffer(d->playback.stream, b);
+}
+
+void PipeWireDuplexSetPull(PipeWireDuplex *d, PipeWirePull pull, void *context)
+{
+    if (pull) __atomic_store_n(&d->pullContext, context, __ATOMIC_RELEASE);
+    __atomic_store_n(&d->pull, pull, __ATOMIC_RELEASE);
+}
+
 static void captureProcess(void *data)
 {
     PipeWireDuplex *d = data;
@@ -141,6 +175,8 @@ static const struct pw_stream_events playbackEvents = {
     PW_VERSION_STREAM_EVENTS, .state_changed = stateChanged, .process = playbackProcess};
 static const struct pw_stream_events captureEvents = {
     PW_VERSION_STREAM_EVENTS, .state_changed = stateChanged, .process = captureProcess};
+static const struct pw_stream_events pullEvents = {
+    PW_VERSION_STREAM_EVENTS, .state_changed = stateChanged, .process = pullProcess};
 
 static void coreError(void *data, uint32_t id, int seq, int res, const char *message)
 {
@@ -154,7 +190,7 @@ static const struct pw_core_events coreEvents = {PW_VERSION_CORE_EVENTS, .error 
 static const char *programName(void) { return program_invocation_short_name; }
 
 static int openDirection(PipeWireDuplex *d, Direction *direction, enum spa_direction which, const char *role,
-                         int rate, int period, int channels, char *error, size_t errorSize)
+                         int rate, int period, int channels, int pull, char *error, size_t errorSize)
 {
     char latency[64], pid[32];
     snprintf(latency, sizeof latency, "%d/%d", period, rate);
@@ -169,7 +205,7 @@ static int openDirection(PipeWireDuplex *d, Direction *direction, enum spa_direc
         return -1;
     }
     pw_stream_add_listener(direction->stream, &direction->listener,
-                           which == SPA_DIRECTION_OUTPUT ? &playbackEvents : &captureEvents, d);
+                           pull ? &pullEvents : which == SPA_DIRECTION_OUTPUT ? &playbackEvents : &captureEvents, d);
     uint8_t podBuffer[1024];
     struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(podBuffer, sizeof podBuffer);
     struct spa_audio_info_raw info = {.format = SPA_AUDIO_FORMAT_S16, .rate = (uint32_t)rate,
@@ -177,8 +213,11 @@ static int openDirection(PipeWireDuplex *d, Direction *direction, enum spa_direc
     if (channels == 1) info.position[0] = SPA_AUDIO_CHANNEL_MONO;
     else { info.position[0] = SPA_AUDIO_CHANNEL_FL; info.position[1] = SPA_AUDIO_CHANNEL_FR; }
     const struct spa_pod *params[1] = {spa_format_audio_raw_build(&builder, SPA_PARAM_EnumFormat, &info)};
+    /* Pulled streams are processed on the server connection's real-time thread. */
     int status = pw_stream_connect(direction->stream, which, PW_ID_ANY,
-                                   PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS, params, 1);
+                                   PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS |
+                                       (pull ? PW_STREAM_FLAG_RT_PROCESS : 0),
+                                   params, 1);
     if (status < 0) {
         snprintf(error, errorSize, "pw_stream_connect failed: %s", strerror(-status));
         return -1;
@@ -201,7 +240,7 @@ static int turn(PipeWireDuplex *d)
 }
 
 PipeWireDuplex *PipeWireDuplexOpen(const char *role, int rate, int periodFrames, int playbackChannels,
-                                   int captureChannels, char *error, size_t errorSize)
+                                   int captureChannels, int pull, char *error, size_t errorSize)
 {
     pthread_once(&initialised, initialise);
     PipeWireDuplex *d = calloc(1, sizeof *d);
@@ -216,12 +255,14 @@ PipeWireDuplex *PipeWireDuplexOpen(const char *role, int rate, int periodFrames,
         return NULL;
     }
     pw_core_add_listener(d->core, &d->coreListener, &coreEvents, d);
+    d->wake = pw_loop_add_event(d->loop, woken, d);
     pw_loop_enter(d->loop);
     d->entered = 1;
+    pull = pull && playbackChannels > 0 && captureChannels == 0;
     if ((playbackChannels > 0 && openDirection(d, &d->playback, SPA_DIRECTION_OUTPUT, role, rate, periodFrames,
-                                               playbackChannels, error, errorSize) < 0) ||
+                                               playbackChannels, pull, error, errorSize) < 0) ||
         (captureChannels > 0 && openDirection(d, &d->capture, SPA_DIRECTION_INPUT, role, rate, periodFrames,
-                                              captureChannels, error, errorSize) < 0)) {
+                                              captureChannels, 0, error, errorSize) < 0)) {
         PipeWireDuplexClose(d);
         return NULL;
     }
@@ -278,6 +319,25 @@ int PipeWireDuplexReceive(PipeWireDuplex *d, int16_t *frames)
     return xrun;
 }
 
+static void woken(void *data, uint64_t count)
+{
+    (void)data; (void)count;
+}
+
+void PipeWireDuplexWake(PipeWireDuplex *d)
+{
+    if (d->wake) pw_loop_signal_event(d->loop, d->wake);
+}
+
+int PipeWireDuplexWait(PipeWireDuplex *d, int milliseconds)
+{
+    enter(d);
+    if (d->gone) return -1;
+    int result = pw_loop_iterate(d->loop, milliseconds);
+    if (result < 0 && result != -EINTR) d->gone = 1;
+    return d->gone ? -1 : 0;
+}
+
 int PipeWireDuplexPlaybackDelay(PipeWireDuplex *d)
 {
     if (!d->playback.stream) return 0;
@@ -295,6 +355,7 @@ void PipeWireDuplexClose(PipeWireDuplex *d)
     if (d->capture.stream) pw_stream_destroy(d->capture.stream);
     if (d->entered) pw_loop_leave(d->loop);
     if (d->core) pw_core_disconnect(d->core);
+    if (d->wake) pw_loop_destroy_source(d->loop, d->wake);
     if (d->context) pw_context_destroy(d->context);
     if (d->loop) pw_loop_destroy(d->loop);
     free(d->playback.ring.samples);

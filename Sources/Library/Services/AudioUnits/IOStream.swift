@@ -68,11 +68,25 @@ extension OutputUnit {
                 continue
             }
             let engine = StreamEngine(unit: self, link: current, plan: config.withLock { $0.plan })
-            IOContext.enter(engine)
-            while !run.stop.load(ordering: .acquiring) && streamGeneration.load(ordering: .acquiring) == opened {
-                if engine.cycle() == .gone { lost = true; break }
+            engine.run = run
+            if let pulled = current as? PulledLink, pulled.pulls {
+                // The server's thread runs the periods (StreamEngine.pull); this one waits.
+                pulled.pull({ context, frames, count in
+                    Unmanaged<StreamEngine>.fromOpaque(context!).takeUnretainedValue().pull(into: frames!, count: Int(count))
+                }, context: Unmanaged.passUnretained(engine).toOpaque())
+                run.waker.withLock { $0 = { pulled.wakeWaiter() } }
+                while !run.stop.load(ordering: .acquiring) && streamGeneration.load(ordering: .acquiring) == opened {
+                    if pulled.waitWhilePulled() == .gone { lost = true; break }
+                }
+                run.waker.withLock { $0 = nil }
+                pulled.pull(nil, context: nil)
+            } else {
+                IOContext.enter(engine)
+                while !run.stop.load(ordering: .acquiring) && streamGeneration.load(ordering: .acquiring) == opened {
+                    if engine.cycle() == .gone { lost = true; break }
+                }
+                IOContext.leave()
             }
-            IOContext.leave()
             engine.bus?.withdraw()
             current.close()
             link = nil
@@ -306,6 +320,13 @@ final class StreamEngine {
         inFloat.deallocate()
     }
 
+    /// The run this stream belongs to (its stop flag, its thread for callbacks).
+    var run: IORun?
+    /// Pulled streams: frames of the last period not yet handed to the device.
+    private var carried = 0
+    private var carryAt = 0
+    private var pulledThreadNoted = false
+
     /// One period: capture and the input callback, then the render callback and playback.
     func cycle() -> LinkStatus {
         if let latest = unit.config.withLockIfAvailable({ $0.plan }) { plan = latest }
@@ -317,6 +338,46 @@ final class StreamEngine {
         }
         inPulled = 0
         guard playing else { return .ok }
+        producePlayback()
+        return link.deliver(playRaw)
+    }
+
+    /// On the device's own thread (a pulled stream): `count` frames into `out`, whole
+    /// periods rendered as they are needed, the rest carried to the next request. Once
+    /// the unit is told to stop, silence: no callback after that.
+    func pull(into out: UnsafeMutablePointer<Int16>, count: Int) {
+        let channels = deviceOut.channels
+        guard let run, !run.stop.load(ordering: .acquiring) else {
+            out.update(repeating: 0, count: count * channels)
+            return
+        }
+        if !pulledThreadNoted {
+            // Callbacks run on this thread now: a stop from one of them must not wait
+            // for itself, and AudioUnitRender finds the unit here.
+            run.threadID.store(Int(bitPattern: UInt(pthread_self())), ordering: .releasing)
+            IOContext.enter(self)
+            pulledThreadNoted = true
+        }
+        var done = 0
+        while done < count {
+            if carried == 0 {
+                if let latest = unit.config.withLockIfAvailable({ $0.plan }) { plan = latest }
+                hostTime = IOThread.hostTime()
+                producePlayback()
+                carried = period
+                carryAt = 0
+            }
+            let n = min(count - done, carried)
+            (out + done * channels).update(from: playRaw + carryAt * channels, count: n * channels)
+            done += n
+            carryAt += n
+            carried -= n
+        }
+    }
+
+    /// The playback half of a period: the program's frames, converted, levelled and
+    /// mixed with the program's system sounds, into `playRaw`.
+    private func producePlayback() {
         let level = Float(bitPattern: unit.fedLevel.load(ordering: .acquiring))
         let gain = plan.muteOutput ? 0 : plan.volume * level
         if plan.outputEnabled && plan.render != nil && direct {
@@ -344,7 +405,6 @@ final class StreamEngine {
         }
         canceller?.farEnd(outFloat, channels: floatOut.channels, frames: period)
         bus?.mix(into: playRaw, frames: period)
-        return link.deliver(playRaw)
     }
 
     /// Pulls `frames` frames of the program's output, in slices of at most

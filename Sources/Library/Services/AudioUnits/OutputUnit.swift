@@ -166,13 +166,18 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
             return old
         }
         apply(snapshot)
+        var moved = false
+        defer { if moved { config.withLock { $0.run }?.wake() } }
         if before.device != snapshot.device || before.sampleRate != snapshot.sampleRate
             || before.ioBufferDuration != snapshot.ioBufferDuration {
             let running = runningFormat.withLock { $0 }
             let period = Int((Double(snapshot.ioBufferDuration) * snapshot.sampleRate).rounded())
             let same = before.device == snapshot.device && running.map { $0.rate == snapshot.sampleRate
                 && $0.period == period } == true
-            if !same { streamGeneration.add(1, ordering: .releasing) }
+            if !same {
+                streamGeneration.add(1, ordering: .releasing)
+                moved = true
+            }
         }
         // Stopped now, before the session queues Begin: the thread makes no callback
         // after this, and is waited for before Begin is delivered (awaitQuiet).
@@ -182,7 +187,7 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
                 c.running = false
                 c.run = nil
                 c.retiring = run
-                run.stop.store(true, ordering: .releasing)
+                run.requestStop()
                 run.tellOnExit.store(true, ordering: .releasing)
                 return true
             }
@@ -441,7 +446,7 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
             return (c.running, c.run)
         }
         if let run {
-            run.stop.store(true, ordering: .releasing)
+            run.requestStop()
             if !run.isCurrentThread { _ = run.finished.wait(timeout: .now() + .seconds(5)) }
         }
         awaitQuiet()
@@ -473,6 +478,16 @@ final class IORun: @unchecked Sendable {
     let tellOnExit = Atomic<Bool>(false)
     let finished = DispatchSemaphore(value: 0)
     let threadID = Atomic<Int>(0)
+    /// Wakes the unit's thread where it waits on something other than the device's
+    /// clock (a pulled stream's server loop), so a stop or a move is seen at once.
+    let waker = Locked<(() -> Void)?>(nil)
+
+    func requestStop() {
+        stop.store(true, ordering: .releasing)
+        wake()
+    }
+
+    func wake() { waker.withLock { $0 }?() }
 
     var isCurrentThread: Bool { threadID.load(ordering: .acquiring) == Int(bitPattern: UInt(pthread_self())) }
 }

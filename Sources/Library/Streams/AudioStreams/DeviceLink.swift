@@ -57,6 +57,22 @@ public protocol DeviceLink: AnyObject {
     func close()
 }
 
+/// A link whose device asks for frames from a real-time thread of its own (a PipeWire
+/// playback stream): the unit's period runs in that request instead of on the unit's
+/// thread, which then only waits, handling the server's news.
+public protocol PulledLink: DeviceLink {
+    /// Whether this link pulls (a playback-only PipeWire stream).
+    var pulls: Bool { get }
+    /// From now on the device's thread calls `procedure(context, frames, count)`; nil stops it.
+    func pull(_ procedure: (@convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<Int16>?, Int32) -> Void)?,
+              context: UnsafeMutableRawPointer?)
+    /// Handles the server's news until `wakeWaiter` (or half a second); `.gone` when
+    /// the stream is.
+    func waitWhilePulled() -> LinkStatus
+    /// Ends a `waitWhilePulled` under way (any thread).
+    func wakeWaiter()
+}
+
 public enum DeviceLinks {
     /// A PipeWire server's socket is there (it may still refuse).
     public static var soundServerPresent: Bool { PipeWireServerPresent() != 0 }
@@ -259,16 +275,20 @@ final class ALSALink: DeviceLink {
 
 /// A PipeWire playback stream, capture stream or both, named after the program with its
 /// pid and the session's media role; the I/O thread iterates their loop while it waits.
-final class PipeWireLink: DeviceLink {
+final class PipeWireLink: PulledLink {
     let grant: StreamGrant
     private let duplex: OpaquePointer
+    let pulls: Bool
 
     init?(_ plan: StreamPlan) {
         var error = [CChar](repeating: 0, count: 256)
         let playbackChannels: Int32 = plan.playback ? 2 : 0
         let captureChannels: Int32 = plan.capture ? 1 : 0
+        // Playback alone is pulled by the server's real-time thread; with capture the
+        // unit's thread paces both directions.
+        pulls = plan.playback && !plan.capture
         guard let opened = PipeWireDuplexOpen(plan.role, Int32(plan.sampleRate), Int32(plan.periodFrames),
-                                              playbackChannels, captureChannels, &error, error.count)
+                                              playbackChannels, captureChannels, pulls ? 1 : 0, &error, error.count)
         else { return nil }
         duplex = opened
         grant = StreamGrant(sampleRate: plan.sampleRate, periodFrames: plan.periodFrames,
@@ -287,5 +307,15 @@ final class PipeWireLink: DeviceLink {
     }
 
     func playbackDelay() -> Int { Int(PipeWireDuplexPlaybackDelay(duplex)) }
+    /// Destroying the streams waits until their thread is out of its request: after
+    /// this, `pull`'s procedure is never called again.
     func close() { PipeWireDuplexClose(duplex) }
+
+    func pull(_ procedure: (@convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<Int16>?, Int32) -> Void)?,
+              context: UnsafeMutableRawPointer?) {
+        PipeWireDuplexSetPull(duplex, procedure, context)
+    }
+
+    func waitWhilePulled() -> LinkStatus { Self.status(PipeWireDuplexWait(duplex, 500)) }
+    func wakeWaiter() { PipeWireDuplexWake(duplex) }
 }
