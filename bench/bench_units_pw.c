@@ -218,6 +218,11 @@ int main(void)
         units[i] = u.cpu; unitP50[i] = u.p50; unitP99[i] = u.p99;
         marks = u.marks;
     }
+    if (marks == 0) {
+        fprintf(stderr, "units on PipeWire: the recorder heard none of the unit's impulses: it did not play through "
+                        "PipeWire (a session on a virtual device asked for?)\n");
+        return 1;
+    }
     qsort(bare, 5, sizeof(double), compare); qsort(units, 5, sizeof(double), compare);
     qsort(bareP50, 5, sizeof(double), compare); qsort(bareP99, 5, sizeof(double), compare);
     qsort(unitP50, 5, sizeof(double), compare); qsort(unitP99, 5, sizeof(double), compare);
