@@ -49,12 +49,15 @@ final class EchoCanceller {
         processed.deallocate()
     }
 
-    /// What is about to be played: `frames` interleaved frames of `channels`, averaged.
-    func farEnd(_ samples: UnsafePointer<Float>, channels: Int, frames: Int) {
+    /// What is about to be played, as the device takes it (`frames` interleaved 16-bit
+    /// frames of `channels`, the program's sound and the system sounds mixed into it),
+    /// averaged to mono.
+    func farEnd(_ samples: UnsafePointer<Int16>, channels: Int, frames: Int) {
+        let scale = 1 / (32768 * Float(channels))
         for i in 0..<frames {
             var sum: Float = 0
-            for c in 0..<channels { sum += samples[i * channels + c] }
-            far[farFill] = sum / Float(channels)
+            for c in 0..<channels { sum += Float(samples[i * channels + c]) }
+            far[farFill] = sum * scale
             farFill += 1
             if farFill == frame {
                 _ = VoiceProcessorFarEnd(processor, far)

@@ -403,8 +403,10 @@ final class StreamEngine {
             outFloat.update(repeating: 0, count: period * floatOut.channels)
             playRaw.update(repeating: 0, count: period * deviceOut.channels)
         }
-        canceller?.farEnd(outFloat, channels: floatOut.channels, frames: period)
         bus?.mix(into: playRaw, frames: period)
+        // The far end is what the device plays, system sounds included: their echo too
+        // is cancelled.
+        canceller?.farEnd(playRaw, channels: deviceOut.channels, frames: period)
     }
 
     /// Pulls `frames` frames of the program's output, in slices of at most
