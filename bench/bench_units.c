@@ -17,6 +17,7 @@
  * Run with VCARD_DIR and ALSA_CONFIG_PATH from `vcard setup` and AUDIOTOOLBOX_ARBITER=local.
  */
 #include <AudioToolbox/AudioToolbox.h>
+#include "bench_common.h"
 #include <alsa/asoundlib.h>
 #include <math.h>
 #include <pthread.h>
@@ -31,12 +32,7 @@
 
 enum { RATE = 48000, PERIOD = 256, MARK_EVERY = 47, MAX_MARKS = 256 };
 
-static long long now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
+static long long now(void) { return (long long)nowNanoseconds(); }
 
 static long long cpuNow(void)
 {
@@ -189,11 +185,6 @@ static void bareStopNow(void) { bareStop = 1; pthread_join(bare, NULL); }
 
 /* ---- measuring ------------------------------------------------------------------------ */
 
-static int compare(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* Latencies (ms) of the marks, from the recording and the stream's starts (a stream
  * that ran dry starts again: each frame is timed from the start it belongs to). */
@@ -223,7 +214,7 @@ static int latencies(double *out)
         }
     }
     fclose(f);
-    qsort(out, (size_t)found, sizeof *out, compare);
+    qsort(out, (size_t)found, sizeof *out, compareDoubles);
     return found;
 }
 
@@ -289,10 +280,10 @@ int main(void)
         unitP50[i] = units[i].p50; unitP99[i] = units[i].p99; unitCPU[i] = units[i].cpuPerSecond;
         bareThread[i] = bare[i].threadPerSecond; unitThread[i] = units[i].threadPerSecond;
     }
-    qsort(bareThread, 3, sizeof(double), compare); qsort(unitThread, 3, sizeof(double), compare);
-    qsort(bareP50, 3, sizeof(double), compare); qsort(bareP99, 3, sizeof(double), compare);
-    qsort(bareCPU, 3, sizeof(double), compare); qsort(unitP50, 3, sizeof(double), compare);
-    qsort(unitP99, 3, sizeof(double), compare); qsort(unitCPU, 3, sizeof(double), compare);
+    qsort(bareThread, 3, sizeof(double), compareDoubles); qsort(unitThread, 3, sizeof(double), compareDoubles);
+    qsort(bareP50, 3, sizeof(double), compareDoubles); qsort(bareP99, 3, sizeof(double), compareDoubles);
+    qsort(bareCPU, 3, sizeof(double), compareDoubles); qsort(unitP50, 3, sizeof(double), compareDoubles);
+    qsort(unitP99, 3, sizeof(double), compareDoubles); qsort(unitCPU, 3, sizeof(double), compareDoubles);
     printf("units: output latency (render -> the frame at the card), 48 kHz, %d frames, 2 periods queued, "
            "medians of 3 runs of %d impulses:\n", PERIOD, units[0].marks);
     printf("units:   RemoteIO p50 %.2f ms p99 %.2f ms; bare ALSA p50 %.2f ms p99 %.2f ms\n", unitP50[1], unitP99[1],
@@ -321,8 +312,8 @@ int main(void)
         AudioSessionSetActive(true);
         unitStop();
     }
-    qsort(stops, 20, sizeof *stops, compare);
-    qsort(released, 20, sizeof *released, compare);
+    qsort(stops, 20, sizeof *stops, compareDoubles);
+    qsort(released, 20, sizeof *released, compareDoubles);
     printf("units: interruption -> the unit's last callback ends: p50 %.3f ms, max %.3f ms (negative: it had "
            "already ended when the interruption came; no callback starts after it)\n", stops[10], stops[19]);
     printf("units: interruption -> the unit's stream dropped (IsRunning 0 told): p50 %.3f ms, max %.3f ms "

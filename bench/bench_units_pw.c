@@ -9,6 +9,7 @@
  * (scripts/pw-stack.sh), with AUDIOTOOLBOX_ARBITER=local.
  */
 #include <AudioToolbox/AudioToolbox.h>
+#include "bench_common.h"
 #include <pipewire/pipewire.h>
 #include <spa/param/audio/format-utils.h>
 #include <stdio.h>
@@ -26,12 +27,7 @@ static long long cpuNow(void)
     return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-static long long now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
+static long long now(void) { return (long long)nowNanoseconds(); }
 
 enum { MAX_MARKS = 512 };
 static long long sent[MAX_MARKS], received[MAX_MARKS];
@@ -167,7 +163,6 @@ static void recorderStart(void)
     pw_thread_loop_start(recorderLoop);
 }
 
-static int compare(const void *a, const void *b);
 
 typedef struct { double cpu, p50, p99; int marks; } Run;
 
@@ -188,16 +183,11 @@ static Run measure(void (*start)(void), void (*stop)(void), double seconds)
         while (j < receivedCount && received[j] < sent[i]) j++;
         if (j < receivedCount) latency[n++] = (double)(received[j++] - sent[i]) / 1e6;
     }
-    qsort(latency, (size_t)n, sizeof *latency, compare);
+    qsort(latency, (size_t)n, sizeof *latency, compareDoubles);
     Run run = {(double)cpu / 1e6 / seconds, n ? latency[n / 2] : 0, n ? latency[(int)(n * 0.99)] : 0, n};
     return run;
 }
 
-static int compare(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 int main(void)
 {
@@ -223,9 +213,9 @@ int main(void)
                         "PipeWire (a session on a virtual device asked for?)\n");
         return 1;
     }
-    qsort(bare, 5, sizeof(double), compare); qsort(units, 5, sizeof(double), compare);
-    qsort(bareP50, 5, sizeof(double), compare); qsort(bareP99, 5, sizeof(double), compare);
-    qsort(unitP50, 5, sizeof(double), compare); qsort(unitP99, 5, sizeof(double), compare);
+    qsort(bare, 5, sizeof(double), compareDoubles); qsort(units, 5, sizeof(double), compareDoubles);
+    qsort(bareP50, 5, sizeof(double), compareDoubles); qsort(bareP99, 5, sizeof(double), compareDoubles);
+    qsort(unitP50, 5, sizeof(double), compareDoubles); qsort(unitP99, 5, sizeof(double), compareDoubles);
     printf("units on PipeWire: CPU per second of audio (48 kHz, %d-frame latency): RemoteIO %.2f ms (%.2f..%.2f), "
            "bare pw_stream %.2f ms (%.2f..%.2f): ratio %.3f (goal <= 1.2)\n", PERIOD, units[2], units[0], units[4],
            bare[2], bare[0], bare[4], units[2] / bare[2]);

@@ -184,9 +184,9 @@ static void checkRecordedTone(const char *what, double programFrames, double pro
     free(s);
 }
 
-/* ---- 1. A tone in three formats ------------------------------------------------------- */
-
-static void playTone(int which, double rate, const char *what)
+/* A RemoteIO unit, initialised, whose render callback plays the tone in format `which`
+ * at `rate`, with the tone's counters back at zero; not started. */
+static void makeToneUnit(int which, double rate)
 {
     unit = newUnit(kAudioUnitSubType_RemoteIO);
     AudioStreamBasicDescription f = format(which, rate);
@@ -202,6 +202,13 @@ static void playTone(int which, double rate, const char *what)
     callbacks = framesRendered = badFrames = badStamps = 0;
     nextSampleTime = -1;
     lastHostTime = 0;
+}
+
+/* ---- 1. A tone in three formats ------------------------------------------------------- */
+
+static void playTone(int which, double rate, const char *what)
+{
+    makeToneUnit(which, rate);
     if (worldOnCard()) worldRun("vcard %s", "record-reset");
     CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
     while (framesRendered < (long)(rate * 0.6)) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
@@ -259,18 +266,8 @@ static void interruption(void *data, UInt32 state)
 
 static void interruptTone(void)
 {
-    unit = newUnit(kAudioUnitSubType_RemoteIO);
-    double rate = hardwareRate();
-    AudioStreamBasicDescription f = format(0, rate);
-    AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f, sizeof f);
-    AURenderCallbackStruct cb = {renderTone, NULL};
-    AudioUnitSetProperty(unit, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0, &cb, sizeof cb);
+    makeToneUnit(0, hardwareRate());
     CHECK_STATUS(AudioUnitAddPropertyListener(unit, kAudioOutputUnitProperty_IsRunning, runningListener, NULL), noErr);
-    AudioUnitInitialize(unit);
-    toneFormat = 0;
-    toneRate = rate;
-    callbacks = framesRendered = 0;
-    nextSampleTime = -1;
     CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
     awaitCallbacks(5);
     listenerCalls = 0;
@@ -310,16 +307,7 @@ static void interruptTone(void)
 
 static void forkWhilePlaying(void)
 {
-    unit = newUnit(kAudioUnitSubType_RemoteIO);
-    AURenderCallbackStruct cb = {renderTone, NULL};
-    AudioStreamBasicDescription f = format(0, hardwareRate());
-    AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f, sizeof f);
-    AudioUnitSetProperty(unit, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0, &cb, sizeof cb);
-    AudioUnitInitialize(unit);
-    toneFormat = 0;
-    toneRate = f.mSampleRate;
-    callbacks = 0;
-    nextSampleTime = -1;
+    makeToneUnit(0, hardwareRate());
     CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
     awaitCallbacks(3);
     pid_t child = fork();
@@ -366,16 +354,7 @@ static void silentSwitch(void)
     }
     UInt32 category = kAudioSessionCategory_SoloAmbientSound;
     AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category);
-    unit = newUnit(kAudioUnitSubType_RemoteIO);
-    AURenderCallbackStruct cb = {renderTone, NULL};
-    AudioStreamBasicDescription f = format(0, hardwareRate());
-    AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f, sizeof f);
-    AudioUnitSetProperty(unit, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0, &cb, sizeof cb);
-    AudioUnitInitialize(unit);
-    toneFormat = 0;
-    toneRate = f.mSampleRate;
-    callbacks = 0;
-    nextSampleTime = -1;
+    makeToneUnit(0, hardwareRate());
     worldRun("vcard %s", "record-reset");
     CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
     while (!recordingEnds(0, 4800)) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
@@ -427,16 +406,7 @@ static void ducked(const char *self)
         worldSkip("ducked by another program");
         return;
     }
-    unit = newUnit(kAudioUnitSubType_RemoteIO);
-    AURenderCallbackStruct cb = {renderTone, NULL};
-    AudioStreamBasicDescription f = format(0, hardwareRate());
-    AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f, sizeof f);
-    AudioUnitSetProperty(unit, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0, &cb, sizeof cb);
-    AudioUnitInitialize(unit);
-    toneFormat = 0;
-    toneRate = f.mSampleRate;
-    callbacks = 0;
-    nextSampleTime = -1;
+    makeToneUnit(0, hardwareRate());
     worldRun("vcard %s", "record-reset");
     CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
     while (recentPeak(4800) < 15000) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
@@ -487,16 +457,7 @@ static void systemSoundMixes(void)
     SystemSoundID sound = createSound(writeWav(dir, "offset.wav", (int)rate, 2, offset, SOUND_FRAMES));
     CHECK_STATUS(AudioServicesAddSystemSoundCompletion(sound, NULL, NULL, soundDone, NULL), noErr);
     worldRun("vcard %s", "exclusive on");
-    unit = newUnit(kAudioUnitSubType_RemoteIO);
-    AURenderCallbackStruct cb = {renderTone, NULL};
-    AudioStreamBasicDescription f = format(0, rate);
-    AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f, sizeof f);
-    AudioUnitSetProperty(unit, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0, &cb, sizeof cb);
-    AudioUnitInitialize(unit);
-    toneFormat = 0;
-    toneRate = rate;
-    callbacks = 0;
-    nextSampleTime = -1;
+    makeToneUnit(0, rate);
     worldRun("vcard %s", "record-reset");
     CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
     awaitCallbacks(10);

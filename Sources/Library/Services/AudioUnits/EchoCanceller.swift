@@ -32,13 +32,10 @@ final class EchoCanceller {
         // Played frames wait in the device's buffer, and recorded ones in its period,
         // before an echo can be matched; the canceller's own estimator refines this.
         delayMilliseconds = Int32((Double(outputLatencyFrames + period) / sampleRate * 1000).rounded())
-        far = .allocate(capacity: frame)
-        far.initialize(repeating: 0, count: frame)
-        near = .allocate(capacity: frame)
-        near.initialize(repeating: 0, count: frame)
+        far = .filled(0, count: frame)
+        near = .filled(0, count: frame)
         capacity = period + 2 * frame + 16
-        processed = .allocate(capacity: capacity)
-        processed.initialize(repeating: 0, count: capacity)
+        processed = .filled(0, count: capacity)
         count = frame
     }
 

@@ -231,44 +231,31 @@ final class StreamEngine {
         floatOut = PCMLayout(sampleRate: grant.sampleRate, encoding: .float32, channels: playChannels, interleaved: true)
         floatIn = PCMLayout(sampleRate: grant.sampleRate, encoding: .float32, channels: captureChannels,
                             interleaved: true)
-        playRaw = .allocate(capacity: period * playChannels)
-        playRaw.initialize(repeating: 0, count: period * playChannels)
-        captureRaw = .allocate(capacity: period * captureChannels)
-        captureRaw.initialize(repeating: 0, count: period * captureChannels)
-        outFloat = .allocate(capacity: period * playChannels)
-        outFloat.initialize(repeating: 0, count: period * playChannels)
-        inFloat = .allocate(capacity: period * captureChannels)
-        inFloat.initialize(repeating: 0, count: period * captureChannels)
+        playRaw = .filled(0, count: period * playChannels)
+        captureRaw = .filled(0, count: period * captureChannels)
+        outFloat = .filled(0, count: period * playChannels)
+        inFloat = .filled(0, count: period * captureChannels)
 
         let outRatio = grant.sampleRate / programOut.sampleRate
         let maximum = Int(plan.maximumFrames)
         chunkFrames = max(1, min(maximum, Int((Double(period) / outRatio).rounded(.up))))
         let programFrames = max(maximum, chunkFrames)
-        programBuffers = .allocate(capacity: Self.maximumBuffers)
-        programBuffers.initialize(repeating: nil, count: Self.maximumBuffers)
+        programBuffers = .filled(nil, count: Self.maximumBuffers)
         for i in 0..<programOut.bufferCount {
             programBuffers[i] = .allocate(byteCount: programFrames * programOut.bytesPerFrame, alignment: 16)
         }
-        programList = .allocate(byteCount: 8 + 16 * Self.maximumBuffers, alignment: 16)
-        programList.initializeMemory(as: UInt8.self, repeating: 0, count: 8 + 16 * Self.maximumBuffers)
+        programList = .zeroed(byteCount: 8 + 16 * Self.maximumBuffers, alignment: 16)
         programList.storeBytes(of: UInt32(programOut.bufferCount), as: UInt32.self)
-        sources = .allocate(capacity: Self.maximumBuffers)
-        sources.initialize(repeating: nil, count: Self.maximumBuffers)
-        destination = .allocate(capacity: Self.maximumBuffers)
-        destination.initialize(repeating: nil, count: Self.maximumBuffers)
-        stamp = .allocate(byteCount: TimeStampWriter.size, alignment: 8)
-        stamp.initializeMemory(as: UInt8.self, repeating: 0, count: TimeStampWriter.size)
-        inputStamp = .allocate(byteCount: TimeStampWriter.size, alignment: 8)
-        inputStamp.initializeMemory(as: UInt8.self, repeating: 0, count: TimeStampWriter.size)
-        chunkFloat = .allocate(capacity: chunkFrames * playChannels)
-        chunkFloat.initialize(repeating: 0, count: chunkFrames * playChannels)
+        sources = .filled(nil, count: Self.maximumBuffers)
+        destination = .filled(nil, count: Self.maximumBuffers)
+        stamp = .zeroed(byteCount: TimeStampWriter.size, alignment: 8)
+        inputStamp = .zeroed(byteCount: TimeStampWriter.size, alignment: 8)
+        chunkFloat = .filled(0, count: chunkFrames * playChannels)
 
         let inRatio = programIn.sampleRate / grant.sampleRate
         inCapacity = Int((Double(period) * inRatio).rounded(.up)) + 64
-        inConverted = .allocate(capacity: inCapacity * captureChannels)
-        inConverted.initialize(repeating: 0, count: inCapacity * captureChannels)
-        inputBuffers = .allocate(capacity: Self.maximumBuffers)
-        inputBuffers.initialize(repeating: nil, count: Self.maximumBuffers)
+        inConverted = .filled(0, count: inCapacity * captureChannels)
+        inputBuffers = .filled(nil, count: Self.maximumBuffers)
         for i in 0..<programIn.bufferCount {
             inputBuffers[i] = .allocate(byteCount: inCapacity * programIn.bytesPerFrame, alignment: 16)
         }
@@ -549,5 +536,22 @@ final class StreamEngine {
                                                  count: (frames - available) * programIn.bytesPerFrame)
             }
         }
+    }
+}
+
+// The stream's working memory is made once, when it opens, and starts silent.
+extension UnsafeMutablePointer {
+    static func filled(_ value: Pointee, count: Int) -> UnsafeMutablePointer {
+        let pointer = allocate(capacity: count)
+        pointer.initialize(repeating: value, count: count)
+        return pointer
+    }
+}
+
+extension UnsafeMutableRawPointer {
+    static func zeroed(byteCount: Int, alignment: Int) -> UnsafeMutableRawPointer {
+        let pointer = allocate(byteCount: byteCount, alignment: alignment)
+        pointer.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
+        return pointer
     }
 }

@@ -182,16 +182,14 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
         // Stopped now, before the session queues Begin: the thread makes no callback
         // after this, and is waited for before Begin is delivered (awaitQuiet).
         if snapshot.interrupted && kind.hasDevice {
-            let stopped = config.withLock { c -> Bool in
-                guard c.running, let run = c.run else { return false }
+            config.withLock { c in
+                guard c.running, let run = c.run else { return }
                 c.running = false
                 c.run = nil
                 c.retiring = run
                 run.requestStop()
                 run.tellOnExit.store(true, ordering: .releasing)
-                return true
             }
-            _ = stopped
         }
     }
 

@@ -142,20 +142,7 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
     public func completeWithoutSound(_ id: UInt32) { onFinished(id) }
 
     private func spawnMixer() {
-        let box = Unmanaged.passRetained(self)
-        var thread = pthread_t()
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        defer { pthread_attr_destroy(&attributes) }
-        let created = pthread_create(&thread, &attributes, { context in
-            Unmanaged<SystemSoundPlayer>.fromOpaque(context!).takeRetainedValue().mix()
-            return nil
-        }, box.toOpaque())
-        if created != 0 {
-            box.release()
-            state.withLock { $0.running = false }
-        }
+        if !IOThread.spawn({ [self] in mix() }) { state.withLock { $0.running = false } }
     }
 
     // MARK: The mixer thread

@@ -232,28 +232,31 @@ final class ALSALink: DeviceLink {
 
     func receive(into samples: UnsafeMutablePointer<Int16>) -> LinkStatus {
         guard let capture else { return .ok }
-        var done = 0
-        var status = LinkStatus.ok
-        while done < grant.periodFrames {
-            let n = snd_pcm_readi(capture, samples + done * grant.captureChannels,
-                                  snd_pcm_uframes_t(grant.periodFrames - done))
-            if n >= 0 { done += Int(n); continue }
-            guard snd_pcm_recover(capture, Int32(n), 1) >= 0 else { return .gone }
-            snd_pcm_start(capture)
-            status = .xrun
+        return transferPeriod(capture, restarts: true) { done, left in
+            snd_pcm_readi(capture, samples + done * grant.captureChannels, left)
         }
-        return status
     }
 
     func deliver(_ samples: UnsafePointer<Int16>) -> LinkStatus {
         guard let playback else { return .ok }
+        // Playback starts again on its own, at the start threshold.
+        return transferPeriod(playback, restarts: false) { done, left in
+            snd_pcm_writei(playback, samples + done * grant.playbackChannels, left)
+        }
+    }
+
+    /// Moves one period through `transfer(frames done, frames left)`, recovering from
+    /// runs dry or over (and restarting capture, which does not start by itself).
+    @inline(__always)
+    private func transferPeriod(_ pcm: OpaquePointer, restarts: Bool,
+                                _ transfer: (Int, snd_pcm_uframes_t) -> snd_pcm_sframes_t) -> LinkStatus {
         var done = 0
         var status = LinkStatus.ok
         while done < grant.periodFrames {
-            let n = snd_pcm_writei(playback, samples + done * grant.playbackChannels,
-                                   snd_pcm_uframes_t(grant.periodFrames - done))
+            let n = transfer(done, snd_pcm_uframes_t(grant.periodFrames - done))
             if n >= 0 { done += Int(n); continue }
-            guard snd_pcm_recover(playback, Int32(n), 1) >= 0 else { return .gone }
+            guard snd_pcm_recover(pcm, Int32(n), 1) >= 0 else { return .gone }
+            if restarts { snd_pcm_start(pcm) }
             status = .xrun
         }
         return status
