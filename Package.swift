@@ -113,6 +113,13 @@ let package = Package(
         .target(name: "AudioUnits", dependencies: ["AudioSessionCore", "AudioStreams", "CSamplerate", "CVoiceProcessing",
                                                    "Locking"],
                 path: "Sources/Library/Services/AudioUnits"),
+        // FFmpeg's demultiplexers, decoders, AAC encoder and multiplexers behind a narrow C
+        // face (Debian: libavformat-dev, libavcodec-dev).
+        .target(name: "CMediaCodecs", path: "Sources/CLibraries/CMediaCodecs",
+                linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil")]),
+        // Audio files and conversion: Audio File, Extended Audio File, Audio Converter
+        // (PCM conversion, decoding, AAC encoding), over CMediaCodecs and libsamplerate.
+        .target(name: "AudioFiles", dependencies: ["CMediaCodecs", "CSamplerate"], path: "Sources/Library/Services/AudioFiles"),
         // Real sound cards: PCM negotiation, mixer, jack controls and control events.
         .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "CDescriptors", "Locking", "POSIXSupport"], path: "Sources/Library/Hardware/ALSABackend"),
         // Delivery of callbacks on the client's CFRunLoop or through a pollable fd.
@@ -129,7 +136,7 @@ let package = Package(
         // The C ABI: @_cdecl entry points, marshalling and result codes only.
         .target(
             name: "AudioToolbox",
-            dependencies: ["AudioSessionCore", "AudioStreams", "AudioUnits", "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox",
+            dependencies: ["AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox",
                            "InProcessArbiter", "ArbiterClient", "ArbiterSocket", "SystemSounds", "Locking",
                            "POSIXSupport"], path: "Sources/Library/ABI/AudioToolbox",
             swiftSettings: publicHeaders,

@@ -17,6 +17,12 @@
 #include <CoreAudio/CoreAudioTypes.h>
 /* The audio units, as the phone's umbrella brings them (through AUGraph.h there). */
 #include <AudioUnit/AudioUnit.h>
+/* Audio files, file streams, formats and converters, as the phone's umbrella brings them. */
+#include <AudioToolbox/AudioFile.h>
+#include <AudioToolbox/AudioFileStream.h>
+#include <AudioToolbox/AudioFormat.h>
+#include <AudioToolbox/AudioConverter.h>
+#include <AudioToolbox/ExtendedAudioFile.h>
 #include <AudioToolbox/AudioServices.h>
 #include <AudioToolbox/AudioSessionLinux.h>
 

@@ -318,11 +318,49 @@ enum {
     kAudioChannelLabel_DialogCentricMix     = 43,
     kAudioChannelLabel_CenterSurroundDirect = 44,
     kAudioChannelLabel_Haptic               = 45,
+    /* Ambisonic B-format components, and mid/side and XY stereo pairs. */
+    kAudioChannelLabel_Ambisonic_W          = 200,
+    kAudioChannelLabel_Ambisonic_X          = 201,
+    kAudioChannelLabel_Ambisonic_Y          = 202,
+    kAudioChannelLabel_Ambisonic_Z          = 203,
+    kAudioChannelLabel_MS_Mid               = 204,
+    kAudioChannelLabel_MS_Side              = 205,
+    kAudioChannelLabel_XY_X                 = 206,
+    kAudioChannelLabel_XY_Y                 = 207,
     kAudioChannelLabel_HeadphonesLeft       = 301,
     kAudioChannelLabel_HeadphonesRight      = 302,
+    kAudioChannelLabel_ClickTrack           = 304,
+    kAudioChannelLabel_ForeignLanguage      = 305,
     kAudioChannelLabel_Discrete             = 400,
+    /* Numbered channels with no other meaning: (1 << 16) | the number. */
     kAudioChannelLabel_Discrete_0           = (1U << 16) | 0,
-    kAudioChannelLabel_Discrete_1           = (1U << 16) | 1
+    kAudioChannelLabel_Discrete_1           = (1U << 16) | 1,
+    kAudioChannelLabel_Discrete_2           = (1U << 16) | 2,
+    kAudioChannelLabel_Discrete_3           = (1U << 16) | 3,
+    kAudioChannelLabel_Discrete_4           = (1U << 16) | 4,
+    kAudioChannelLabel_Discrete_5           = (1U << 16) | 5,
+    kAudioChannelLabel_Discrete_6           = (1U << 16) | 6,
+    kAudioChannelLabel_Discrete_7           = (1U << 16) | 7,
+    kAudioChannelLabel_Discrete_8           = (1U << 16) | 8,
+    kAudioChannelLabel_Discrete_9           = (1U << 16) | 9,
+    kAudioChannelLabel_Discrete_10          = (1U << 16) | 10,
+    kAudioChannelLabel_Discrete_11          = (1U << 16) | 11,
+    kAudioChannelLabel_Discrete_12          = (1U << 16) | 12,
+    kAudioChannelLabel_Discrete_13          = (1U << 16) | 13,
+    kAudioChannelLabel_Discrete_14          = (1U << 16) | 14,
+    kAudioChannelLabel_Discrete_15          = (1U << 16) | 15,
+    kAudioChannelLabel_Discrete_65535       = (1U << 16) | 65535
+};
+
+/* Indexes into AudioChannelDescription.mCoordinates: rectangular (-1 to 1 on each axis)
+ * or spherical (degrees and a distance), as mChannelFlags says. */
+enum {
+    kAudioChannelCoordinates_LeftRight = 0,
+    kAudioChannelCoordinates_BackFront = 1,
+    kAudioChannelCoordinates_DownUp    = 2,
+    kAudioChannelCoordinates_Azimuth   = 0,
+    kAudioChannelCoordinates_Elevation = 1,
+    kAudioChannelCoordinates_Distance  = 2
 };
 
 enum {
@@ -372,6 +410,125 @@ enum {
     kAudioChannelLayoutTag_Hexagonal              = (110U << 16) | 6,
     kAudioChannelLayoutTag_Octagonal              = (111U << 16) | 8,
     kAudioChannelLayoutTag_Cube                   = (112U << 16) | 8,
+    /* MPEG channel orders; the letter tells apart orders of the same channels. */
+    kAudioChannelLayoutTag_MPEG_1_0               = kAudioChannelLayoutTag_Mono,
+    kAudioChannelLayoutTag_MPEG_2_0               = kAudioChannelLayoutTag_Stereo,
+    kAudioChannelLayoutTag_MPEG_3_0_A             = (113U << 16) | 3,
+    kAudioChannelLayoutTag_MPEG_3_0_B             = (114U << 16) | 3,
+    kAudioChannelLayoutTag_MPEG_4_0_A             = (115U << 16) | 4,
+    kAudioChannelLayoutTag_MPEG_4_0_B             = (116U << 16) | 4,
+    kAudioChannelLayoutTag_MPEG_5_0_A             = (117U << 16) | 5,
+    kAudioChannelLayoutTag_MPEG_5_0_B             = (118U << 16) | 5,
+    kAudioChannelLayoutTag_MPEG_5_0_C             = (119U << 16) | 5,
+    kAudioChannelLayoutTag_MPEG_5_0_D             = (120U << 16) | 5,
+    kAudioChannelLayoutTag_MPEG_5_1_A             = (121U << 16) | 6,
+    kAudioChannelLayoutTag_MPEG_5_1_B             = (122U << 16) | 6,
+    kAudioChannelLayoutTag_MPEG_5_1_C             = (123U << 16) | 6,
+    kAudioChannelLayoutTag_MPEG_5_1_D             = (124U << 16) | 6,
+    kAudioChannelLayoutTag_MPEG_6_1_A             = (125U << 16) | 7,
+    kAudioChannelLayoutTag_MPEG_7_1_A             = (126U << 16) | 8,
+    kAudioChannelLayoutTag_MPEG_7_1_B             = (127U << 16) | 8,
+    kAudioChannelLayoutTag_MPEG_7_1_C             = (128U << 16) | 8,
+    kAudioChannelLayoutTag_Emagic_Default_7_1     = (129U << 16) | 8,
+    kAudioChannelLayoutTag_SMPTE_DTV              = (130U << 16) | 8,
+    /* ITU-R BS.775 speaker arrangements. */
+    kAudioChannelLayoutTag_ITU_1_0                = kAudioChannelLayoutTag_Mono,
+    kAudioChannelLayoutTag_ITU_2_0                = kAudioChannelLayoutTag_Stereo,
+    kAudioChannelLayoutTag_ITU_2_1                = (131U << 16) | 3,
+    kAudioChannelLayoutTag_ITU_2_2                = (132U << 16) | 4,
+    kAudioChannelLayoutTag_ITU_3_0                = kAudioChannelLayoutTag_MPEG_3_0_A,
+    kAudioChannelLayoutTag_ITU_3_1                = kAudioChannelLayoutTag_MPEG_4_0_A,
+    kAudioChannelLayoutTag_ITU_3_2                = kAudioChannelLayoutTag_MPEG_5_0_A,
+    kAudioChannelLayoutTag_ITU_3_2_1              = kAudioChannelLayoutTag_MPEG_5_1_A,
+    kAudioChannelLayoutTag_ITU_3_4_1              = kAudioChannelLayoutTag_MPEG_7_1_C,
+    /* The DVD-Audio channel assignments, by number. */
+    kAudioChannelLayoutTag_DVD_0                  = kAudioChannelLayoutTag_Mono,
+    kAudioChannelLayoutTag_DVD_1                  = kAudioChannelLayoutTag_Stereo,
+    kAudioChannelLayoutTag_DVD_2                  = kAudioChannelLayoutTag_ITU_2_1,
+    kAudioChannelLayoutTag_DVD_3                  = kAudioChannelLayoutTag_ITU_2_2,
+    kAudioChannelLayoutTag_DVD_4                  = (133U << 16) | 3,
+    kAudioChannelLayoutTag_DVD_5                  = (134U << 16) | 4,
+    kAudioChannelLayoutTag_DVD_6                  = (135U << 16) | 5,
+    kAudioChannelLayoutTag_DVD_7                  = kAudioChannelLayoutTag_MPEG_3_0_A,
+    kAudioChannelLayoutTag_DVD_8                  = kAudioChannelLayoutTag_MPEG_4_0_A,
+    kAudioChannelLayoutTag_DVD_9                  = kAudioChannelLayoutTag_MPEG_5_0_A,
+    kAudioChannelLayoutTag_DVD_10                 = (136U << 16) | 4,
+    kAudioChannelLayoutTag_DVD_11                 = (137U << 16) | 5,
+    kAudioChannelLayoutTag_DVD_12                 = kAudioChannelLayoutTag_MPEG_5_1_A,
+    kAudioChannelLayoutTag_DVD_13                 = kAudioChannelLayoutTag_DVD_8,
+    kAudioChannelLayoutTag_DVD_14                 = kAudioChannelLayoutTag_DVD_9,
+    kAudioChannelLayoutTag_DVD_15                 = kAudioChannelLayoutTag_DVD_10,
+    kAudioChannelLayoutTag_DVD_16                 = kAudioChannelLayoutTag_DVD_11,
+    kAudioChannelLayoutTag_DVD_17                 = kAudioChannelLayoutTag_DVD_12,
+    kAudioChannelLayoutTag_DVD_18                 = (138U << 16) | 5,
+    kAudioChannelLayoutTag_DVD_19                 = kAudioChannelLayoutTag_MPEG_5_0_B,
+    kAudioChannelLayoutTag_DVD_20                 = kAudioChannelLayoutTag_MPEG_5_1_B,
+    /* The arrangements audio units are usually asked for. */
+    kAudioChannelLayoutTag_AudioUnit_4            = kAudioChannelLayoutTag_Quadraphonic,
+    kAudioChannelLayoutTag_AudioUnit_5            = kAudioChannelLayoutTag_Pentagonal,
+    kAudioChannelLayoutTag_AudioUnit_6            = kAudioChannelLayoutTag_Hexagonal,
+    kAudioChannelLayoutTag_AudioUnit_8            = kAudioChannelLayoutTag_Octagonal,
+    kAudioChannelLayoutTag_AudioUnit_5_0          = kAudioChannelLayoutTag_MPEG_5_0_B,
+    kAudioChannelLayoutTag_AudioUnit_6_0          = (139U << 16) | 6,
+    kAudioChannelLayoutTag_AudioUnit_7_0          = (140U << 16) | 7,
+    kAudioChannelLayoutTag_AudioUnit_7_0_Front    = (148U << 16) | 7,
+    kAudioChannelLayoutTag_AudioUnit_5_1          = kAudioChannelLayoutTag_MPEG_5_1_A,
+    kAudioChannelLayoutTag_AudioUnit_6_1          = kAudioChannelLayoutTag_MPEG_6_1_A,
+    kAudioChannelLayoutTag_AudioUnit_7_1          = kAudioChannelLayoutTag_MPEG_7_1_C,
+    kAudioChannelLayoutTag_AudioUnit_7_1_Front    = kAudioChannelLayoutTag_MPEG_7_1_A,
+    /* Channel orders of AAC streams. */
+    kAudioChannelLayoutTag_AAC_3_0                = kAudioChannelLayoutTag_MPEG_3_0_B,
+    kAudioChannelLayoutTag_AAC_Quadraphonic       = kAudioChannelLayoutTag_Quadraphonic,
+    kAudioChannelLayoutTag_AAC_4_0                = kAudioChannelLayoutTag_MPEG_4_0_B,
+    kAudioChannelLayoutTag_AAC_5_0                = kAudioChannelLayoutTag_MPEG_5_0_D,
+    kAudioChannelLayoutTag_AAC_5_1                = kAudioChannelLayoutTag_MPEG_5_1_D,
+    kAudioChannelLayoutTag_AAC_6_0                = (141U << 16) | 6,
+    kAudioChannelLayoutTag_AAC_6_1                = (142U << 16) | 7,
+    kAudioChannelLayoutTag_AAC_7_0                = (143U << 16) | 7,
+    kAudioChannelLayoutTag_AAC_7_1                = kAudioChannelLayoutTag_MPEG_7_1_B,
+    kAudioChannelLayoutTag_AAC_7_1_B              = (183U << 16) | 8,
+    kAudioChannelLayoutTag_AAC_7_1_C              = (184U << 16) | 8,
+    kAudioChannelLayoutTag_AAC_Octagonal          = (144U << 16) | 8,
+    /* Tomlinson Holman's 10.2 arrangements. */
+    kAudioChannelLayoutTag_TMH_10_2_std           = (145U << 16) | 16,
+    kAudioChannelLayoutTag_TMH_10_2_full          = (146U << 16) | 21,
+    /* Channel orders of AC-3 streams. */
+    kAudioChannelLayoutTag_AC3_1_0_1              = (149U << 16) | 2,
+    kAudioChannelLayoutTag_AC3_3_0                = (150U << 16) | 3,
+    kAudioChannelLayoutTag_AC3_3_1                = (151U << 16) | 4,
+    kAudioChannelLayoutTag_AC3_3_0_1              = (152U << 16) | 4,
+    kAudioChannelLayoutTag_AC3_2_1_1              = (153U << 16) | 4,
+    kAudioChannelLayoutTag_AC3_3_1_1              = (154U << 16) | 5,
+    /* Channel orders of E-AC-3 streams. */
+    kAudioChannelLayoutTag_EAC_6_0_A              = (155U << 16) | 6,
+    kAudioChannelLayoutTag_EAC_7_0_A              = (156U << 16) | 7,
+    kAudioChannelLayoutTag_EAC3_6_1_A             = (157U << 16) | 7,
+    kAudioChannelLayoutTag_EAC3_6_1_B             = (158U << 16) | 7,
+    kAudioChannelLayoutTag_EAC3_6_1_C             = (159U << 16) | 7,
+    kAudioChannelLayoutTag_EAC3_7_1_A             = (160U << 16) | 8,
+    kAudioChannelLayoutTag_EAC3_7_1_B             = (161U << 16) | 8,
+    kAudioChannelLayoutTag_EAC3_7_1_C             = (162U << 16) | 8,
+    kAudioChannelLayoutTag_EAC3_7_1_D             = (163U << 16) | 8,
+    kAudioChannelLayoutTag_EAC3_7_1_E             = (164U << 16) | 8,
+    kAudioChannelLayoutTag_EAC3_7_1_F             = (165U << 16) | 8,
+    kAudioChannelLayoutTag_EAC3_7_1_G             = (166U << 16) | 8,
+    kAudioChannelLayoutTag_EAC3_7_1_H             = (167U << 16) | 8,
+    /* Channel orders of DTS streams. */
+    kAudioChannelLayoutTag_DTS_3_1                = (168U << 16) | 4,
+    kAudioChannelLayoutTag_DTS_4_1                = (169U << 16) | 5,
+    kAudioChannelLayoutTag_DTS_6_0_A              = (170U << 16) | 6,
+    kAudioChannelLayoutTag_DTS_6_0_B              = (171U << 16) | 6,
+    kAudioChannelLayoutTag_DTS_6_0_C              = (172U << 16) | 6,
+    kAudioChannelLayoutTag_DTS_6_1_A              = (173U << 16) | 7,
+    kAudioChannelLayoutTag_DTS_6_1_B              = (174U << 16) | 7,
+    kAudioChannelLayoutTag_DTS_6_1_C              = (175U << 16) | 7,
+    kAudioChannelLayoutTag_DTS_7_0                = (176U << 16) | 7,
+    kAudioChannelLayoutTag_DTS_7_1                = (177U << 16) | 8,
+    kAudioChannelLayoutTag_DTS_8_0_A              = (178U << 16) | 8,
+    kAudioChannelLayoutTag_DTS_8_0_B              = (179U << 16) | 8,
+    kAudioChannelLayoutTag_DTS_8_1_A              = (180U << 16) | 9,
+    kAudioChannelLayoutTag_DTS_8_1_B              = (181U << 16) | 9,
+    kAudioChannelLayoutTag_DTS_6_1_D              = (182U << 16) | 7,
     kAudioChannelLayoutTag_DiscreteInOrder        = (147U << 16) | 0,
     kAudioChannelLayoutTag_Unknown                = (SInt32)0xFFFF0000U
 };
@@ -393,6 +550,20 @@ struct AudioChannelLayout {
     AudioChannelDescription mChannelDescriptions[1];
 };
 typedef struct AudioChannelLayout AudioChannelLayout;
+
+/* MPEG-4 audio object types, as the phone's SDK still declares them (superseded by the
+ * kAudioFormatMPEG4* format IDs). */
+enum {
+    kMPEG4Object_AAC_Main     = 1,
+    kMPEG4Object_AAC_LC       = 2,
+    kMPEG4Object_AAC_SSR      = 3,
+    kMPEG4Object_AAC_LTP      = 4,
+    kMPEG4Object_AAC_SBR      = 5,
+    kMPEG4Object_AAC_Scalable = 6,
+    kMPEG4Object_TwinVQ       = 7,
+    kMPEG4Object_CELP         = 8,
+    kMPEG4Object_HVXC         = 9
+};
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,11 @@
 #include "../../../../../include/AudioToolbox/AudioServices.h"
 #include "../../../../../include/AudioToolbox/AudioSessionLinux.h"
 #include "../../../../../include/AudioUnit/AudioUnit.h"
+#include "../../../../../include/AudioToolbox/AudioFile.h"
+#include "../../../../../include/AudioToolbox/AudioFileStream.h"
+#include "../../../../../include/AudioToolbox/AudioFormat.h"
+#include "../../../../../include/AudioToolbox/AudioConverter.h"
+#include "../../../../../include/AudioToolbox/ExtendedAudioFile.h"
 
 /* Internal (ProcessFacts.c): the path the library was loaded from (NULL if unknown),
  * and the program's short name. */

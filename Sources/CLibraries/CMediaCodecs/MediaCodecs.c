@@ -1,0 +1,460 @@
+// FFmpeg (libavformat/libavcodec 5.x) behind MediaCodecs.h. Only FFmpeg's vocabulary
+// lives here; the Swift services decide what a packet means to an iPhone program.
+#include "MediaCodecs.h"
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/intreadwrite.h>
+#include <libavutil/opt.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+void MediaCodecsQuiet(void) { av_log_set_level(AV_LOG_QUIET); }
+
+// MARK: demuxing
+
+struct MediaDemuxer {
+    MediaSource source;
+    int64_t position;
+    AVFormatContext *format;
+    AVIOContext *io;
+    int stream;
+    AVPacket *packet;
+    MediaStreamInfo info;
+};
+
+static int sourceRead(void *opaque, uint8_t *buffer, int count) {
+    MediaDemuxer *d = opaque;
+    int got = d->source.readAt(d->source.context, d->position, buffer, count);
+    if (got < 0) return AVERROR(EIO);
+    if (got == 0) return AVERROR_EOF;
+    d->position += got;
+    return got;
+}
+
+static int64_t sourceSeek(void *opaque, int64_t offset, int whence) {
+    MediaDemuxer *d = opaque;
+    int64_t size = d->source.size ? d->source.size(d->source.context) : -1;
+    switch (whence & ~AVSEEK_FORCE) {
+    case AVSEEK_SIZE: return size >= 0 ? size : AVERROR(ENOSYS);
+    case SEEK_SET: break;
+    case SEEK_CUR: offset += d->position; break;
+    case SEEK_END: if (size < 0) return AVERROR(ENOSYS); offset += size; break;
+    default: return AVERROR(EINVAL);
+    }
+    if (offset < 0) return AVERROR(EINVAL);
+    d->position = offset;
+    return offset;
+}
+
+static MediaCodec codecOf(enum AVCodecID id, MediaStreamInfo *info) {
+    info->pcmSigned = 1;
+    switch (id) {
+    case AV_CODEC_ID_PCM_U8: info->pcmBits = 8; info->pcmSigned = 0; return MediaCodecPCM;
+    case AV_CODEC_ID_PCM_S8: info->pcmBits = 8; return MediaCodecPCM;
+    case AV_CODEC_ID_PCM_S16LE: info->pcmBits = 16; return MediaCodecPCM;
+    case AV_CODEC_ID_PCM_S16BE: info->pcmBits = 16; info->pcmBigEndian = 1; return MediaCodecPCM;
+    case AV_CODEC_ID_PCM_S24LE: info->pcmBits = 24; return MediaCodecPCM;
+    case AV_CODEC_ID_PCM_S24BE: info->pcmBits = 24; info->pcmBigEndian = 1; return MediaCodecPCM;
+    case AV_CODEC_ID_PCM_S32LE: info->pcmBits = 32; return MediaCodecPCM;
+    case AV_CODEC_ID_PCM_S32BE: info->pcmBits = 32; info->pcmBigEndian = 1; return MediaCodecPCM;
+    case AV_CODEC_ID_PCM_F32LE: info->pcmBits = 32; info->pcmFloat = 1; return MediaCodecPCM;
+    case AV_CODEC_ID_PCM_F32BE: info->pcmBits = 32; info->pcmFloat = 1; info->pcmBigEndian = 1; return MediaCodecPCM;
+    case AV_CODEC_ID_PCM_F64LE: info->pcmBits = 64; info->pcmFloat = 1; return MediaCodecPCM;
+    case AV_CODEC_ID_PCM_F64BE: info->pcmBits = 64; info->pcmFloat = 1; info->pcmBigEndian = 1; return MediaCodecPCM;
+    case AV_CODEC_ID_PCM_MULAW: return MediaCodecULaw;
+    case AV_CODEC_ID_PCM_ALAW: return MediaCodecALaw;
+    case AV_CODEC_ID_ADPCM_IMA_QT: return MediaCodecIMA4;
+    case AV_CODEC_ID_AAC: return MediaCodecAAC;
+    case AV_CODEC_ID_MP3: return MediaCodecMP3;
+    case AV_CODEC_ID_MP2: return MediaCodecMP2;
+    case AV_CODEC_ID_MP1: return MediaCodecMP1;
+    case AV_CODEC_ID_ALAC: return MediaCodecALAC;
+    default: return MediaCodecUnknown;
+    }
+}
+
+int MediaDemuxerOpen(const MediaSource *source, const char *formatHint, int64_t probeLimit, MediaDemuxer **outDemuxer) {
+    *outDemuxer = NULL;
+    MediaDemuxer *d = av_mallocz(sizeof *d);
+    if (!d) return -3;
+    d->source = *source;
+    d->stream = -1;
+    enum { bufferSize = 32768 };
+    uint8_t *buffer = av_malloc(bufferSize);
+    d->io = buffer ? avio_alloc_context(buffer, bufferSize, 0, d, sourceRead, NULL, sourceSeek) : NULL;
+    d->format = avformat_alloc_context();
+    d->packet = av_packet_alloc();
+    if (!d->io || !d->format || !d->packet) {
+        if (!d->io) av_free(buffer);
+        MediaDemuxerClose(d);
+        return -3;
+    }
+    d->format->pb = d->io;
+    d->format->flags |= AVFMT_FLAG_CUSTOM_IO;
+    // Bounded work on any input: probing reads at most probeLimit bytes.
+    d->format->probesize = probeLimit > 32 ? probeLimit : 1 << 20;
+    d->format->max_analyze_duration = 2 * AV_TIME_BASE;
+    const AVInputFormat *hint = formatHint ? av_find_input_format(formatHint) : NULL;
+    AVFormatContext *format = d->format;
+    if (avformat_open_input(&format, NULL, hint, NULL) < 0) {
+        d->format = NULL; // freed by avformat_open_input on failure
+        MediaDemuxerClose(d);
+        return -1;
+    }
+    d->format = format;
+    if (avformat_find_stream_info(d->format, NULL) < 0) {
+        MediaDemuxerClose(d);
+        return -1;
+    }
+    for (unsigned i = 0; i < d->format->nb_streams; i++) {
+        if (d->format->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_AUDIO) { d->stream = (int)i; break; }
+    }
+    if (d->stream < 0) { MediaDemuxerClose(d); return -2; }
+    AVStream *stream = d->format->streams[d->stream];
+    AVCodecParameters *p = stream->codecpar;
+    MediaStreamInfo *info = &d->info;
+    snprintf(info->container, sizeof info->container, "%s", d->format->iformat->name);
+    info->codec = codecOf(p->codec_id, info);
+    info->sampleRate = p->sample_rate;
+    info->channels = p->ch_layout.nb_channels;
+    info->blockAlign = p->block_align;
+    info->frameSize = p->frame_size;
+    info->aacProfile = p->codec_id == AV_CODEC_ID_AAC ? p->profile + 1 : 0;
+    info->bitRate = p->bit_rate;
+    info->durationFrames = stream->duration != AV_NOPTS_VALUE && p->sample_rate > 0
+        ? av_rescale_q(stream->duration, stream->time_base, (AVRational){1, p->sample_rate}) : -1;
+    info->extradata = p->extradata;
+    info->extradataSize = p->extradata_size;
+    for (unsigned i = 0; i < d->format->nb_streams; i++) {
+        if ((int)i != d->stream) d->format->streams[i]->discard = AVDISCARD_ALL;
+    }
+    *outDemuxer = d;
+    return 0;
+}
+
+const MediaStreamInfo *MediaDemuxerInfo(const MediaDemuxer *demuxer) { return &demuxer->info; }
+
+int MediaDemuxerRead(MediaDemuxer *d, MediaPacket *out) {
+    memset(out, 0, sizeof *out);
+    for (;;) {
+        av_packet_unref(d->packet);
+        int result = av_read_frame(d->format, d->packet);
+        if (result == AVERROR_EOF) return 0;
+        if (result < 0) return -1;
+        if (d->packet->stream_index != d->stream) continue;
+        AVStream *stream = d->format->streams[d->stream];
+        out->data = d->packet->data;
+        out->size = d->packet->size;
+        out->position = d->packet->pos;
+        int rate = stream->codecpar->sample_rate;
+        out->frames = d->packet->duration > 0 && rate > 0
+            ? av_rescale_q(d->packet->duration, stream->time_base, (AVRational){1, rate}) : 0;
+        size_t sideSize = 0;
+        const uint8_t *skip = av_packet_get_side_data(d->packet, AV_PKT_DATA_SKIP_SAMPLES, &sideSize);
+        if (skip && sideSize >= 8) {
+            out->skipStart = (int32_t)AV_RL32(skip);
+            out->discardEnd = (int32_t)AV_RL32(skip + 4);
+        }
+        return 1;
+    }
+}
+
+void MediaDemuxerClose(MediaDemuxer *d) {
+    if (!d) return;
+    if (d->format) avformat_close_input(&d->format);
+    if (d->io) { av_freep(&d->io->buffer); avio_context_free(&d->io); }
+    av_packet_free(&d->packet);
+    av_free(d);
+}
+
+// MARK: decoding
+
+struct MediaDecoder {
+    AVCodecContext *context;
+    AVPacket *packet;
+    AVFrame *frame;
+    int offset;        // frames of `frame` already handed out
+    int pending;       // frame holds undelivered frames
+};
+
+static enum AVCodecID avCodecFor(MediaCodec codec, int bits, int isFloat, int bigEndian) {
+    switch (codec) {
+    case MediaCodecULaw: return AV_CODEC_ID_PCM_MULAW;
+    case MediaCodecALaw: return AV_CODEC_ID_PCM_ALAW;
+    case MediaCodecIMA4: return AV_CODEC_ID_ADPCM_IMA_QT;
+    case MediaCodecAAC: return AV_CODEC_ID_AAC;
+    case MediaCodecMP3: return AV_CODEC_ID_MP3;
+    case MediaCodecMP2: return AV_CODEC_ID_MP2;
+    case MediaCodecMP1: return AV_CODEC_ID_MP1;
+    case MediaCodecALAC: return AV_CODEC_ID_ALAC;
+    case MediaCodecPCM:
+        if (isFloat) return bits == 64 ? (bigEndian ? AV_CODEC_ID_PCM_F64BE : AV_CODEC_ID_PCM_F64LE)
+                                       : (bigEndian ? AV_CODEC_ID_PCM_F32BE : AV_CODEC_ID_PCM_F32LE);
+        switch (bits) {
+        case 16: return bigEndian ? AV_CODEC_ID_PCM_S16BE : AV_CODEC_ID_PCM_S16LE;
+        case 24: return bigEndian ? AV_CODEC_ID_PCM_S24BE : AV_CODEC_ID_PCM_S24LE;
+        case 32: return bigEndian ? AV_CODEC_ID_PCM_S32BE : AV_CODEC_ID_PCM_S32LE;
+        default: return AV_CODEC_ID_NONE;
+        }
+    default: return AV_CODEC_ID_NONE;
+    }
+}
+
+MediaDecoder *MediaDecoderOpen(MediaCodec codec, int sampleRate, int channels, int blockAlign, int bitsPerSample,
+                               const uint8_t *config, int configSize) {
+    enum AVCodecID id = avCodecFor(codec, bitsPerSample, 0, 0);
+    const AVCodec *decoder = id == AV_CODEC_ID_NONE ? NULL : avcodec_find_decoder(id);
+    if (!decoder || channels < 1 || channels > 64 || sampleRate < 1 || configSize < 0) return NULL;
+    MediaDecoder *d = av_mallocz(sizeof *d);
+    if (!d) return NULL;
+    d->context = avcodec_alloc_context3(decoder);
+    d->packet = av_packet_alloc();
+    d->frame = av_frame_alloc();
+    if (!d->context || !d->packet || !d->frame) { MediaDecoderClose(d); return NULL; }
+    d->context->sample_rate = sampleRate;
+    av_channel_layout_default(&d->context->ch_layout, channels);
+    d->context->block_align = blockAlign;
+    d->context->bits_per_coded_sample = bitsPerSample;
+    if (config && configSize > 0) {
+        d->context->extradata = av_mallocz((size_t)configSize + AV_INPUT_BUFFER_PADDING_SIZE);
+        if (!d->context->extradata) { MediaDecoderClose(d); return NULL; }
+        memcpy(d->context->extradata, config, (size_t)configSize);
+        d->context->extradata_size = configSize;
+    }
+    d->context->request_sample_fmt = AV_SAMPLE_FMT_FLT;
+    if (avcodec_open2(d->context, decoder, NULL) < 0) { MediaDecoderClose(d); return NULL; }
+    return d;
+}
+
+int MediaDecoderSend(MediaDecoder *d, const uint8_t *data, int size) {
+    if (!data || size <= 0) return avcodec_send_packet(d->context, NULL) < 0 ? 0 : 0;
+    av_packet_unref(d->packet);
+    if (av_new_packet(d->packet, size) < 0) return -1;
+    memcpy(d->packet->data, data, (size_t)size);
+    int result = avcodec_send_packet(d->context, d->packet);
+    if (result == AVERROR(EAGAIN)) {
+        // The decoder holds output not yet received: the caller drains before sending.
+        return -2;
+    }
+    return result < 0 ? -1 : 0;
+}
+
+static float sampleAt(const AVFrame *f, int frame, int channel, int channels) {
+    int planar = av_sample_fmt_is_planar(f->format);
+    int index = planar ? frame : frame * channels + channel;
+    const uint8_t *base = f->extended_data[planar ? channel : 0];
+    switch (av_get_packed_sample_fmt(f->format)) {
+    case AV_SAMPLE_FMT_FLT: return ((const float *)base)[index];
+    case AV_SAMPLE_FMT_DBL: return (float)((const double *)base)[index];
+    case AV_SAMPLE_FMT_S16: return ((const int16_t *)base)[index] / 32768.0f;
+    case AV_SAMPLE_FMT_S32: return (float)(((const int32_t *)base)[index] / 2147483648.0);
+    case AV_SAMPLE_FMT_U8: return (((const uint8_t *)base)[index] - 128) / 128.0f;
+    default: return 0;
+    }
+}
+
+int MediaDecoderReceive(MediaDecoder *d, float *out, int capacity) {
+    int made = 0;
+    while (made < capacity) {
+        if (!d->pending) {
+            av_frame_unref(d->frame);
+            int result = avcodec_receive_frame(d->context, d->frame);
+            if (result < 0) break; // EAGAIN (needs input), EOF or an error: nothing more now
+            d->pending = 1;
+            d->offset = 0;
+        }
+        int channels = d->frame->ch_layout.nb_channels;
+        int want = channels == d->context->ch_layout.nb_channels ? channels : d->context->ch_layout.nb_channels;
+        int take = d->frame->nb_samples - d->offset;
+        if (take > capacity - made) take = capacity - made;
+        for (int i = 0; i < take; i++) {
+            for (int c = 0; c < want; c++) {
+                out[(size_t)(made + i) * (size_t)want + (size_t)c] =
+                    c < channels ? sampleAt(d->frame, d->offset + i, c, channels) : 0;
+            }
+        }
+        made += take;
+        d->offset += take;
+        if (d->offset >= d->frame->nb_samples) d->pending = 0;
+    }
+    return made;
+}
+
+int MediaDecoderChannels(const MediaDecoder *d) { return d->context->ch_layout.nb_channels; }
+int MediaDecoderSampleRate(const MediaDecoder *d) { return d->context->sample_rate; }
+
+void MediaDecoderReset(MediaDecoder *d) {
+    avcodec_flush_buffers(d->context);
+    av_frame_unref(d->frame);
+    d->pending = 0;
+    d->offset = 0;
+}
+
+void MediaDecoderClose(MediaDecoder *d) {
+    if (!d) return;
+    avcodec_free_context(&d->context);
+    av_packet_free(&d->packet);
+    av_frame_free(&d->frame);
+    av_free(d);
+}
+
+// MARK: encoding
+
+struct MediaEncoder {
+    AVCodecContext *context;
+    AVFrame *frame;
+    AVPacket *packet;
+    int ended;
+};
+
+MediaEncoder *MediaEncoderOpen(MediaCodec codec, int sampleRate, int channels, int64_t bitRate) {
+    if (codec != MediaCodecAAC || channels < 1 || channels > 8 || sampleRate < 8000 || sampleRate > 96000) return NULL;
+    const AVCodec *encoder = avcodec_find_encoder(AV_CODEC_ID_AAC);
+    if (!encoder) return NULL;
+    MediaEncoder *e = av_mallocz(sizeof *e);
+    if (!e) return NULL;
+    e->context = avcodec_alloc_context3(encoder);
+    e->frame = av_frame_alloc();
+    e->packet = av_packet_alloc();
+    if (!e->context || !e->frame || !e->packet) { MediaEncoderClose(e); return NULL; }
+    e->context->sample_rate = sampleRate;
+    av_channel_layout_default(&e->context->ch_layout, channels);
+    e->context->sample_fmt = AV_SAMPLE_FMT_FLTP;
+    e->context->bit_rate = bitRate > 0 ? bitRate : 64000 * channels;
+    e->context->time_base = (AVRational){1, sampleRate};
+    // Global header: the configuration goes to extradata (the magic cookie), not ADTS.
+    e->context->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    if (avcodec_open2(e->context, encoder, NULL) < 0) { MediaEncoderClose(e); return NULL; }
+    return e;
+}
+
+int MediaEncoderFrameSize(const MediaEncoder *e) { return e->context->frame_size; }
+int MediaEncoderPriming(const MediaEncoder *e) { return e->context->initial_padding; }
+int64_t MediaEncoderBitRate(const MediaEncoder *e) { return e->context->bit_rate; }
+
+const uint8_t *MediaEncoderConfig(const MediaEncoder *e, int *outSize) {
+    *outSize = e->context->extradata_size;
+    return e->context->extradata;
+}
+
+int MediaEncoderSend(MediaEncoder *e, const float *interleaved, int frames) {
+    if (!interleaved || frames <= 0) {
+        if (e->ended) return 0;
+        e->ended = 1;
+        return avcodec_send_frame(e->context, NULL) < 0 ? -1 : 0;
+    }
+    int channels = e->context->ch_layout.nb_channels;
+    if (frames > e->context->frame_size) return -1;
+    av_frame_unref(e->frame);
+    e->frame->format = AV_SAMPLE_FMT_FLTP;
+    e->frame->nb_samples = frames;
+    e->frame->sample_rate = e->context->sample_rate;
+    if (av_channel_layout_copy(&e->frame->ch_layout, &e->context->ch_layout) < 0) return -1;
+    if (av_frame_get_buffer(e->frame, 0) < 0) return -1;
+    for (int c = 0; c < channels; c++) {
+        float *plane = (float *)e->frame->extended_data[c];
+        for (int i = 0; i < frames; i++) plane[i] = interleaved[(size_t)i * (size_t)channels + (size_t)c];
+    }
+    return avcodec_send_frame(e->context, e->frame) < 0 ? -1 : 0;
+}
+
+int MediaEncoderReceive(MediaEncoder *e, const uint8_t **data, int *size, int64_t *frames) {
+    av_packet_unref(e->packet);
+    int result = avcodec_receive_packet(e->context, e->packet);
+    if (result == AVERROR(EAGAIN)) return 0;
+    if (result < 0) return -1;
+    *data = e->packet->data;
+    *size = e->packet->size;
+    *frames = e->packet->duration > 0 ? e->packet->duration : e->context->frame_size;
+    return 1;
+}
+
+void MediaEncoderClose(MediaEncoder *e) {
+    if (!e) return;
+    avcodec_free_context(&e->context);
+    av_frame_free(&e->frame);
+    av_packet_free(&e->packet);
+    av_free(e);
+}
+
+// MARK: multiplexing
+
+struct MediaMuxer {
+    AVFormatContext *format;
+    AVStream *stream;
+    AVPacket *packet;
+    int64_t next;      // time stamp of the next packet, in frames
+    int priming;
+};
+
+int MediaMuxerCreate(const char *path, const char *container, const MediaMuxerStream *s, MediaMuxer **outMuxer) {
+    *outMuxer = NULL;
+    enum AVCodecID id = avCodecFor(s->codec, s->pcmBits, s->pcmFloat, s->pcmBigEndian);
+    if (s->codec == MediaCodecPCM && s->pcmBits == 8) id = strcmp(container, "wav") == 0 ? AV_CODEC_ID_PCM_U8 : AV_CODEC_ID_PCM_S8;
+    if (id == AV_CODEC_ID_NONE) return -1;
+    MediaMuxer *m = av_mallocz(sizeof *m);
+    if (!m) return -3;
+    if (avformat_alloc_output_context2(&m->format, NULL, container, path) < 0 || !m->format) { av_free(m); return -1; }
+    m->packet = av_packet_alloc();
+    m->stream = avformat_new_stream(m->format, NULL);
+    if (!m->packet || !m->stream) { MediaMuxerAbandon(m); return -3; }
+    AVCodecParameters *p = m->stream->codecpar;
+    p->codec_type = AVMEDIA_TYPE_AUDIO;
+    p->codec_id = id;
+    p->sample_rate = s->sampleRate;
+    av_channel_layout_default(&p->ch_layout, s->channels);
+    p->bit_rate = s->bitRate;
+    p->frame_size = s->frameSize;
+    p->initial_padding = s->priming;
+    if (s->codec == MediaCodecPCM) {
+        p->bits_per_coded_sample = s->pcmBits;
+        p->block_align = s->pcmBits / 8 * s->channels;
+    }
+    if (s->config && s->configSize > 0) {
+        p->extradata = av_mallocz((size_t)s->configSize + AV_INPUT_BUFFER_PADDING_SIZE);
+        if (!p->extradata) { MediaMuxerAbandon(m); return -3; }
+        memcpy(p->extradata, s->config, (size_t)s->configSize);
+        p->extradata_size = s->configSize;
+    }
+    m->stream->time_base = (AVRational){1, s->sampleRate};
+    m->priming = s->priming;
+    m->next = -s->priming;
+    if (avio_open(&m->format->pb, path, AVIO_FLAG_WRITE) < 0) { MediaMuxerAbandon(m); return -2; }
+    if (avformat_write_header(m->format, NULL) < 0) { MediaMuxerAbandon(m); return -1; }
+    *outMuxer = m;
+    return 0;
+}
+
+int MediaMuxerWrite(MediaMuxer *m, const uint8_t *data, int size, int64_t frames) {
+    av_packet_unref(m->packet);
+    if (av_new_packet(m->packet, size) < 0) return -3;
+    memcpy(m->packet->data, data, (size_t)size);
+    m->packet->stream_index = 0;
+    m->packet->pts = m->packet->dts = m->next;
+    m->packet->duration = frames;
+    m->next += frames;
+    av_packet_rescale_ts(m->packet, (AVRational){1, m->stream->codecpar->sample_rate}, m->stream->time_base);
+    return av_write_frame(m->format, m->packet) < 0 ? -1 : 0;
+}
+
+int MediaMuxerFinish(MediaMuxer *m, int64_t validFrames) {
+    (void)validFrames;
+    int result = av_write_trailer(m->format) < 0 ? -1 : 0;
+    if (avio_closep(&m->format->pb) < 0) result = -1;
+    avformat_free_context(m->format);
+    av_packet_free(&m->packet);
+    av_free(m);
+    return result;
+}
+
+void MediaMuxerAbandon(MediaMuxer *m) {
+    if (!m) return;
+    if (m->format) {
+        if (m->format->pb) avio_closep(&m->format->pb);
+        avformat_free_context(m->format);
+    }
+    av_packet_free(&m->packet);
+    av_free(m);
+}

@@ -1,0 +1,501 @@
+import AudioFiles
+import CAudioToolbox
+import CoreFoundation
+
+// The Audio File Services functions of AudioFile.h: handles checked, C structures read
+// and written, result codes. The files themselves are AudioFiles.AudioFileReader and
+// AudioFileWriter.
+
+/// An AudioFileID: a file open for reading or being written.
+final class AudioFileHandle: Guarded {
+    enum Role { case reading(AudioFileReader), writing(AudioFileWriter) }
+    let role: Role
+    /// An ExtAudioFileRef wrapping this file writes through it and closes it.
+    var ownedByExtendedFile = false
+    init(_ role: Role) { self.role = role }
+
+    var format: StreamDescription {
+        switch role { case .reading(let r): r.format; case .writing(let w): w.format }
+    }
+}
+
+let audioFiles = HandleTable<AudioFileHandle>()
+
+private func fileHandle(_ id: OpaquePointer?) throws(AudioFileStatus) -> AudioFileHandle {
+    guard let handle = audioFiles.get(id) else { throw id == nil ? .parameter : .notOpen }
+    return handle
+}
+
+private func openForReading(_ source: ByteSource, hint: UInt32, _ out: UnsafeMutablePointer<OpaquePointer?>?) throws(AudioFileStatus) {
+    guard let out else { throw .parameter }
+    let reader = try AudioFileReader(source: source, typeHint: hint)
+    out.pointee = audioFiles.add(AudioFileHandle(.reading(reader)))
+}
+
+@_cdecl("AudioFileOpenURL")
+public func audioFileOpenURL(_ url: CFURL?, _ permissions: Int8, _ hint: UInt32, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        guard let path = filePath(url), out != nil else { throw .parameter }
+        // Reading only: a file open for writing is made with AudioFileCreateWithURL.
+        guard permissions == Int8(kAudioFileReadPermission) else {
+            throw permissions & ~Int8(kAudioFileReadWritePermission) != 0 || permissions == 0 ? .parameter : .operationNotSupported
+        }
+        try openForReading(try DescriptorSource.open(path: path), hint: hint, out)
+    }
+}
+
+@_cdecl("AudioFileOpenWithCallbacks")
+public func audioFileOpenWithCallbacks(_ clientData: UnsafeMutableRawPointer?, _ readProc: AudioFile_ReadProc?,
+                                       _ writeProc: AudioFile_WriteProc?, _ sizeProc: AudioFile_GetSizeProc?,
+                                       _ setSizeProc: AudioFile_SetSizeProc?, _ hint: UInt32,
+                                       _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        guard let readProc, let sizeProc, out != nil else { throw .parameter }
+        // Writing through callbacks is not there yet.
+        guard writeProc == nil else { throw .operationNotSupported }
+        let source = CallbackSource(read: { position, buffer, count in
+            var actual: UInt32 = 0
+            let status = readProc(clientData, position, UInt32(clamping: count), buffer, &actual)
+            // End of file is a short read, whatever code came with it.
+            if status != 0 && actual == 0 && status != kAudioFileEndOfFileError { return nil }
+            return Int(min(actual, UInt32(clamping: count)))
+        }, size: {
+            let size = sizeProc(clientData)
+            return size >= 0 ? size : nil
+        })
+        try openForReading(source, hint: hint, out)
+    }
+}
+
+@_cdecl("AudioFileCreateWithURL")
+public func audioFileCreateWithURL(_ url: CFURL?, _ type: UInt32, _ format: UnsafePointer<AudioStreamBasicDescription>?,
+                                   _ flags: UInt32, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        guard let path = filePath(url), let format, let out else { throw .parameter }
+        let writer = try AudioFileWriter(path: path, fileType: type, format: StreamDescription(format.pointee),
+                                         erase: flags & UInt32(kAudioFileFlags_EraseFile) != 0)
+        out.pointee = audioFiles.add(AudioFileHandle(.writing(writer)))
+    }
+}
+
+@_cdecl("AudioFileInitializeWithCallbacks")
+public func audioFileInitializeWithCallbacks(_ clientData: UnsafeMutableRawPointer?, _ readProc: AudioFile_ReadProc?,
+                                             _ writeProc: AudioFile_WriteProc?, _ sizeProc: AudioFile_GetSizeProc?,
+                                             _ setSizeProc: AudioFile_SetSizeProc?, _ type: UInt32,
+                                             _ format: UnsafePointer<AudioStreamBasicDescription>?, _ flags: UInt32,
+                                             _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        guard writeProc != nil, format != nil, out != nil else { throw .parameter }
+        // Writing through the program's callbacks is not there yet.
+        throw .operationNotSupported
+    }
+}
+
+@_cdecl("AudioFileClose")
+public func audioFileClose(_ id: OpaquePointer?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        guard let handle = audioFiles.remove(id) else { throw id == nil ? .parameter : .notOpen }
+        if case .writing(let writer) = handle.role, !handle.ownedByExtendedFile {
+            try handle.serialized { () throws(AudioFileStatus) in try writer.close() }
+        }
+    }
+}
+
+@_cdecl("AudioFileOptimize")
+public func audioFileOptimize(_ id: OpaquePointer?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in _ = try fileHandle(id) }
+}
+
+@_cdecl("AudioFileReadBytes")
+public func audioFileReadBytes(_ id: OpaquePointer?, _ useCache: UInt8, _ start: Int64, _ ioBytes: UnsafeMutablePointer<UInt32>?,
+                               _ out: UnsafeMutableRawPointer?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        let handle = try fileHandle(id)
+        guard let ioBytes, let out else { throw .parameter }
+        guard case .reading(let reader) = handle.role else { throw .permissions }
+        let got = try handle.serialized { () throws(AudioFileStatus) in
+            try reader.readBytes(at: start, count: Int(ioBytes.pointee), into: out)
+        }
+        let asked = ioBytes.pointee
+        ioBytes.pointee = UInt32(got)
+        if got < Int(asked) { throw .endOfFile }
+    }
+}
+
+@_cdecl("AudioFileWriteBytes")
+public func audioFileWriteBytes(_ id: OpaquePointer?, _ useCache: UInt8, _ start: Int64, _ ioBytes: UnsafeMutablePointer<UInt32>?,
+                                _ data: UnsafeRawPointer?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        let handle = try fileHandle(id)
+        guard let ioBytes, let data else { throw .parameter }
+        guard case .writing(let writer) = handle.role else { throw .permissions }
+        try handle.serialized { () throws(AudioFileStatus) in try writer.writeBytes(data, count: Int(ioBytes.pointee), at: start) }
+    }
+}
+
+/// ReadPacketData and ReadPackets: packets from `start` into the buffer.
+private func readPackets(_ id: OpaquePointer?, _ ioBytes: UnsafeMutablePointer<UInt32>?, bytesIn: Bool,
+                         _ descriptions: UnsafeMutablePointer<AudioStreamPacketDescription>?, _ start: Int64,
+                         _ ioPackets: UnsafeMutablePointer<UInt32>?, _ out: UnsafeMutableRawPointer?) throws(AudioFileStatus) {
+    let handle = try fileHandle(id)
+    guard let ioPackets else { throw .parameter }
+    guard case .reading(let reader) = handle.role else { throw .permissions }
+    let wanted = Int(ioPackets.pointee)
+    // ReadPackets trusts the buffer to hold the packets at their largest size.
+    let capacity = bytesIn ? Int(ioBytes?.pointee ?? 0) : wanted * Int(max(1, reader.maximumPacketSize))
+    guard bytesIn ? ioBytes != nil : true else { throw .parameter }
+    guard start >= 0 else { throw .invalidPacketOffset }
+    if !reader.format.isConstantBitRate && descriptions == nil && out != nil { throw .parameter }
+    var swiftDescriptions = [PacketDescription](repeating: PacketDescription(startOffset: 0, variableFrames: 0, byteSize: 0),
+                                                count: reader.format.isConstantBitRate ? 0 : wanted)
+    let (packets, bytes) = try handle.serialized { () throws(AudioFileStatus) in
+        try swiftDescriptions.withUnsafeMutableBufferPointer { (d) throws(AudioFileStatus) in
+            try reader.readPackets(from: start, count: wanted, capacity: capacity, into: out, descriptions: d.baseAddress)
+        }
+    }
+    if let descriptions, !reader.format.isConstantBitRate {
+        for i in 0..<packets {
+            let d = swiftDescriptions[i]
+            descriptions[i] = AudioStreamPacketDescription(mStartOffset: d.startOffset, mVariableFramesInPacket: d.variableFrames,
+                                                           mDataByteSize: d.byteSize)
+        }
+    }
+    ioPackets.pointee = UInt32(packets)
+    ioBytes?.pointee = UInt32(bytes)
+    if packets == 0 && wanted > 0 && start >= reader.packetCount { throw .endOfFile }
+}
+
+@_cdecl("AudioFileReadPacketData")
+public func audioFileReadPacketData(_ id: OpaquePointer?, _ useCache: UInt8, _ ioBytes: UnsafeMutablePointer<UInt32>?,
+                                    _ descriptions: UnsafeMutablePointer<AudioStreamPacketDescription>?, _ start: Int64,
+                                    _ ioPackets: UnsafeMutablePointer<UInt32>?, _ out: UnsafeMutableRawPointer?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in try readPackets(id, ioBytes, bytesIn: true, descriptions, start, ioPackets, out) }
+}
+
+@_cdecl("AudioFileReadPackets")
+public func audioFileReadPackets(_ id: OpaquePointer?, _ useCache: UInt8, _ outBytes: UnsafeMutablePointer<UInt32>?,
+                                 _ descriptions: UnsafeMutablePointer<AudioStreamPacketDescription>?, _ start: Int64,
+                                 _ ioPackets: UnsafeMutablePointer<UInt32>?, _ out: UnsafeMutableRawPointer?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in try readPackets(id, outBytes, bytesIn: false, descriptions, start, ioPackets, out) }
+}
+
+@_cdecl("AudioFileWritePackets")
+public func audioFileWritePackets(_ id: OpaquePointer?, _ useCache: UInt8, _ bytes: UInt32,
+                                  _ descriptions: UnsafePointer<AudioStreamPacketDescription>?, _ start: Int64,
+                                  _ ioPackets: UnsafeMutablePointer<UInt32>?, _ data: UnsafeRawPointer?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        let handle = try fileHandle(id)
+        guard let ioPackets, let data else { throw .parameter }
+        guard case .writing(let writer) = handle.role else { throw .permissions }
+        let count = Int(ioPackets.pointee)
+        let swift = descriptions.map { d in
+            (0..<count).map { PacketDescription(startOffset: d[$0].mStartOffset, variableFrames: d[$0].mVariableFramesInPacket,
+                                                byteSize: d[$0].mDataByteSize) }
+        }
+        try handle.serialized { () throws(AudioFileStatus) in
+            try writer.writePackets(data, byteCount: Int(bytes), descriptions: swift, packets: count, startingPacket: start)
+        }
+    }
+}
+
+// MARK: user data (chunks other than audio): none are kept.
+
+@_cdecl("AudioFileCountUserData")
+public func audioFileCountUserData(_ id: OpaquePointer?, _ userDataID: UInt32, _ out: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        _ = try fileHandle(id)
+        guard let out else { throw .parameter }
+        out.pointee = 0
+    }
+}
+
+@_cdecl("AudioFileGetUserDataSize")
+public func audioFileGetUserDataSize(_ id: OpaquePointer?, _ userDataID: UInt32, _ index: UInt32,
+                                     _ out: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        _ = try fileHandle(id)
+        guard out != nil else { throw .parameter }
+        throw .invalidChunk
+    }
+}
+
+@_cdecl("AudioFileGetUserData")
+public func audioFileGetUserData(_ id: OpaquePointer?, _ userDataID: UInt32, _ index: UInt32, _ ioSize: UnsafeMutablePointer<UInt32>?,
+                                 _ out: UnsafeMutableRawPointer?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        _ = try fileHandle(id)
+        guard ioSize != nil, out != nil else { throw .parameter }
+        throw .invalidChunk
+    }
+}
+
+@_cdecl("AudioFileSetUserData")
+public func audioFileSetUserData(_ id: OpaquePointer?, _ userDataID: UInt32, _ index: UInt32, _ size: UInt32,
+                                 _ data: UnsafeRawPointer?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        _ = try fileHandle(id)
+        throw .operationNotSupported
+    }
+}
+
+@_cdecl("AudioFileRemoveUserData")
+public func audioFileRemoveUserData(_ id: OpaquePointer?, _ userDataID: UInt32, _ index: UInt32) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        _ = try fileHandle(id)
+        throw .invalidChunk
+    }
+}
+
+// MARK: properties
+
+/// A property's value as bytes (the variable-size ones), or a fixed-size value.
+private enum FileValue {
+    case bytes([UInt8])
+    case uint32(UInt32), uint64(UInt64), int64(Int64), int32(Int32), float64(Double)
+    case asbd(AudioStreamBasicDescription)
+    case packetTable(AudioFilePacketTableInfo)
+
+    var size: Int {
+        switch self {
+        case .bytes(let b): b.count
+        case .uint32, .int32: 4
+        case .uint64, .int64, .float64: 8
+        case .asbd: MemoryLayout<AudioStreamBasicDescription>.size
+        case .packetTable: MemoryLayout<AudioFilePacketTableInfo>.size
+        }
+    }
+}
+
+private func fileProperty(_ handle: AudioFileHandle, _ id: UInt32) throws(AudioFileStatus) -> FileValue {
+    switch handle.role {
+    case .writing(let w):
+        switch Int(id) {
+        case kAudioFilePropertyFileFormat: return .uint32(w.fileType)
+        case kAudioFilePropertyDataFormat: return .asbd(w.format.c)
+        case kAudioFilePropertyAudioDataPacketCount: return .uint64(UInt64(w.packetCount))
+        case kAudioFilePropertyAudioDataByteCount: return .uint64(UInt64(w.byteCount))
+        case kAudioFilePropertyMagicCookieData: guard !w.magicCookie.isEmpty else { throw .unsupportedProperty }; return .bytes(w.magicCookie)
+        case kAudioFilePropertyMaximumPacketSize, kAudioFilePropertyPacketSizeUpperBound: return .uint32(w.maximumPacketSize)
+        case kAudioFilePropertyIsOptimized: return .uint32(1)
+        case kAudioFilePropertyDeferSizeUpdates: return .uint32(0)
+        default: throw .unsupportedProperty
+        }
+    case .reading(let r):
+        switch Int(id) {
+        case kAudioFilePropertyFileFormat: return .uint32(r.fileType)
+        case kAudioFilePropertyDataFormat: return .asbd(r.format.c)
+        case kAudioFilePropertyIsOptimized: return .uint32(1)
+        case kAudioFilePropertyMagicCookieData:
+            guard !r.magicCookie.isEmpty else { throw .unsupportedProperty }
+            return .bytes(r.magicCookie)
+        case kAudioFilePropertyAudioDataByteCount: return .uint64(UInt64(r.dataByteCount))
+        case kAudioFilePropertyAudioDataPacketCount: return .uint64(UInt64(r.packetCount))
+        case kAudioFilePropertyMaximumPacketSize, kAudioFilePropertyPacketSizeUpperBound: return .uint32(r.maximumPacketSize)
+        case kAudioFilePropertyDataOffset: return .int64(r.dataOffset)
+        case kAudioFilePropertyChannelLayout: return .bytes(channelLayoutBytes(channels: r.format.channelsPerFrame))
+        case kAudioFilePropertyDeferSizeUpdates: return .uint32(0)
+        case kAudioFilePropertyEstimatedDuration: return .float64(r.estimatedDuration)
+        case kAudioFilePropertyBitRate: return .uint32(r.bitRate)
+        case kAudioFilePropertySourceBitDepth:
+            guard r.sourceBitDepth != 0 else { throw .unsupportedProperty }
+            return .int32(r.sourceBitDepth)
+        case kAudioFilePropertyAudioTrackCount: return .uint32(1)
+        case kAudioFilePropertyPacketTableInfo:
+            guard let t = r.packetTable else { throw .unsupportedProperty }
+            return .packetTable(AudioFilePacketTableInfo(mNumberValidFrames: t.validFrames, mPrimingFrames: t.primingFrames,
+                                                         mRemainderFrames: t.remainderFrames))
+        case kAudioFilePropertyFormatList:
+            var item = AudioFormatListItem()
+            item.mASBD = r.format.c
+            item.mChannelLayoutTag = layoutTag(channels: r.format.channelsPerFrame)
+            return .bytes(withUnsafeBytes(of: &item) { Array($0) })
+        default: throw .unsupportedProperty
+        }
+    }
+}
+
+@_cdecl("AudioFileGetPropertyInfo")
+public func audioFileGetPropertyInfo(_ id: OpaquePointer?, _ property: UInt32, _ outSize: UnsafeMutablePointer<UInt32>?,
+                                     _ outWritable: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        let handle = try fileHandle(id)
+        let translations: Set<Int> = [kAudioFilePropertyPacketToFrame, kAudioFilePropertyFrameToPacket,
+                                      kAudioFilePropertyPacketToByte, kAudioFilePropertyByteToPacket]
+        let size: Int
+        if translations.contains(Int(property)) {
+            size = property == UInt32(kAudioFilePropertyPacketToByte) || property == UInt32(kAudioFilePropertyByteToPacket)
+                ? MemoryLayout<AudioBytePacketTranslation>.size : MemoryLayout<AudioFramePacketTranslation>.size
+        } else {
+            size = try handle.serialized { () throws(AudioFileStatus) in try fileProperty(handle, property) }.size
+        }
+        outSize?.pointee = UInt32(size)
+        let writable: Set<Int> = [kAudioFilePropertyMagicCookieData, kAudioFilePropertyPacketTableInfo]
+        if case .writing = handle.role { outWritable?.pointee = writable.contains(Int(property)) ? 1 : 0 } else {
+            outWritable?.pointee = 0
+        }
+    }
+}
+
+@_cdecl("AudioFileGetProperty")
+public func audioFileGetProperty(_ id: OpaquePointer?, _ property: UInt32, _ ioSize: UnsafeMutablePointer<UInt32>?,
+                                 _ out: UnsafeMutableRawPointer?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        let handle = try fileHandle(id)
+        guard let ioSize, let out else { throw .parameter }
+        // The translations read their question from the buffer.
+        switch Int(property) {
+        case kAudioFilePropertyPacketToFrame, kAudioFilePropertyFrameToPacket:
+            guard Int(ioSize.pointee) >= MemoryLayout<AudioFramePacketTranslation>.size else { throw .badPropertySize }
+            var t = out.load(as: AudioFramePacketTranslation.self)
+            let perPacket = Int64(max(1, handle.format.framesPerPacket))
+            if property == UInt32(kAudioFilePropertyPacketToFrame) {
+                t.mFrame = t.mPacket * perPacket
+            } else {
+                guard t.mFrame >= 0 else { throw .parameter }
+                t.mPacket = t.mFrame / perPacket
+                t.mFrameOffsetInPacket = UInt32(t.mFrame % perPacket)
+            }
+            out.storeBytes(of: t, as: AudioFramePacketTranslation.self)
+            return
+        case kAudioFilePropertyPacketToByte, kAudioFilePropertyByteToPacket:
+            guard Int(ioSize.pointee) >= MemoryLayout<AudioBytePacketTranslation>.size else { throw .badPropertySize }
+            guard case .reading(let r) = handle.role else { throw .unsupportedProperty }
+            var t = out.load(as: AudioBytePacketTranslation.self)
+            t.mFlags = 0
+            if r.format.isConstantBitRate {
+                let size = Int64(r.format.bytesPerPacket)
+                if property == UInt32(kAudioFilePropertyPacketToByte) { t.mByte = t.mPacket * size } else {
+                    t.mPacket = t.mByte / size
+                    t.mByteOffsetInPacket = UInt32(t.mByte % size)
+                }
+            } else if property == UInt32(kAudioFilePropertyPacketToByte) {
+                guard let d = r.packet(t.mPacket) else { throw .invalidPacketOffset }
+                t.mByte = d.startOffset
+            } else {
+                guard t.mByte >= 0 else { throw .parameter }
+                var low: Int64 = 0, high = r.packetCount - 1
+                while low < high {
+                    let mid = (low + high + 1) / 2
+                    if r.packet(mid)!.startOffset <= t.mByte { low = mid } else { high = mid - 1 }
+                }
+                guard let d = r.packet(low) else { throw .invalidPacketOffset }
+                t.mPacket = low
+                t.mByteOffsetInPacket = UInt32(clamping: t.mByte - d.startOffset)
+            }
+            out.storeBytes(of: t, as: AudioBytePacketTranslation.self)
+            return
+        default: break
+        }
+        let value = try handle.serialized { () throws(AudioFileStatus) in try fileProperty(handle, property) }
+        switch value {
+        case .bytes(let b): try storeBytes(b, ioSize, out, badSize: .badPropertySize)
+        case .uint32(let v): try storeProperty(v, ioSize, out, badSize: .badPropertySize)
+        case .int32(let v): try storeProperty(v, ioSize, out, badSize: .badPropertySize)
+        case .uint64(let v): try storeProperty(v, ioSize, out, badSize: .badPropertySize)
+        case .int64(let v): try storeProperty(v, ioSize, out, badSize: .badPropertySize)
+        case .float64(let v): try storeProperty(v, ioSize, out, badSize: .badPropertySize)
+        case .asbd(let v): try storeProperty(v, ioSize, out, badSize: .badPropertySize)
+        case .packetTable(let v): try storeProperty(v, ioSize, out, badSize: .badPropertySize)
+        }
+    }
+}
+
+@_cdecl("AudioFileSetProperty")
+public func audioFileSetProperty(_ id: OpaquePointer?, _ property: UInt32, _ size: UInt32, _ data: UnsafeRawPointer?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        let handle = try fileHandle(id)
+        guard let data else { throw .parameter }
+        guard case .writing(let w) = handle.role else {
+            _ = try handle.serialized { () throws(AudioFileStatus) in try fileProperty(handle, property) }
+            throw .permissions
+        }
+        try handle.serialized { () throws(AudioFileStatus) in
+            switch Int(property) {
+            case kAudioFilePropertyMagicCookieData:
+                guard size > 0, size <= 1 << 20 else { throw .badPropertySize }
+                guard w.packetCount == 0 else { throw .operationNotSupported }
+                w.magicCookie = Array(UnsafeRawBufferPointer(start: data, count: Int(size)))
+            case kAudioFilePropertyPacketTableInfo:
+                guard Int(size) >= MemoryLayout<AudioFilePacketTableInfo>.size else { throw .badPropertySize }
+                let t = data.loadUnaligned(as: AudioFilePacketTableInfo.self)
+                guard t.mNumberValidFrames >= 0, t.mPrimingFrames >= 0, t.mRemainderFrames >= 0 else { throw .parameter }
+                w.packetTable = PacketTable(validFrames: t.mNumberValidFrames, primingFrames: t.mPrimingFrames,
+                                            remainderFrames: t.mRemainderFrames)
+            case kAudioFilePropertyDeferSizeUpdates, kAudioFilePropertyReserveDuration:
+                return
+            default:
+                throw .unsupportedProperty
+            }
+        }
+    }
+}
+
+// MARK: global info
+
+private func globalInfo(_ property: UInt32, _ specifierSize: UInt32, _ specifier: UnsafeRawPointer?) throws(AudioFileStatus) -> [UInt8] {
+    func typeSpecifier() throws(AudioFileStatus) -> UInt32 {
+        guard let specifier, specifierSize == 4 else { throw .badPropertySize }
+        return specifier.loadUnaligned(as: UInt32.self)
+    }
+    switch Int(property) {
+    case kAudioFileGlobalInfo_ReadableTypes:
+        return arrayBytes(FileType.table.map(\.type))
+    case kAudioFileGlobalInfo_WritableTypes:
+        return arrayBytes(FileType.table.filter { !$0.writableFormats.isEmpty }.map(\.type))
+    case kAudioFileGlobalInfo_AvailableFormatIDs:
+        let type = try typeSpecifier()
+        guard let entry = FileType.entry(type) else { throw .unsupportedFileType }
+        return arrayBytes(entry.writableFormats)
+    case kAudioFileGlobalInfo_TypesForExtension:
+        throw .unsupportedProperty
+    default:
+        throw .unsupportedProperty
+    }
+}
+
+/// The CF objects global info returns (names, extensions), made per call: the caller releases them.
+private func globalObject(_ property: UInt32, _ specifierSize: UInt32, _ specifier: UnsafeRawPointer?) throws(AudioFileStatus) -> AnyObject? {
+    func entry() throws(AudioFileStatus) -> FileType.Entry {
+        guard let specifier, specifierSize == 4 else { throw .badPropertySize }
+        guard let entry = FileType.entry(specifier.loadUnaligned(as: UInt32.self)) else { throw .unsupportedFileType }
+        return entry
+    }
+    switch Int(property) {
+    case kAudioFileGlobalInfo_FileTypeName: return CFValues.string(try entry().name)
+    case kAudioFileGlobalInfo_ExtensionsForType: return CFValues.array(try entry().extensions.map { CFValues.string($0) })
+    case kAudioFileGlobalInfo_MIMETypesForType: return CFValues.array(try entry().mimeTypes.map { CFValues.string($0) })
+    case kAudioFileGlobalInfo_AllExtensions:
+        return CFValues.array(Array(Set(FileType.table.flatMap(\.extensions))).sorted().map { CFValues.string($0) })
+    case kAudioFileGlobalInfo_AllMIMETypes:
+        return CFValues.array(Array(Set(FileType.table.flatMap(\.mimeTypes))).sorted().map { CFValues.string($0) })
+    default: return nil
+    }
+}
+
+@_cdecl("AudioFileGetGlobalInfoSize")
+public func audioFileGetGlobalInfoSize(_ property: UInt32, _ specifierSize: UInt32, _ specifier: UnsafeMutableRawPointer?,
+                                       _ outSize: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        guard let outSize else { throw .parameter }
+        if try globalObject(property, specifierSize, specifier) != nil {
+            outSize.pointee = UInt32(MemoryLayout<UnsafeRawPointer>.size)
+            return
+        }
+        outSize.pointee = UInt32(try globalInfo(property, specifierSize, specifier).count)
+    }
+}
+
+@_cdecl("AudioFileGetGlobalInfo")
+public func audioFileGetGlobalInfo(_ property: UInt32, _ specifierSize: UInt32, _ specifier: UnsafeMutableRawPointer?,
+                                   _ ioSize: UnsafeMutablePointer<UInt32>?, _ out: UnsafeMutableRawPointer?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        guard let ioSize, let out else { throw .parameter }
+        if let object = try globalObject(property, specifierSize, specifier) {
+            guard Int(ioSize.pointee) >= MemoryLayout<UnsafeRawPointer>.size else { throw .badPropertySize }
+            out.storeBytes(of: Unmanaged.passRetained(object).toOpaque(), as: UnsafeMutableRawPointer.self)
+            ioSize.pointee = UInt32(MemoryLayout<UnsafeRawPointer>.size)
+            return
+        }
+        try storeBytes(try globalInfo(property, specifierSize, specifier), ioSize, out, badSize: .badPropertySize)
+    }
+}

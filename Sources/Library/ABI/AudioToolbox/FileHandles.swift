@@ -1,0 +1,132 @@
+import AudioFiles
+import CAudioToolbox
+import CoreFoundation
+import Locking
+
+/// The objects a program holds by opaque pointer (AudioFileID, ExtAudioFileRef,
+/// AudioConverterRef, AudioFileStreamID): live ones by address, so a disposed or foreign
+/// pointer is refused with a result code instead of followed. Each object has its own
+/// lock: calls on one object from many threads take turns.
+final class HandleTable<Object: AnyObject>: @unchecked Sendable {
+    private let live = Locked<[UInt: Object]>([:])
+
+    func add(_ object: Object) -> OpaquePointer {
+        let address = Unmanaged.passUnretained(object).toOpaque()
+        live.withLock { $0[UInt(bitPattern: address)] = object }
+        return OpaquePointer(address)
+    }
+
+    func get(_ handle: OpaquePointer?) -> Object? {
+        guard let handle else { return nil }
+        return live.withLock { $0[UInt(bitPattern: UnsafeRawPointer(handle))] }
+    }
+
+    func remove(_ handle: OpaquePointer?) -> Object? {
+        guard let handle else { return nil }
+        return live.withLock { $0.removeValue(forKey: UInt(bitPattern: UnsafeRawPointer(handle))) }
+    }
+}
+
+/// One serialising lock per object.
+class Guarded {
+    let lock = Locked(())
+    func serialized<R>(_ body: () throws(AudioFileStatus) -> R) throws(AudioFileStatus) -> R {
+        try lock.withLock { (_: inout Void) throws(AudioFileStatus) -> R in try body() }
+    }
+}
+
+/// Runs `body` and turns what it throws into the result code.
+@inline(__always)
+func fileCall(_ body: () throws(AudioFileStatus) -> Void) -> Int32 {
+    do throws(AudioFileStatus) {
+        try body()
+        return 0
+    } catch {
+        return error.code
+    }
+}
+
+extension StreamDescription {
+    init(_ d: AudioStreamBasicDescription) {
+        self.init(sampleRate: d.mSampleRate, formatID: d.mFormatID, formatFlags: d.mFormatFlags, bytesPerPacket: d.mBytesPerPacket,
+                  framesPerPacket: d.mFramesPerPacket, bytesPerFrame: d.mBytesPerFrame, channelsPerFrame: d.mChannelsPerFrame,
+                  bitsPerChannel: d.mBitsPerChannel)
+    }
+    var c: AudioStreamBasicDescription {
+        AudioStreamBasicDescription(mSampleRate: sampleRate, mFormatID: formatID, mFormatFlags: formatFlags,
+                                    mBytesPerPacket: bytesPerPacket, mFramesPerPacket: framesPerPacket, mBytesPerFrame: bytesPerFrame,
+                                    mChannelsPerFrame: channelsPerFrame, mBitsPerChannel: bitsPerChannel, mReserved: 0)
+    }
+}
+
+/// The path of a file URL, or nil for anything else.
+func filePath(_ url: CFURL?) -> String? {
+    guard let url, let scheme = CFURLCopyScheme(url), CFValues.swiftString(scheme).lowercased() == "file",
+          let path = CFURLCopyFileSystemPath(url, .cfurlposixPathStyle) else { return nil }
+    return CFValues.swiftString(path)
+}
+
+/// Stores a property value the program asked for: `size` bytes at most, into a buffer it
+/// said holds `*ioSize`. Fixed-size values need the whole size.
+func storeProperty<T>(_ value: T, _ ioSize: UnsafeMutablePointer<UInt32>?, _ out: UnsafeMutableRawPointer?,
+                      badSize: AudioFileStatus) throws(AudioFileStatus) {
+    guard let ioSize, let out else { throw .parameter }
+    guard Int(ioSize.pointee) >= MemoryLayout<T>.size else { throw badSize }
+    out.storeBytes(of: value, as: T.self)
+    ioSize.pointee = UInt32(MemoryLayout<T>.size)
+}
+
+/// Stores variable-length bytes (a cookie, an array): as many as fit, the size returned.
+func storeBytes(_ bytes: [UInt8], _ ioSize: UnsafeMutablePointer<UInt32>?, _ out: UnsafeMutableRawPointer?,
+                badSize: AudioFileStatus) throws(AudioFileStatus) {
+    guard let ioSize, let out else { throw .parameter }
+    guard Int(ioSize.pointee) >= bytes.count else { throw badSize }
+    bytes.withUnsafeBytes { if let base = $0.baseAddress { out.copyMemory(from: base, byteCount: bytes.count) } }
+    ioSize.pointee = UInt32(bytes.count)
+}
+
+func arrayBytes<T>(_ values: [T]) -> [UInt8] { values.withUnsafeBytes { Array($0) } }
+
+/// A channel layout with only a tag (mono or stereo, else the discrete count).
+func channelLayoutBytes(channels: UInt32) -> [UInt8] {
+    var layout = AudioChannelLayout()
+    layout.mChannelLayoutTag = layoutTag(channels: channels)
+    return withUnsafeBytes(of: &layout) { Array($0) }
+}
+
+/// The buffers of a C AudioBufferList (mNumberBuffers of them, after the count).
+struct BufferListView: Sequence {
+    let list: UnsafeMutablePointer<AudioBufferList>
+    init(_ list: UnsafeMutablePointer<AudioBufferList>) { self.list = list }
+
+    var count: Int { Int(list.pointee.mNumberBuffers) }
+    private var first: UnsafeMutablePointer<AudioBuffer> {
+        (UnsafeMutableRawPointer(list) + MemoryLayout<AudioBufferList>.offset(of: \AudioBufferList.mBuffers)!)
+            .assumingMemoryBound(to: AudioBuffer.self)
+    }
+    subscript(i: Int) -> AudioBuffer {
+        get { first[i] }
+        nonmutating set { first[i] = newValue }
+    }
+    func makeIterator() -> AnyIterator<AudioBuffer> {
+        var i = 0
+        return AnyIterator { defer { i += 1 }; return i < count ? self[i] : nil }
+    }
+
+    /// A list of `buffers` empty buffers, to be freed with `deallocate`.
+    static func allocate(buffers: Int) -> BufferListView {
+        let bytes = MemoryLayout<AudioBufferList>.offset(of: \AudioBufferList.mBuffers)! + Swift.max(1, buffers) * MemoryLayout<AudioBuffer>.stride
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 16)
+        raw.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
+        let list = raw.assumingMemoryBound(to: AudioBufferList.self)
+        list.pointee.mNumberBuffers = UInt32(buffers)
+        return BufferListView(list)
+    }
+    func deallocate() { UnsafeMutableRawPointer(list).deallocate() }
+}
+
+/// A channel layout tag for a channel count: mono, stereo, else discrete in order.
+func layoutTag(channels: UInt32) -> AudioChannelLayoutTag {
+    channels == 1 ? AudioChannelLayoutTag(kAudioChannelLayoutTag_Mono) : channels == 2 ? AudioChannelLayoutTag(kAudioChannelLayoutTag_Stereo)
+        : AudioChannelLayoutTag(kAudioChannelLayoutTag_DiscreteInOrder) | channels
+}

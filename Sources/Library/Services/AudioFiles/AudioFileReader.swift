@@ -1,0 +1,304 @@
+import CMediaCodecs
+
+/// A packet description (AudioStreamPacketDescription) in Swift.
+public struct PacketDescription: Equatable, Sendable {
+    public var startOffset: Int64
+    public var variableFrames: UInt32
+    public var byteSize: UInt32
+    public init(startOffset: Int64, variableFrames: UInt32, byteSize: UInt32) {
+        self.startOffset = startOffset
+        self.variableFrames = variableFrames
+        self.byteSize = byteSize
+    }
+}
+
+/// The priming and remainder frames of a lossy stream (AudioFilePacketTableInfo).
+public struct PacketTable: Equatable, Sendable {
+    public var validFrames: Int64
+    public var primingFrames: Int32
+    public var remainderFrames: Int32
+    public init(validFrames: Int64, primingFrames: Int32, remainderFrames: Int32) {
+        self.validFrames = validFrames
+        self.primingFrames = primingFrames
+        self.remainderFrames = remainderFrames
+    }
+}
+
+/// An audio file opened for reading: its container and data format as Apple's Audio File
+/// Services state them, and its packets. Constant-bit-rate data (PCM, µ-law, A-law, IMA4)
+/// is read from the file where it lies; the packets of variable-rate data (AAC, MP3, ALAC)
+/// are read once, at open, into one buffer with an index, as a packet table.
+public final class AudioFileReader: @unchecked Sendable {
+    public let source: ByteSource
+    public let fileType: UInt32
+    public let format: StreamDescription
+    public let magicCookie: [UInt8]
+    /// What the decoder takes: the codec and its configuration in FFmpeg's form.
+    let codec: MediaCodec
+    let decoderConfig: [UInt8]
+    public let dataOffset: Int64
+    public let dataByteCount: Int64
+    public let packetCount: Int64
+    public let maximumPacketSize: UInt32
+    public let packetTable: PacketTable?
+    public let bitRate: UInt32
+    public let sourceBitDepth: Int32
+    private let blob: [UInt8]
+    private let index: [PacketDescription]
+
+    /// The most a file may hold in variable-rate packets (bounded memory on any input).
+    public static let packetBytesLimit = 512 << 20
+
+    public init(source: ByteSource, typeHint: UInt32 = 0) throws(AudioFileStatus) {
+        MediaCodecsQuiet()
+        self.source = source
+        let input = DemuxerInput(source)
+        let head = source.bytes(at: 0, count: 12) ?? []
+        guard head.count == 12 else {
+            // Too short to be any container we know.
+            throw (source.size ?? 0) == 0 ? .invalidFile : .unsupportedFileType
+        }
+        var demuxer: OpaquePointer?
+        let opened = input.withMediaSource { MediaDemuxerOpen($0, nil, 1 << 20, &demuxer) }
+        guard opened == 0, let demuxer else {
+            throw opened == -3 ? .noMemory : opened == -2 ? .unsupportedDataFormat : .unsupportedFileType
+        }
+        defer { MediaDemuxerClose(demuxer) }
+        let info = MediaDemuxerInfo(demuxer)!.pointee
+        let container = withUnsafeBytes(of: info.container) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        fileType = try Self.fileType(container: container, codec: info.codec, head: head)
+        guard info.sampleRate > 0, info.channels > 0, info.channels <= 64 else { throw .unsupportedDataFormat }
+        codec = info.codec
+        let extradata = info.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(info.extradataSize))) } ?? []
+
+        // Every packet, once: the bytes of variable-rate ones, the extent of constant ones.
+        var blob: [UInt8] = []
+        var index: [PacketDescription] = []
+        var firstPosition: Int64 = -1
+        var byteCount: Int64 = 0
+        var priming: Int64 = 0, remainder: Int64 = 0, counted: Int64 = 0
+        var largest = 0
+        var adtsConfig: [UInt8]?
+        let constant = [MediaCodecPCM, MediaCodecULaw, MediaCodecALaw, MediaCodecIMA4].contains(info.codec)
+        var packet = MediaPacket()
+        while true {
+            let got = MediaDemuxerRead(demuxer, &packet)
+            if got == 0 { break }
+            // A damaged stream after some packets ends there (as a truncated file does);
+            // one with none is not a file we can read.
+            if got < 0 { if byteCount == 0 && index.isEmpty { throw .invalidFile }; break }
+            guard packet.size > 0, let data = packet.data else { continue }
+            if firstPosition < 0 { firstPosition = packet.position }
+            if packet.skipStart > 0 && index.count < 64 { priming += Int64(packet.skipStart) }
+            if packet.discardEnd > 0 { remainder = Int64(packet.discardEnd) }
+            counted += packet.frames
+            if constant {
+                byteCount += Int64(packet.size)
+                continue
+            }
+            var start = 0
+            if container == "aac" {
+                // ADTS: the packet is the raw AAC frame; the header becomes the cookie.
+                let header = Array(UnsafeBufferPointer(start: data, count: min(9, Int(packet.size))))
+                if adtsConfig == nil { adtsConfig = MagicCookie.audioSpecificConfig(adtsHeader: header) }
+                start = header.count >= 2 && header[1] & 1 == 0 ? 9 : 7
+                if start >= Int(packet.size) { continue }
+            }
+            let size = Int(packet.size) - start
+            guard blob.count + size <= Self.packetBytesLimit else { throw .invalidFile }
+            index.append(PacketDescription(startOffset: Int64(blob.count), variableFrames: 0, byteSize: UInt32(size)))
+            blob.append(contentsOf: UnsafeBufferPointer(start: data + start, count: size))
+            largest = max(largest, size)
+        }
+        self.blob = blob
+        self.index = index
+
+        // The data format and its cookie, as Apple reports them.
+        let rate = Double(info.sampleRate), channels = UInt32(info.channels)
+        var cookie: [UInt8] = []
+        var config: [UInt8] = extradata
+        var format: StreamDescription
+        var depth: Int32 = 0
+        switch info.codec {
+        case MediaCodecPCM:
+            let bits = UInt32(info.pcmBits)
+            format = .linearPCM(rate: rate, channels: channels, bits: bits, float: info.pcmFloat != 0,
+                                bigEndian: info.pcmBigEndian != 0, signed: info.pcmSigned != 0)
+            depth = info.pcmFloat != 0 ? -Int32(bits) : Int32(bits)
+        case MediaCodecULaw, MediaCodecALaw:
+            format = StreamDescription(sampleRate: rate, formatID: info.codec == MediaCodecULaw ? FormatID.uLaw : FormatID.aLaw,
+                                       formatFlags: 0, bytesPerPacket: channels, framesPerPacket: 1, bytesPerFrame: channels,
+                                       channelsPerFrame: channels, bitsPerChannel: 8)
+            depth = 16
+        case MediaCodecIMA4:
+            format = StreamDescription(sampleRate: rate, formatID: FormatID.appleIMA4, formatFlags: 0,
+                                       bytesPerPacket: 34 * channels, framesPerPacket: 64, bytesPerFrame: 0,
+                                       channelsPerFrame: channels, bitsPerChannel: 0)
+            depth = 16
+        case MediaCodecAAC:
+            config = adtsConfig ?? extradata
+            guard !config.isEmpty else { throw .unsupportedDataFormat }
+            cookie = MagicCookie.esds(audioSpecificConfig: config, bitRate: UInt32(clamping: info.bitRate))
+            format = StreamDescription(sampleRate: rate, formatID: FormatID.mpeg4AAC, formatFlags: UInt32(max(0, info.aacProfile)),
+                                       bytesPerPacket: 0, framesPerPacket: 1024, bytesPerFrame: 0, channelsPerFrame: channels,
+                                       bitsPerChannel: 0)
+        case MediaCodecMP3, MediaCodecMP2, MediaCodecMP1:
+            let id = info.codec == MediaCodecMP3 ? FormatID.mpegLayer3 : info.codec == MediaCodecMP2 ? FormatID.mpegLayer2
+                : FormatID.mpegLayer1
+            let frames = info.frameSize > 0 ? UInt32(info.frameSize) : (info.codec == MediaCodecMP1 ? 384 : 1152)
+            format = StreamDescription(sampleRate: rate, formatID: id, formatFlags: 0, bytesPerPacket: 0, framesPerPacket: frames,
+                                       bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
+        case MediaCodecALAC:
+            guard let alac = MagicCookie.alacConfig(extradata) else { throw .unsupportedDataFormat }
+            cookie = alac
+            config = MagicCookie.alacAtom(alac)
+            let frameLength = UInt32(alac[0]) << 24 | UInt32(alac[1]) << 16 | UInt32(alac[2]) << 8 | UInt32(alac[3])
+            let bitDepth = alac[5]
+            let flag: UInt32 = [16: 1, 20: 2, 24: 3, 32: 4][bitDepth] ?? 0
+            guard frameLength > 0, frameLength <= 1 << 16, flag != 0 else { throw .unsupportedDataFormat }
+            format = StreamDescription(sampleRate: rate, formatID: FormatID.appleLossless, formatFlags: flag, bytesPerPacket: 0,
+                                       framesPerPacket: frameLength, bytesPerFrame: 0, channelsPerFrame: channels,
+                                       bitsPerChannel: 0)
+            depth = Int32(bitDepth)
+        default:
+            throw .unsupportedDataFormat
+        }
+        self.format = format
+        self.magicCookie = cookie
+        self.decoderConfig = config
+        self.sourceBitDepth = depth
+
+        if constant {
+            guard firstPosition >= 0 || byteCount == 0 else { throw .invalidFile }
+            dataOffset = max(0, firstPosition)
+            // Whole packets only: a truncated last one is dropped.
+            let packetBytes = Int64(format.bytesPerPacket)
+            packetCount = byteCount / packetBytes
+            dataByteCount = packetCount * packetBytes
+            maximumPacketSize = format.bytesPerPacket
+            packetTable = nil
+            bitRate = UInt32(clamping: Int64(Double(packetBytes * 8) * rate / Double(format.framesPerPacket)))
+        } else {
+            dataOffset = max(0, firstPosition)
+            dataByteCount = Int64(blob.count)
+            packetCount = Int64(index.count)
+            maximumPacketSize = UInt32(largest)
+            let total = packetCount * Int64(format.framesPerPacket)
+            if info.codec == MediaCodecALAC, let last = index.last {
+                // ALAC's last packet says how many frames it holds: decode it to know.
+                let frames = Self.decodedFrames(codec: codec, format: format, config: config,
+                                                packet: Array(blob[Int(last.startOffset)..<Int(last.startOffset) + Int(last.byteSize)]))
+                remainder = Int64(format.framesPerPacket) - Int64(frames)
+            } else if remainder == 0, info.durationFrames > 0, info.durationFrames < total - priming {
+                remainder = total - priming - info.durationFrames
+            }
+            priming = min(priming, total)
+            remainder = max(0, min(remainder, total - priming))
+            packetTable = PacketTable(validFrames: total - priming - remainder, primingFrames: Int32(priming),
+                                      remainderFrames: Int32(remainder))
+            let seconds = Double(max(1, total)) / rate
+            bitRate = info.bitRate > 0 ? UInt32(clamping: info.bitRate) : UInt32(clamping: Int64(Double(blob.count * 8) / seconds))
+        }
+        _ = counted
+    }
+
+    private static func decodedFrames(codec: MediaCodec, format: StreamDescription, config: [UInt8], packet: [UInt8]) -> Int {
+        guard let decoder = config.withUnsafeBufferPointer({
+            MediaDecoderOpen(codec, Int32(format.sampleRate), Int32(format.channelsPerFrame), 0, 0, $0.baseAddress, Int32($0.count))
+        }) else { return Int(format.framesPerPacket) }
+        defer { MediaDecoderClose(decoder) }
+        var scratch = [Float](repeating: 0, count: 8192 * Int(format.channelsPerFrame))
+        _ = packet.withUnsafeBufferPointer { MediaDecoderSend(decoder, $0.baseAddress, Int32($0.count)) }
+        _ = MediaDecoderSend(decoder, nil, 0)
+        var frames = 0
+        while true {
+            let got = scratch.withUnsafeMutableBufferPointer { MediaDecoderReceive(decoder, $0.baseAddress, 8192) }
+            if got <= 0 { break }
+            frames += Int(got)
+        }
+        return frames
+    }
+
+    static func fileType(container: String, codec: MediaCodec, head: [UInt8]) throws(AudioFileStatus) -> UInt32 {
+        func tag(_ at: Int) -> String { String(decoding: head[at..<at + 4], as: UTF8.self) }
+        switch container {
+        case "wav", "w64": return FileType.wave
+        case "aiff": return tag(8) == "AIFC" ? FileType.aifc : FileType.aiff
+        case "caf": return FileType.caf
+        case "mov,mp4,m4a,3gp,3g2,mj2": return FileType.m4a
+        case "mp3": return codec == MediaCodecMP2 ? FileType.mp2 : codec == MediaCodecMP1 ? FileType.mp1 : FileType.mp3
+        case "aac": return FileType.adts
+        case "au": return FileType.next
+        default: throw .unsupportedFileType
+        }
+    }
+
+    /// Frames in the file (before trimming, for variable-rate data).
+    public var totalFrames: Int64 { packetCount * Int64(format.framesPerPacket) }
+
+    /// The description of packet `i` (variable-rate files).
+    public func packet(_ i: Int64) -> PacketDescription? {
+        guard i >= 0, i < Int64(index.count) else { return nil }
+        return index[Int(i)]
+    }
+
+    /// Copies bytes of the audio data (offsets from the start of the audio data).
+    public func readBytes(at start: Int64, count: Int, into out: UnsafeMutableRawPointer) throws(AudioFileStatus) -> Int {
+        guard start >= 0 else { throw .position }
+        guard start < dataByteCount else { return 0 }
+        let n = Int(min(Int64(count), dataByteCount - start))
+        if format.isConstantBitRate {
+            var done = 0
+            while done < n {
+                guard let got = source.read(at: dataOffset + start + Int64(done), into: out + done, count: n - done) else {
+                    throw .invalidFile
+                }
+                if got == 0 { break }
+                done += got
+            }
+            return done
+        }
+        blob.withUnsafeBytes { out.copyMemory(from: $0.baseAddress! + Int(start), byteCount: n) }
+        return n
+    }
+
+    /// Packets from `start`: as many of `count` as fit in `capacity` bytes. Returns the
+    /// packets and bytes copied, with a description per packet for variable-rate data.
+    public func readPackets(from start: Int64, count: Int, capacity: Int, into out: UnsafeMutableRawPointer?,
+                            descriptions: UnsafeMutablePointer<PacketDescription>?) throws(AudioFileStatus) -> (packets: Int, bytes: Int) {
+        guard start >= 0 else { throw .invalidPacketOffset }
+        guard start < packetCount, count > 0 else { return (0, 0) }
+        if format.isConstantBitRate {
+            let size = Int(format.bytesPerPacket)
+            let packets = min(count, Int(packetCount - start), capacity / size)
+            guard packets > 0 else { return (0, 0) }
+            guard let out else { return (packets, packets * size) }
+            let got = try readBytes(at: start * Int64(size), count: packets * size, into: out)
+            return (got / size, got / size * size)
+        }
+        var packets = 0, bytes = 0
+        while packets < count, start + Int64(packets) < packetCount {
+            let d = index[Int(start) + packets]
+            if bytes + Int(d.byteSize) > capacity { break }
+            if let out {
+                blob.withUnsafeBytes { out.advanced(by: bytes).copyMemory(from: $0.baseAddress! + Int(d.startOffset), byteCount: Int(d.byteSize)) }
+            }
+            descriptions?[packets] = PacketDescription(startOffset: Int64(bytes), variableFrames: 0, byteSize: d.byteSize)
+            bytes += Int(d.byteSize)
+            packets += 1
+        }
+        return (packets, bytes)
+    }
+
+    /// A view of packet `i`'s bytes (variable-rate files), for the decoder.
+    func withPacket<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let d = index[i]
+        return blob.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[Int(d.startOffset)..<Int(d.startOffset) + Int(d.byteSize)])) }
+    }
+
+    /// Seconds of audio, after trimming.
+    public var estimatedDuration: Double {
+        let frames = packetTable?.validFrames ?? totalFrames
+        return Double(frames) / format.sampleRate
+    }
+}

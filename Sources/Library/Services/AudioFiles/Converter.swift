@@ -1,0 +1,313 @@
+import CMediaCodecs
+import CSamplerate
+
+/// What a converter's input procedure gave: buffers of packets (with descriptions for
+/// variable-rate data), the end of the input, or an error that stops this fill (the
+/// program has no data yet; the next fill asks again).
+public enum ConverterInput {
+    case packets(buffers: [UnsafeRawPointer], byteSizes: [Int], count: Int, descriptions: [PacketDescription]?)
+    case end
+    case failed(Int32)
+}
+
+/// Audio Converter Services' engine: linear PCM to linear PCM (sample format, channels,
+/// interleaving, rate), compressed formats (AAC, MP3, ALAC, IMA4, µ-law, A-law) decoded to
+/// PCM, and PCM encoded to AAC. Everything passes through interleaved Float32.
+public final class Converter {
+    public let source: StreamDescription
+    public let destination: StreamDescription
+    private let sourcePCM: LinearPCM?
+    private let destinationPCM: LinearPCM?
+    private var decoder: OpaquePointer?
+    private var encoder: OpaquePointer?
+    private var pipeline: FloatPipeline?
+    public private(set) var magicCookie: [UInt8] = []
+    public var channelMap: [Int]? { didSet { pipeline?.channelMap = channelMap; if pipeline == nil { try? makePipeline(force: true) } } }
+    public var quality: Int32 = Int32(SRC_SINC_MEDIUM_QUALITY) { didSet { try? makePipeline(force: false) } }
+    /// Decoded frames waiting (source rate and channels).
+    private var decoded: [Float] = []
+    private var decodedStart = 0, decodedCount = 0
+    private var floats: [Float] = []
+    private var inputEnded = false
+    private var outputEnded = false
+    private var pendingFailure: Int32?
+    private var encoderInput: [Float] = []
+    private var encoderFrameSize = 0
+    public private(set) var bitRate: Int64 = 0
+
+    public init(from source: StreamDescription, to destination: StreamDescription) throws(AudioFileStatus) {
+        self.source = source
+        self.destination = destination
+        guard source.sampleRate > 0, destination.sampleRate > 0, source.channelsPerFrame > 0, destination.channelsPerFrame > 0
+        else { throw .converterFormatNotSupported }
+        if source.isLinearPCM {
+            do { sourcePCM = try LinearPCM(source) } catch { throw .converterFormatNotSupported }
+        } else {
+            sourcePCM = nil
+            guard Self.codec(source.formatID) != MediaCodecUnknown else { throw .converterFormatNotSupported }
+        }
+        if destination.isLinearPCM {
+            do { destinationPCM = try LinearPCM(destination) } catch { throw .converterFormatNotSupported }
+        } else {
+            destinationPCM = nil
+            guard destination.formatID == FormatID.mpeg4AAC, sourcePCM != nil else { throw .converterFormatNotSupported }
+            encoder = MediaEncoderOpen(MediaCodecAAC, Int32(destination.sampleRate), Int32(destination.channelsPerFrame), 0)
+            guard let encoder else { throw .converterFormatNotSupported }
+            encoderFrameSize = Int(MediaEncoderFrameSize(encoder))
+            bitRate = MediaEncoderBitRate(encoder)
+            var size: Int32 = 0
+            let config = MediaEncoderConfig(encoder, &size)
+            magicCookie = MagicCookie.esds(audioSpecificConfig: config.map { Array(UnsafeBufferPointer(start: $0, count: Int(size))) } ?? [],
+                                           bitRate: UInt32(clamping: bitRate))
+        }
+        try makePipeline(force: false)
+    }
+
+    deinit {
+        MediaDecoderClose(decoder)
+        MediaEncoderClose(encoder)
+    }
+
+    static func codec(_ id: UInt32) -> MediaCodec {
+        switch id {
+        case FormatID.mpeg4AAC: MediaCodecAAC
+        case FormatID.mpegLayer3: MediaCodecMP3
+        case FormatID.mpegLayer2: MediaCodecMP2
+        case FormatID.mpegLayer1: MediaCodecMP1
+        case FormatID.appleLossless: MediaCodecALAC
+        case FormatID.appleIMA4: MediaCodecIMA4
+        case FormatID.uLaw: MediaCodecULaw
+        case FormatID.aLaw: MediaCodecALaw
+        default: MediaCodecUnknown
+        }
+    }
+
+    private func makePipeline(force: Bool) throws(AudioFileStatus) {
+        if !force && source.sampleRate == destination.sampleRate && source.channelsPerFrame == destination.channelsPerFrame
+            && channelMap == nil {
+            pipeline = nil
+            return
+        }
+        let p = try FloatPipeline(sourceRate: source.sampleRate, sourceChannels: Int(source.channelsPerFrame),
+                                  destinationRate: destination.sampleRate, destinationChannels: Int(destination.channelsPerFrame),
+                                  quality: quality)
+        p.channelMap = channelMap
+        pipeline = p
+    }
+
+    /// kAudioConverterDecompressionMagicCookie: the decoder's configuration.
+    public func setDecompressionCookie(_ cookie: [UInt8]) throws(AudioFileStatus) {
+        guard sourcePCM == nil else { throw .converterPropertyNotSupported }
+        MediaDecoderClose(decoder)
+        decoder = nil
+        var config = cookie
+        switch source.formatID {
+        case FormatID.mpeg4AAC: config = MagicCookie.audioSpecificConfig(fromCookie: cookie)
+        case FormatID.appleLossless:
+            guard let alac = MagicCookie.alacConfig(cookie) else { throw .converterUnspecified }
+            config = MagicCookie.alacAtom(alac)
+        default: break
+        }
+        magicCookie = cookie
+        decoderConfig = config
+    }
+    private var decoderConfig: [UInt8] = []
+
+    private func openDecoder() throws(AudioFileStatus) -> OpaquePointer {
+        if let decoder { return decoder }
+        if source.formatID == FormatID.mpeg4AAC && decoderConfig.isEmpty {
+            // No cookie: an AudioSpecificConfig from the description (AAC-LC).
+            let rates: [Double] = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
+            guard let index = rates.firstIndex(of: source.sampleRate) else { throw .converterFormatNotSupported }
+            let object: UInt8 = source.formatFlags > 0 && source.formatFlags < 32 ? UInt8(source.formatFlags) : 2
+            decoderConfig = [object << 3 | UInt8(index) >> 1, UInt8(index & 1) << 7 | UInt8(source.channelsPerFrame & 0xF) << 3]
+        }
+        if source.formatID == FormatID.appleLossless && decoderConfig.isEmpty { throw .converterUnspecified }
+        let made = decoderConfig.withUnsafeBufferPointer {
+            MediaDecoderOpen(Self.codec(source.formatID), Int32(source.sampleRate), Int32(source.channelsPerFrame),
+                             Int32(source.bytesPerPacket), 0, $0.baseAddress, Int32($0.count))
+        }
+        guard let made else { throw .converterFormatNotSupported }
+        decoder = made
+        return made
+    }
+
+    /// Forgets everything buffered and the end of the input.
+    public func reset() {
+        if let decoder { MediaDecoderReset(decoder) }
+        pipeline?.reset()
+        decodedStart = 0
+        decodedCount = 0
+        inputEnded = false
+        outputEnded = false
+        encoderInput.removeAll()
+    }
+
+    /// Source frames (source channels, interleaved Float) from the input procedure: >0, 0
+    /// at the end, -1 when it failed (the failure is kept for the caller).
+    private func pullSource(_ out: UnsafeMutablePointer<Float>, _ frames: Int,
+                            _ input: (Int) -> ConverterInput) -> Int {
+        let channels = Int(source.channelsPerFrame)
+        while decodedCount == 0 {
+            if inputEnded { return 0 }
+            if pendingFailure != nil { return -1 }
+            if let pcm = sourcePCM {
+                switch input(frames) {
+                case .end: inputEnded = true; return 0
+                case .failed(let code): pendingFailure = code; return -1
+                case .packets(let buffers, let sizes, let count, _):
+                    guard buffers.count == pcm.bufferCount else { pendingFailure = AudioFileStatus.parameter.code; return -1 }
+                    let available = min(count, sizes.map { $0 / max(1, pcm.sampleBytes * (pcm.interleaved ? pcm.channels : 1)) }.min() ?? 0)
+                    if available == 0 { inputEnded = true; return 0 }
+                    if decoded.count < available * channels { decoded = [Float](repeating: 0, count: available * channels) }
+                    decoded.withUnsafeMutableBufferPointer { pcm.decode(buffers, from: 0, frames: available, into: $0.baseAddress!) }
+                    decodedStart = 0
+                    decodedCount = available
+                }
+            } else {
+                let decoder: OpaquePointer
+                do { decoder = try openDecoder() } catch { pendingFailure = error.code; return -1 }
+                if decoded.count < 8192 * channels { decoded = [Float](repeating: 0, count: 8192 * channels) }
+                let got = decoded.withUnsafeMutableBufferPointer { Int(MediaDecoderReceive(decoder, $0.baseAddress, 8192)) }
+                if got > 0 { decodedStart = 0; decodedCount = got; break }
+                switch input(1) {
+                case .end:
+                    _ = MediaDecoderSend(decoder, nil, 0)
+                    let tail = decoded.withUnsafeMutableBufferPointer { Int(MediaDecoderReceive(decoder, $0.baseAddress, 8192)) }
+                    inputEnded = true
+                    if tail > 0 { decodedStart = 0; decodedCount = tail; break }
+                    return 0
+                case .failed(let code): pendingFailure = code; return -1
+                case .packets(let buffers, let sizes, let count, let descriptions):
+                    guard let data = buffers.first else { inputEnded = true; return 0 }
+                    let size = sizes.first ?? 0
+                    // The packets as (offset, size): blocks of a block codec, one run of a
+                    // PCM-like one, or what the descriptions say.
+                    var chunks: [(Int, Int)] = []
+                    if source.isConstantBitRate {
+                        let bytes = min(size, count * Int(source.bytesPerPacket))
+                        if source.formatID == FormatID.appleIMA4 {
+                            let block = Int(source.bytesPerPacket)
+                            chunks = stride(from: 0, to: bytes - block + 1, by: block).map { ($0, block) }
+                        } else if bytes > 0 {
+                            chunks = [(0, bytes)]
+                        }
+                    } else {
+                        guard let descriptions, descriptions.count >= count else {
+                            pendingFailure = AudioFileStatus.converterRequiresPacketDescriptions.code
+                            return -1
+                        }
+                        chunks = descriptions.prefix(count).filter { $0.startOffset >= 0 && Int($0.startOffset) + Int($0.byteSize) <= size }
+                            .map { (Int($0.startOffset), Int($0.byteSize)) }
+                    }
+                    decodedStart = 0
+                    for (offset, length) in chunks {
+                        _ = MediaDecoderSend(decoder, (data + offset).assumingMemoryBound(to: UInt8.self), Int32(length))
+                        // Decodes what each packet makes before the next goes in.
+                        if decoded.count < (decodedCount + 8192) * channels {
+                            decoded += [Float](repeating: 0, count: 8192 * channels)
+                        }
+                        let got = decoded.withUnsafeMutableBufferPointer {
+                            Int(MediaDecoderReceive(decoder, $0.baseAddress! + decodedCount * channels, 8192))
+                        }
+                        decodedCount += got
+                    }
+                }
+            }
+        }
+        let take = min(frames, decodedCount)
+        decoded.withUnsafeBufferPointer { out.update(from: $0.baseAddress! + decodedStart * channels, count: take * channels) }
+        decodedStart += take
+        decodedCount -= take
+        return take
+    }
+
+    /// Destination frames as Floats (destination channels).
+    private func pullConverted(_ out: UnsafeMutablePointer<Float>, _ frames: Int, _ input: (Int) -> ConverterInput) -> Int {
+        if let pipeline {
+            return pipeline.read(into: out, frames: frames) { pullSource($0, $1, input) }
+        }
+        var made = 0
+        while made < frames {
+            let got = pullSource(out + made * Int(destination.channelsPerFrame), frames - made, input)
+            if got <= 0 { break }
+            made += got
+        }
+        return made
+    }
+
+    /// AudioConverterFillComplexBuffer: up to `packets` output packets into `buffers`.
+    /// Returns the packets made and the input procedure's error, if it stopped the fill.
+    public func fill(packets: Int, into buffers: [(UnsafeMutableRawPointer, Int)], descriptions: UnsafeMutablePointer<PacketDescription>?,
+                     input: (Int) -> ConverterInput) throws(AudioFileStatus) -> (packets: Int, bytes: [Int], failure: Int32?) {
+        pendingFailure = nil
+        if let pcm = destinationPCM {
+            guard buffers.count == pcm.bufferCount else { throw .parameter }
+            let fits = buffers.map { $0.1 / max(1, pcm.interleaved ? pcm.sampleBytes * pcm.channels : pcm.sampleBytes) }.min() ?? 0
+            let want = min(packets, fits)
+            var made = 0
+            while made < want {
+                let chunk = min(4096, want - made)
+                if floats.count < chunk * pcm.channels { floats = [Float](repeating: 0, count: chunk * pcm.channels) }
+                let got = floats.withUnsafeMutableBufferPointer { pullConverted($0.baseAddress!, chunk, input) }
+                if got <= 0 { break }
+                floats.withUnsafeBufferPointer { pcm.encode($0.baseAddress!, frames: got, into: buffers.map(\.0), at: made) }
+                made += got
+            }
+            let frameBytes = pcm.interleaved ? pcm.sampleBytes * pcm.channels : pcm.sampleBytes
+            return (made, buffers.map { _ in made * frameBytes }, made < want ? pendingFailure : nil)
+        }
+        // AAC: whole packets into one buffer, each with a description.
+        guard let encoder, let (out, capacity) = buffers.first else { throw .parameter }
+        guard descriptions != nil else { throw .converterRequiresPacketDescriptions }
+        let channels = Int(destination.channelsPerFrame)
+        var made = 0, bytes = 0
+        while made < packets {
+            var data: UnsafePointer<UInt8>?
+            var size: Int32 = 0
+            var frames: Int64 = 0
+            let got = MediaEncoderReceive(encoder, &data, &size, &frames)
+            if got == 1, let data {
+                guard bytes + Int(size) <= capacity else {
+                    // A packet that does not fit waits in the encoder? It cannot: the
+                    // buffer must hold a maximum-size packet.
+                    if made == 0 { throw .converterInvalidOutputSize }
+                    break
+                }
+                (out + bytes).copyMemory(from: data, byteCount: Int(size))
+                descriptions?[made] = PacketDescription(startOffset: Int64(bytes), variableFrames: 0, byteSize: UInt32(size))
+                bytes += Int(size)
+                made += 1
+                continue
+            }
+            if got < 0 { outputEnded = true; break }
+            // Needs input: one packet's worth of frames.
+            if encoderInput.count < encoderFrameSize * channels {
+                var chunk = [Float](repeating: 0, count: encoderFrameSize * channels)
+                let need = encoderFrameSize - encoderInput.count / channels
+                let have = chunk.withUnsafeMutableBufferPointer { pullConverted($0.baseAddress!, need, input) }
+                if have > 0 { encoderInput.append(contentsOf: chunk.prefix(have * channels)) }
+                if have <= 0 && pendingFailure != nil { break }
+                if have <= 0 {
+                    if !encoderInput.isEmpty {
+                        _ = encoderInput.withUnsafeBufferPointer { MediaEncoderSend(encoder, $0.baseAddress, Int32($0.count / channels)) }
+                        encoderInput.removeAll()
+                    }
+                    _ = MediaEncoderSend(encoder, nil, 0)
+                    continue
+                }
+                if encoderInput.count < encoderFrameSize * channels { continue }
+            }
+            _ = encoderInput.withUnsafeBufferPointer { MediaEncoderSend(encoder, $0.baseAddress, Int32(encoderFrameSize)) }
+            encoderInput.removeFirst(encoderFrameSize * channels)
+        }
+        return (made, [bytes], made < packets ? pendingFailure : nil)
+    }
+
+    /// Frames of encoder delay at the start of the output (kAudioConverterPrimeInfo).
+    public var priming: Int { encoder.map { Int(MediaEncoderPriming($0)) } ?? 0 }
+    public var maximumOutputPacketSize: Int {
+        if let destinationPCM { return destinationPCM.interleaved ? destinationPCM.sampleBytes * destinationPCM.channels : destinationPCM.sampleBytes }
+        return 6144 / 8 * Int(destination.channelsPerFrame) + 64
+    }
+}

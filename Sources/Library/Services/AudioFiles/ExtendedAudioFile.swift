@@ -1,0 +1,96 @@
+/// Extended Audio File reading: a file's audio in the program's client format (any
+/// linear PCM, at any rate and channel count), on the trimmed timeline, with seek and tell.
+/// Writing goes through `ExtendedAudioFileWriter`.
+public final class ExtendedAudioFileReader {
+    public let file: AudioFileReader
+    private let frames: FrameDecoder
+    public private(set) var clientFormat: StreamDescription
+    private var client: LinearPCM
+    private var pipeline: FloatPipeline?
+    private var decoded: [Float] = []
+    private var converted: [Float] = []
+    /// Where the last seek went (file frames) and the client frames delivered since.
+    private var seekBase: Int64 = 0
+    private var delivered: Int64 = 0
+    public var channelMap: [Int]? { didSet { try? rebuildPipeline() } }
+
+    public init(file: AudioFileReader) throws(AudioFileStatus) {
+        self.file = file
+        frames = try FrameDecoder(file)
+        // Until the program sets one, the client format is the file's decoded as Float32
+        // for compressed data, the file's own for PCM.
+        let f = file.format
+        clientFormat = f.isLinearPCM ? f : .linearPCM(rate: f.sampleRate, channels: f.channelsPerFrame, bits: 32, float: true)
+        client = try LinearPCM(clientFormat)
+    }
+
+    /// kExtAudioFileProperty_ClientDataFormat: must be linear PCM.
+    public func setClientFormat(_ format: StreamDescription) throws(AudioFileStatus) {
+        guard format.isLinearPCM else { throw .extNonPCMClientFormat }
+        let layout: LinearPCM
+        do { layout = try LinearPCM(format) } catch { throw .extInvalidDataFormat }
+        let position = tell()
+        clientFormat = format
+        client = layout
+        try rebuildPipeline()
+        try seek(to: position)
+    }
+
+    private func rebuildPipeline() throws(AudioFileStatus) {
+        let f = file.format
+        if f.sampleRate == client.sampleRate && Int(f.channelsPerFrame) == client.channels && channelMap == nil {
+            pipeline = nil
+        } else {
+            let p = try FloatPipeline(sourceRate: f.sampleRate, sourceChannels: Int(f.channelsPerFrame),
+                                      destinationRate: client.sampleRate, destinationChannels: client.channels)
+            p.channelMap = channelMap
+            pipeline = p
+        }
+    }
+
+    /// Length in frames of the file's rate (kExtAudioFileProperty_FileLengthFrames).
+    public var fileLengthFrames: Int64 { frames.length }
+
+    private var ratio: Double { client.sampleRate / file.format.sampleRate }
+
+    /// The read position, in frames of the file's rate (as ExtAudioFileTell reports it).
+    public func tell() -> Int64 { seekBase + Int64((Double(delivered) / ratio).rounded()) }
+
+    /// Seeks to a frame of the file's rate (as ExtAudioFileSeek takes it).
+    public func seek(to frame: Int64) throws(AudioFileStatus) {
+        guard frame >= 0, frame <= frames.length else { throw .extInvalidSeek }
+        do { try frames.seek(to: frame) } catch { throw .extInvalidSeek }
+        pipeline?.reset()
+        seekBase = frame
+        delivered = 0
+    }
+
+    /// Reads up to `count` client frames into the program's buffers; 0 at the end.
+    public func read(count: Int, into buffers: [UnsafeMutableRawPointer]) throws(AudioFileStatus) -> Int {
+        guard buffers.count == client.bufferCount else { throw .parameter }
+        let channels = Int(file.format.channelsPerFrame)
+        var made = 0
+        var failure: AudioFileStatus?
+        while made < count {
+            let want = min(count - made, 4096)
+            if converted.count < want * client.channels { converted = [Float](repeating: 0, count: want * client.channels) }
+            let got: Int
+            if let pipeline {
+                got = converted.withUnsafeMutableBufferPointer { out in
+                    pipeline.read(into: out.baseAddress!, frames: want) { buffer, n in
+                        do { return try frames.read(into: buffer, frames: n) } catch let e as AudioFileStatus { failure = e; return 0 } catch { return 0 }
+                    }
+                }
+            } else {
+                _ = channels
+                got = try statusOf { try converted.withUnsafeMutableBufferPointer { out in try frames.read(into: out.baseAddress!, frames: want) } }
+            }
+            if let failure { throw failure }
+            if got == 0 { break }
+            converted.withUnsafeBufferPointer { client.encode($0.baseAddress!, frames: got, into: buffers, at: made) }
+            made += got
+        }
+        delivered += Int64(made)
+        return made
+    }
+}
