@@ -237,6 +237,28 @@ else
     fail "test_dlclose (does not compile)"; cat "$out/test_dlclose.err"
 fi
 
+echo "== Audio files and conversion (Tests/files)"
+# Media made by sox and ffmpeg (not our code); what they decode to, written back, and
+# mutated copies of them.
+media_flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs AudioToolbox)
+if "$here/Tests/files/make-media.sh" "$out/media" >"$out/media.log" 2>&1; then
+    for program in test_audio_files fuzz_audio_files; do
+        if ! cc -std=gnu11 -Wall -Wextra -Werror -o "$out/$program" "$here/Tests/files/$program.c" $media_flags -lm \
+                2>"$out/$program.err"; then
+            fail "$program (does not compile)"; head -20 "$out/$program.err"; continue
+        fi
+        rounds=""; [ "$program" = fuzz_audio_files ] && rounds=250
+        if "$out/$program" "$out/media" $rounds >"$out/$program.log" 2>&1; then
+            pass "$program"
+        else
+            fail "$program"; grep -E "FAIL|hung" "$out/$program.log" | head -20
+        fi
+        grep "^measured:" "$out/$program.log" | sed 's/^/    /'
+    done
+else
+    fail "make-media.sh"; tail -5 "$out/media.log"
+fi
+
 echo "== Concurrency stress under ThreadSanitizer (make tsan)"
 if (cd "$here" && make --no-print-directory tsan > "$out/tsan.log" 2>&1) && ! grep -q "WARNING: ThreadSanitizer" "$out/tsan.log"; then
     pass "tsan"

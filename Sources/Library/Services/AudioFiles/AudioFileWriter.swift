@@ -35,9 +35,8 @@ public final class AudioFileWriter {
             return "aiff"
         case FileType.caf where packed:
             return "caf"
-        case FileType.caf where format.formatID == FormatID.mpeg4AAC,
-             FileType.m4a where format.formatID == FormatID.mpeg4AAC:
-            return type == FileType.caf ? "caf" : "ipod"
+        case FileType.m4a where format.formatID == FormatID.mpeg4AAC:
+            return "ipod"
         default:
             return nil
         }

@@ -93,8 +93,9 @@ public enum FileType {
               writableFormats: []),
         Entry(type: wave, name: "WAVE", extensions: ["wav", "wave"], mimeTypes: ["audio/wav", "audio/x-wav", "audio/vnd.wave"],
               writableFormats: [FormatID.linearPCM]),
+        // AAC in CAF is read, not yet written (FFmpeg 5's CAF multiplexer refuses it).
         Entry(type: caf, name: "CAF", extensions: ["caf"], mimeTypes: ["audio/x-caf"],
-              writableFormats: [FormatID.linearPCM, FormatID.mpeg4AAC]),
+              writableFormats: [FormatID.linearPCM]),
         Entry(type: m4a, name: "Apple MPEG-4 Audio", extensions: ["m4a", "m4r"], mimeTypes: ["audio/mp4", "audio/x-m4a"],
               writableFormats: [FormatID.mpeg4AAC]),
         Entry(type: mpeg4, name: "MPEG-4 Audio", extensions: ["mp4"], mimeTypes: ["audio/mp4"], writableFormats: []),

@@ -1,0 +1,113 @@
+/* Mutated files never hurt: every medium of make-media.sh, mutated many times (bytes
+ * flipped, runs overwritten with 0xFF or 0x00, sizes in headers made huge, the file cut
+ * short), is opened with AudioFileOpenURL and ExtAudioFileOpenURL and read to its end.
+ * Each must give a code or its audio: no crash, no hang (a watchdog), and the reading of
+ * one bounded (the frames read of a 1-second file stay below a limit). Deterministic:
+ * the mutations come from a fixed seed. Usage: fuzz_audio_files MEDIA_DIR ROUNDS */
+#include <AudioToolbox/AudioToolbox.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "../c/check.h"
+
+static unsigned long long state = 0x9E3779B97F4A7C15ull;
+static unsigned next(void)
+{
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return (unsigned)state;
+}
+
+static void mutate(unsigned char *data, long *size)
+{
+    int kind = next() % 5;
+    long n = *size;
+    if (n < 16) return;
+    switch (kind) {
+    case 0: for (int i = 0; i < 1 + (int)(next() % 8); i++) data[next() % n] ^= (unsigned char)(1u << (next() % 8)); break;
+    case 1: { long at = next() % n, len = 1 + next() % 16; for (long i = at; i < at + len && i < n; i++) data[i] = 0xFF; } break;
+    case 2: { long at = next() % n, len = 1 + next() % 64; for (long i = at; i < at + len && i < n; i++) data[i] = 0; } break;
+    case 3: { long at = (next() % (n < 256 ? n : 256)) & ~3L; if (at + 4 <= n) memset(data + at, 0x7F, 4); } break;
+    case 4: *size = 1 + next() % n; break;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) { fprintf(stderr, "usage: fuzz_audio_files MEDIA_DIR ROUNDS\n"); return 2; }
+    const char *media = argv[1];
+    int rounds = atoi(argv[2]);
+    const char *names[] = {"pcm16.wav", "pcm24.aiff", "pcm16.aifc", "pcm16le.caf", "ulaw.wav", "ima4.caf", "ima4.aifc",
+                           "aac.m4a", "aac.aac", "mp3.mp3", "alac.caf", "alac.m4a"};
+    installWatchdog("fuzz");
+    char target[1024];
+    snprintf(target, sizeof target, "%s/fuzzed.bin", media);
+    CFURLRef url = CFURLCreateFromFileSystemRepresentation(NULL, (const UInt8 *)target, (CFIndex)strlen(target), false);
+    long opened = 0, refused = 0, total = 0;
+    float buffer[2 * 4096];
+    for (unsigned f = 0; f < sizeof names / sizeof *names; f++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", media, names[f]);
+        FILE *in = fopen(path, "rb");
+        if (!in) { CHECK(0, "cannot read %s", path); continue; }
+        fseek(in, 0, SEEK_END);
+        long size = ftell(in);
+        fseek(in, 0, SEEK_SET);
+        unsigned char *original = malloc((size_t)size), *copy = malloc((size_t)size);
+        if (fread(original, 1, (size_t)size, in) != (size_t)size) size = 0;
+        fclose(in);
+        for (int r = 0; r < rounds; r++) {
+            long n = size;
+            memcpy(copy, original, (size_t)size);
+            for (int m = 0; m < 1 + (int)(next() % 3); m++) mutate(copy, &n);
+            FILE *out = fopen(target, "wb");
+            fwrite(copy, 1, (size_t)n, out);
+            fclose(out);
+            alarm(60);
+            AudioFileID file = NULL;
+            if (AudioFileOpenURL(url, kAudioFileReadPermission, 0, &file) == noErr) {
+                UInt64 packets = 0;
+                UInt32 s = sizeof packets;
+                AudioFileGetProperty(file, kAudioFilePropertyAudioDataPacketCount, &s, &packets);
+                static char bytes[1 << 16];
+                AudioStreamPacketDescription descriptions[16];
+                for (SInt64 p = 0; p < (SInt64)packets;) {
+                    UInt32 count = 16, byteCount = sizeof bytes;
+                    OSStatus status = AudioFileReadPacketData(file, false, &byteCount, descriptions, p, &count, bytes);
+                    if (count == 0 || status) break;
+                    p += count;
+                }
+                AudioFileClose(file);
+            }
+            ExtAudioFileRef ext = NULL;
+            if (ExtAudioFileOpenURL(url, &ext) == noErr) {
+                opened++;
+                AudioStreamBasicDescription client = {44100, kAudioFormatLinearPCM,
+                                                      kAudioFormatFlagIsFloat | kAudioFormatFlagIsPacked, 8, 1, 8, 2, 32, 0};
+                ExtAudioFileSetProperty(ext, kExtAudioFileProperty_ClientDataFormat, sizeof client, &client);
+                long frames = 0;
+                for (;;) {
+                    AudioBufferList list = {1, {{2, sizeof buffer, buffer}}};
+                    UInt32 count = 4096;
+                    if (ExtAudioFileRead(ext, &count, &list) || count == 0) break;
+                    frames += count;
+                    if (frames > 50 * 44100) break;
+                }
+                CHECK(frames <= 50 * 44100, "%s round %d: a 1-second file read as %ld frames", names[f], r, frames);
+                ExtAudioFileDispose(ext);
+            } else {
+                refused++;
+            }
+            alarm(0);
+            total++;
+        }
+        free(original);
+        free(copy);
+    }
+    CFRelease(url);
+    unlink(target);
+    CHECK(total > 0, "files tried");
+    printf("measured: %ld mutated files: %ld opened and read to the end, %ld refused with a code\n", total, opened, refused);
+    return finish("fuzz_audio_files");
+}

@@ -1,0 +1,649 @@
+/* Audio File, Extended Audio File, Audio Converter and Audio Format Services against
+ * media made by independent encoders (Tests/files/make-media.sh: sox and ffmpeg): every
+ * container and codec iPhone apps ship decodes to the samples sox says it holds (exactly
+ * for PCM and ALAC, at 30 dB SNR or better for the lossy codecs once their priming is
+ * trimmed), with exact lengths; the properties are Apple's; files we write read back in
+ * ffprobe and sox; bad files get Apple's codes. Usage: test_audio_files MEDIA_DIR */
+#include <AudioToolbox/AudioToolbox.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "../c/check.h"
+
+static const char *media;
+static char pathBuffer[1024];
+
+static const char *mediaPath(const char *name)
+{
+    snprintf(pathBuffer, sizeof pathBuffer, "%s/%s", media, name);
+    return pathBuffer;
+}
+
+static CFURLRef urlOf(const char *path)
+{
+    return CFURLCreateFromFileSystemRepresentation(NULL, (const UInt8 *)path, (CFIndex)strlen(path), false);
+}
+
+/* The whole of a file's raw samples (what sox says the audio is). */
+static void *slurp(const char *name, long *size)
+{
+    FILE *f = fopen(mediaPath(name), "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    *size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *data = malloc((size_t)*size);
+    if (fread(data, 1, (size_t)*size, f) != (size_t)*size) *size = 0;
+    fclose(f);
+    return data;
+}
+
+static AudioStreamBasicDescription pcmFormat(Float64 rate, UInt32 channels, UInt32 bits, int isFloat)
+{
+    AudioStreamBasicDescription d = {0};
+    d.mSampleRate = rate;
+    d.mFormatID = kAudioFormatLinearPCM;
+    d.mFormatFlags = kAudioFormatFlagIsPacked | (isFloat ? kAudioFormatFlagIsFloat : kAudioFormatFlagIsSignedInteger);
+    d.mBitsPerChannel = bits;
+    d.mChannelsPerFrame = channels;
+    d.mFramesPerPacket = 1;
+    d.mBytesPerFrame = d.mBytesPerPacket = bits / 8 * channels;
+    return d;
+}
+
+/* Reads a whole file through ExtAudioFile in `client`, in chunks of `chunk` frames, the
+ * way the OpenAL loaders do; returns the frames read (-1 if it could not open). */
+static long readAll(const char *name, AudioStreamBasicDescription client, void **out, UInt32 chunk, OSStatus *status)
+{
+    ExtAudioFileRef file = NULL;
+    CFURLRef url = urlOf(mediaPath(name));
+    *status = ExtAudioFileOpenURL(url, &file);
+    CFRelease(url);
+    if (*status) return -1;
+    *status = ExtAudioFileSetProperty(file, kExtAudioFileProperty_ClientDataFormat, sizeof client, &client);
+    if (*status) { ExtAudioFileDispose(file); return -1; }
+    long capacity = 1 << 16, frames = 0;
+    char *data = malloc((size_t)capacity * client.mBytesPerFrame);
+    for (;;) {
+        if (frames + chunk > capacity) {
+            capacity *= 2;
+            data = realloc(data, (size_t)capacity * client.mBytesPerFrame);
+        }
+        AudioBufferList list;
+        list.mNumberBuffers = 1;
+        list.mBuffers[0].mNumberChannels = client.mChannelsPerFrame;
+        list.mBuffers[0].mDataByteSize = chunk * client.mBytesPerFrame;
+        list.mBuffers[0].mData = data + frames * client.mBytesPerFrame;
+        UInt32 n = chunk;
+        *status = ExtAudioFileRead(file, &n, &list);
+        if (*status || n == 0) break;
+        frames += n;
+    }
+    ExtAudioFileDispose(file);
+    *out = data;
+    return frames;
+}
+
+/* Signal to noise of `got` against `want` (interleaved floats), in dB. */
+static double snr(const float *got, const float *want, long samples)
+{
+    double signal = 0, noise = 0;
+    for (long i = 0; i < samples; i++) {
+        signal += (double)want[i] * want[i];
+        noise += ((double)got[i] - want[i]) * ((double)got[i] - want[i]);
+    }
+    return noise > 0 ? 10 * log10(signal / noise) : 200;
+}
+
+static void exactPCM(void)
+{
+    long size16 = 0, sizeF = 0;
+    short *s16 = slurp("source.s16", &size16);
+    float *f32 = slurp("source.f32", &sizeF);
+    CHECK(s16 && size16 == 44100 * 4 && f32 && sizeF == 44100 * 8, "sox made the reference samples");
+    /* 16-bit sources read as 16-bit: byte for byte. */
+    const char *sixteen[] = {"pcm16.wav", "pcm16.aiff", "pcm16.aifc", "pcm16le.caf"};
+    for (unsigned i = 0; i < sizeof sixteen / sizeof *sixteen; i++) {
+        void *data = NULL;
+        OSStatus status;
+        long frames = readAll(sixteen[i], pcmFormat(44100, 2, 16, 0), &data, 1000, &status);
+        CHECK(frames == 44100, "%s: %ld frames (status %d)", sixteen[i], frames, (int)status);
+        CHECK(frames == 44100 && memcmp(data, s16, (size_t)size16) == 0, "%s: the samples are sox's, exactly", sixteen[i]);
+        free(data);
+    }
+    /* Every PCM source read as float: the same values as sox's float conversion. */
+    const char *any[] = {"pcm16.wav", "pcm24.wav", "float32.wav", "pcm24.aiff", "pcm24be.caf", "float32.caf"};
+    for (unsigned i = 0; i < sizeof any / sizeof *any; i++) {
+        void *data = NULL;
+        OSStatus status;
+        long frames = readAll(any[i], pcmFormat(44100, 2, 32, 1), &data, 4096, &status);
+        CHECK(frames == 44100, "%s: %ld frames as float (status %d)", any[i], frames, (int)status);
+        int same = frames == 44100;
+        for (long k = 0; same && k < 88200; k++) same = fabsf(((float *)data)[k] - f32[k]) <= 1.0f / 8388608;
+        CHECK(same, "%s: as float, sox's values", any[i]);
+        free(data);
+    }
+    /* 8-bit unsigned WAV: within one 8-bit step of the 16-bit source. */
+    void *data = NULL;
+    OSStatus status;
+    long frames = readAll("pcm8.wav", pcmFormat(44100, 2, 32, 1), &data, 4096, &status);
+    CHECK(frames == 44100 && snr(data, f32, 88200) > 35, "pcm8.wav: 8-bit unsigned PCM decodes (%.1f dB)",
+          frames == 44100 ? snr(data, f32, 88200) : 0.0);
+    free(data);
+    /* µ-law and A-law: exactly what sox's decoder makes. */
+    const char *companded[][2] = {{"ulaw.wav", "ulaw.s16"}, {"alaw.wav", "alaw.s16"}};
+    for (int i = 0; i < 2; i++) {
+        long size = 0;
+        short *want = slurp(companded[i][1], &size);
+        frames = readAll(companded[i][0], pcmFormat(44100, 2, 16, 0), &data, 4096, &status);
+        CHECK(frames == 44100 && want && memcmp(data, want, (size_t)size) == 0, "%s: decodes as sox decodes it (%ld frames)",
+              companded[i][0], frames);
+        free(data);
+        free(want);
+    }
+    free(s16);
+    free(f32);
+}
+
+static void compressed(void)
+{
+    long sizeF = 0;
+    float *f32 = slurp("source.f32", &sizeF);
+    struct { const char *name; double minimumSNR; } cases[] = {
+        {"alac.caf", 200}, {"alac.m4a", 200}, {"aac.m4a", 30}, {"mp3.mp3", 30}, {"ima4.caf", 30}, {"ima4.aifc", 30},
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        void *data = NULL;
+        OSStatus status;
+        long frames = readAll(cases[i].name, pcmFormat(44100, 2, 32, 1), &data, 1024, &status);
+        /* IMA4 holds whole blocks of 64 frames: the last one is padded. */
+        long expected = strncmp(cases[i].name, "ima4", 4) == 0 ? (44100 + 63) / 64 * 64 : 44100;
+        CHECK(frames == expected, "%s: %ld frames, expected %ld (status %d)", cases[i].name, frames, expected, (int)status);
+        /* Past the first and last 2048 frames: the sine starts and stops abruptly, which
+         * no lossy encoder renders well, and that is not what is measured here. */
+        double quality = frames >= 44100 ? snr((float *)data + 4096, f32 + 4096, 88200 - 8192) : 0;
+        CHECK(quality >= cases[i].minimumSNR, "%s: %.1f dB against the source (at least %.0f)", cases[i].name, quality,
+              cases[i].minimumSNR);
+        printf("measured: %s decodes at %.1f dB SNR, %ld frames\n", cases[i].name, quality, frames);
+        free(data);
+    }
+    /* ADTS carries no priming information: the length is whole packets, the sound the
+     * source's somewhere in it. */
+    void *data = NULL;
+    OSStatus status;
+    long frames = readAll("aac.aac", pcmFormat(44100, 2, 32, 1), &data, 1024, &status);
+    CHECK(frames >= 44100 && frames % 1024 == 0, "aac.aac: %ld frames (whole packets)", frames);
+    free(data);
+    free(f32);
+}
+
+static void properties(void)
+{
+    struct { const char *name; AudioFileTypeID type; UInt32 format; UInt32 framesPerPacket; } cases[] = {
+        {"pcm16.wav", kAudioFileWAVEType, kAudioFormatLinearPCM, 1},
+        {"pcm16.aiff", kAudioFileAIFFType, kAudioFormatLinearPCM, 1},
+        {"pcm16.aifc", kAudioFileAIFCType, kAudioFormatLinearPCM, 1},
+        {"pcm16le.caf", kAudioFileCAFType, kAudioFormatLinearPCM, 1},
+        {"aac.m4a", kAudioFileM4AType, kAudioFormatMPEG4AAC, 1024},
+        {"aac.aac", kAudioFileAAC_ADTSType, kAudioFormatMPEG4AAC, 1024},
+        {"mp3.mp3", kAudioFileMP3Type, kAudioFormatMPEGLayer3, 1152},
+        {"alac.caf", kAudioFileCAFType, kAudioFormatAppleLossless, 4096},
+        {"ima4.caf", kAudioFileCAFType, kAudioFormatAppleIMA4, 64},
+        {"ulaw.wav", kAudioFileWAVEType, kAudioFormatULaw, 1},
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        AudioFileID file = NULL;
+        CFURLRef url = urlOf(mediaPath(cases[i].name));
+        OSStatus status = AudioFileOpenURL(url, kAudioFileReadPermission, 0, &file);
+        CFRelease(url);
+        CHECK(status == noErr, "%s: AudioFileOpenURL %d", cases[i].name, (int)status);
+        if (status) continue;
+        UInt32 type = 0, size = sizeof type;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyFileFormat, &size, &type), noErr);
+        CHECK(type == cases[i].type, "%s: file type %08x", cases[i].name, (unsigned)type);
+        AudioStreamBasicDescription d;
+        size = sizeof d;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyDataFormat, &size, &d), noErr);
+        CHECK(d.mFormatID == cases[i].format && d.mSampleRate == 44100 && d.mChannelsPerFrame == 2
+                  && d.mFramesPerPacket == cases[i].framesPerPacket,
+              "%s: data format %08x %.0f Hz %u ch %u frames/packet", cases[i].name, (unsigned)d.mFormatID, d.mSampleRate,
+              (unsigned)d.mChannelsPerFrame, (unsigned)d.mFramesPerPacket);
+        UInt64 packets = 0, bytes = 0;
+        size = sizeof packets;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyAudioDataPacketCount, &size, &packets), noErr);
+        size = sizeof bytes;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyAudioDataByteCount, &size, &bytes), noErr);
+        /* Reading every packet gives the packet count and the byte count. */
+        UInt32 maxPacket = 0;
+        size = sizeof maxPacket;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyMaximumPacketSize, &size, &maxPacket), noErr);
+        UInt64 readPackets = 0, readBytes = 0;
+        char *buffer = malloc((size_t)maxPacket * 64 + 1);
+        AudioStreamPacketDescription descriptions[64];
+        for (;;) {
+            UInt32 n = 64, byteCount = maxPacket * 64;
+            status = AudioFileReadPacketData(file, false, &byteCount, descriptions, (SInt64)readPackets, &n, buffer);
+            if (n == 0) break;
+            readPackets += n;
+            readBytes += byteCount;
+            if (status) break;
+        }
+        free(buffer);
+        CHECK(packets > 0 && readPackets == packets && readBytes == bytes, "%s: %llu packets / %llu bytes read, %llu / %llu reported",
+              cases[i].name, (unsigned long long)readPackets, (unsigned long long)readBytes, (unsigned long long)packets,
+              (unsigned long long)bytes);
+        UInt32 one = 1, byteCount = maxPacket;
+        char small[8192];
+        CHECK_STATUS(AudioFileReadPacketData(file, false, &byteCount, descriptions, (SInt64)packets, &one, small), kAudioFileEndOfFileError);
+        if (cases[i].format == kAudioFormatMPEG4AAC && cases[i].type == kAudioFileM4AType) {
+            AudioFilePacketTableInfo table;
+            size = sizeof table;
+            CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyPacketTableInfo, &size, &table), noErr);
+            CHECK(table.mNumberValidFrames == 44100 && table.mPrimingFrames == 1024
+                      && table.mNumberValidFrames + table.mPrimingFrames + table.mRemainderFrames == (SInt64)packets * 1024,
+                  "aac.m4a: packet table %lld valid, %d priming, %d remainder", (long long)table.mNumberValidFrames,
+                  (int)table.mPrimingFrames, (int)table.mRemainderFrames);
+            UInt32 cookieSize = 0, writable = 1;
+            CHECK_STATUS(AudioFileGetPropertyInfo(file, kAudioFilePropertyMagicCookieData, &cookieSize, &writable), noErr);
+            CHECK(cookieSize > 2 && writable == 0, "aac.m4a: a magic cookie of %u bytes, read-only", (unsigned)cookieSize);
+        }
+        Float64 duration = 0;
+        size = sizeof duration;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyEstimatedDuration, &size, &duration), noErr);
+        CHECK(fabs(duration - 1.0) < 0.05, "%s: estimated duration %.3f s", cases[i].name, duration);
+        /* Wrong sizes, unknown properties, writing a read-only file. */
+        size = 2;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyDataFormat, &size, &d), kAudioFileBadPropertySizeError);
+        size = 4;
+        CHECK_STATUS(AudioFileGetProperty(file, 0x78787878, &size, &type), kAudioFileUnsupportedPropertyError);
+        CHECK_STATUS(AudioFileSetProperty(file, kAudioFilePropertyDataFormat, sizeof d, &d), kAudioFilePermissionsError);
+        CHECK_STATUS(AudioFileClose(file), noErr);
+        CHECK_STATUS(AudioFileClose(file), kAudioFileNotOpenError);
+    }
+}
+
+/* ExtAudioFileSeek lands on the frame it names, in every codec. */
+static void seeking(void)
+{
+    long sizeF = 0;
+    float *f32 = slurp("source.f32", &sizeF);
+    const char *names[] = {"pcm16.wav", "aac.m4a", "mp3.mp3", "alac.caf"};
+    for (unsigned i = 0; i < sizeof names / sizeof *names; i++) {
+        ExtAudioFileRef file = NULL;
+        CFURLRef url = urlOf(mediaPath(names[i]));
+        CHECK_STATUS(ExtAudioFileOpenURL(url, &file), noErr);
+        CFRelease(url);
+        if (!file) continue;
+        AudioStreamBasicDescription client = pcmFormat(44100, 2, 32, 1);
+        CHECK_STATUS(ExtAudioFileSetProperty(file, kExtAudioFileProperty_ClientDataFormat, sizeof client, &client), noErr);
+        SInt64 length = 0;
+        UInt32 size = sizeof length;
+        CHECK_STATUS(ExtAudioFileGetProperty(file, kExtAudioFileProperty_FileLengthFrames, &size, &length), noErr);
+        CHECK(length == 44100, "%s: FileLengthFrames %lld", names[i], (long long)length);
+        CHECK_STATUS(ExtAudioFileSeek(file, 30000), noErr);
+        float block[2 * 4096];
+        AudioBufferList list = {1, {{2, sizeof block, block}}};
+        UInt32 n = 4096;
+        CHECK_STATUS(ExtAudioFileRead(file, &n, &list), noErr);
+        SInt64 where = 0;
+        CHECK_STATUS(ExtAudioFileTell(file, &where), noErr);
+        double quality = n == 4096 ? snr(block, f32 + 2 * 30000, 2 * 4096) : 0;
+        CHECK(n == 4096 && where == 34096 && quality >= 25, "%s: after a seek to 30000, 4096 frames at %.1f dB, tell %lld",
+              names[i], quality, (long long)where);
+        CHECK_STATUS(ExtAudioFileSeek(file, 44101), kExtAudioFileError_InvalidSeek);
+        CHECK_STATUS(ExtAudioFileSeek(file, -1), kExtAudioFileError_InvalidSeek);
+        /* The client format must be linear PCM. */
+        AudioStreamBasicDescription aac = {44100, kAudioFormatMPEG4AAC, 0, 0, 1024, 0, 2, 0, 0};
+        CHECK_STATUS(ExtAudioFileSetProperty(file, kExtAudioFileProperty_ClientDataFormat, sizeof aac, &aac),
+                     kExtAudioFileError_NonPCMClientFormat);
+        CHECK_STATUS(ExtAudioFileDispose(file), noErr);
+    }
+    free(f32);
+}
+
+/* The OpenAL loader every game copied: 16-bit, the file's rate, mono or stereo; and the
+ * same file at another rate and channel count (a client format for a 48 kHz device). */
+static void clientConversions(void)
+{
+    void *data = NULL;
+    OSStatus status;
+    long frames = readAll("aac.m4a", pcmFormat(48000, 1, 16, 0), &data, 512, &status);
+    CHECK(labs(frames - 48000) <= 2, "aac.m4a as 48 kHz mono: %ld frames (status %d)", frames, (int)status);
+    /* Its pitch: 440 Hz and 660 Hz averaged; count upward zero crossings of the mix. */
+    short *s = data;
+    double energy = 0;
+    for (long i = 0; i < frames; i++) energy += (double)s[i] * s[i];
+    CHECK(frames > 0 && sqrt(energy / frames) > 3000, "the mono mix has its level (rms %.0f)", frames ? sqrt(energy / frames) : 0);
+    free(data);
+}
+
+static void writing(void)
+{
+    long size16 = 0;
+    short *s16 = slurp("source.s16", &size16);
+    struct { const char *name; AudioFileTypeID type; AudioStreamBasicDescription format; const char *codec; } cases[] = {
+        {"out16.wav", kAudioFileWAVEType, pcmFormat(44100, 2, 16, 0), "pcm_s16le"},
+        {"outf.wav", kAudioFileWAVEType, pcmFormat(44100, 2, 32, 1), "pcm_f32le"},
+        {"out16.aiff", kAudioFileAIFFType, pcmFormat(44100, 2, 16, 0), "pcm_s16be"},
+        {"out24.caf", kAudioFileCAFType, pcmFormat(44100, 2, 24, 0), "pcm_s24le"},
+        {"out.m4a", kAudioFileM4AType, {44100, kAudioFormatMPEG4AAC, 0, 0, 0, 0, 2, 0, 0}, "aac"},
+    };
+    cases[2].format.mFormatFlags |= kAudioFormatFlagIsBigEndian;
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", media, cases[i].name);
+        unlink(path);
+        CFURLRef url = urlOf(path);
+        ExtAudioFileRef file = NULL;
+        CHECK_STATUS(ExtAudioFileCreateWithURL(url, cases[i].type, &cases[i].format, NULL, kAudioFileFlags_EraseFile, &file),
+                     noErr);
+        if (!file) { CFRelease(url); continue; }
+        AudioStreamBasicDescription client = pcmFormat(44100, 2, 16, 0);
+        CHECK_STATUS(ExtAudioFileSetProperty(file, kExtAudioFileProperty_ClientDataFormat, sizeof client, &client), noErr);
+        /* In uneven slices, as a recorder's input callback gives them. */
+        for (long done = 0; done < 44100;) {
+            UInt32 n = (UInt32)(done + 700 > 44100 ? 44100 - done : 700);
+            AudioBufferList list = {1, {{2, n * 4, s16 + done * 2}}};
+            OSStatus status = ExtAudioFileWrite(file, n, &list);
+            if (status) { CHECK_STATUS(status, noErr); break; }
+            done += n;
+        }
+        CHECK_STATUS(ExtAudioFileDispose(file), noErr);
+        /* Without EraseFile an existing file is not replaced. */
+        AudioFileID existing = NULL;
+        CHECK(AudioFileCreateWithURL(url, cases[i].type, &cases[i].format, 0, &existing) != noErr && !existing,
+              "%s: not replaced without kAudioFileFlags_EraseFile", cases[i].name);
+        CFRelease(url);
+        /* ffprobe, not our code, says what it is. */
+        char command[2048], line[256] = "";
+        snprintf(command, sizeof command,
+                 "ffprobe -v error -select_streams a:0 -count_packets -show_entries stream=codec_name,sample_rate,channels,duration_ts "
+                 "-of csv=p=0 '%s' 2>&1", path);
+        FILE *p = popen(command, "r");
+        if (p) { if (!fgets(line, sizeof line, p)) line[0] = 0; pclose(p); }
+        line[strcspn(line, "\n")] = 0;
+        char codec[64] = "";
+        long rate = 0, channels = 0, duration = 0;
+        sscanf(line, "%63[^,],%ld,%ld,%ld", codec, &rate, &channels, &duration);
+        CHECK(strcmp(codec, cases[i].codec) == 0 && rate == 44100 && channels == 2, "%s: ffprobe says '%s'", cases[i].name, line);
+        /* PCM reads back in sox sample for sample; AAC at the source's length and quality. */
+        if (cases[i].type != kAudioFileM4AType) {
+            snprintf(command, sizeof command, "sox -D '%s' -t raw -e signed -b 16 -L '%s/readback.s16' 2>/dev/null", path, media);
+            CHECK(system(command) == 0, "%s: sox reads it", cases[i].name);
+            long size = 0;
+            void *back = slurp("readback.s16", &size);
+            CHECK(back && size == size16 && memcmp(back, s16, (size_t)size) == 0, "%s: sox reads back the samples written (%ld bytes)",
+                  cases[i].name, size);
+            free(back);
+        } else {
+            CHECK(duration == 44100, "out.m4a: ffprobe's length %ld frames, after its priming", duration);
+            void *data = NULL;
+            OSStatus status;
+            long frames = readAll("out.m4a", pcmFormat(44100, 2, 16, 0), &data, 4096, &status);
+            CHECK(frames == 44100, "out.m4a reads back as %ld frames", frames);
+            free(data);
+        }
+    }
+    free(s16);
+}
+
+static void badFiles(void)
+{
+    struct { const char *path; OSStatus expected; } cases[] = {
+        {"missing.wav", kAudioFileFileNotFoundError},
+        {"garbage.wav", kAudioFileUnsupportedFileTypeError},
+        {"empty.wav", kAudioFileInvalidFileError},
+        {".", kAudioFileInvalidFileError},
+        {"/dev/zero", kAudioFileInvalidFileError},
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *path = cases[i].path[0] == '/' ? cases[i].path : mediaPath(cases[i].path);
+        CFURLRef url = urlOf(path);
+        AudioFileID file = (AudioFileID)0x1;
+        CHECK_STATUS(AudioFileOpenURL(url, kAudioFileReadPermission, 0, &file), cases[i].expected);
+        ExtAudioFileRef ext = NULL;
+        CHECK_STATUS(ExtAudioFileOpenURL(url, &ext), cases[i].expected);
+        CFRelease(url);
+    }
+    /* A FIFO nobody writes to is refused at once, not waited on. */
+    char fifo[1024];
+    snprintf(fifo, sizeof fifo, "%s/fifo.wav", media);
+    unlink(fifo);
+    CHECK(mkfifo(fifo, 0600) == 0, "mkfifo");
+    alarm(60);
+    CFURLRef url = urlOf(fifo);
+    AudioFileID file = NULL;
+    CHECK_STATUS(AudioFileOpenURL(url, kAudioFileReadPermission, 0, &file), kAudioFileInvalidFileError);
+    CFRelease(url);
+    alarm(0);
+    /* A truncated M4A (its index cut off) and a WAV that is only a header. */
+    const char *broken[] = {"truncated.m4a", "header-only.wav"};
+    for (int i = 0; i < 2; i++) {
+        url = urlOf(mediaPath(broken[i]));
+        file = NULL;
+        OSStatus status = AudioFileOpenURL(url, kAudioFileReadPermission, 0, &file);
+        CHECK(status != noErr || file != NULL, "%s: a code or a file", broken[i]);
+        if (file) AudioFileClose(file);
+        CFRelease(url);
+    }
+    /* NULL and foreign arguments. */
+    CHECK_STATUS(AudioFileOpenURL(NULL, kAudioFileReadPermission, 0, &file), kAudio_ParamError);
+    url = urlOf(mediaPath("pcm16.wav"));
+    CHECK_STATUS(AudioFileOpenURL(url, kAudioFileReadPermission, 0, NULL), kAudio_ParamError);
+    CHECK_STATUS(AudioFileOpenURL(url, 0, 0, &file), kAudio_ParamError);
+    CFRelease(url);
+    UInt32 size = 4, value;
+    CHECK_STATUS(AudioFileGetProperty((AudioFileID)&value, kAudioFilePropertyFileFormat, &size, &value), kAudioFileNotOpenError);
+    CHECK_STATUS(ExtAudioFileDispose((ExtAudioFileRef)&value), kAudioFileNotOpenError);
+    CHECK_STATUS(AudioConverterDispose((AudioConverterRef)&value), kAudio_ParamError);
+}
+
+/* The converter as iPhone code drives it: an input procedure that hands out its data in
+ * slices, then says it has no more by returning an error with zero packets. */
+struct Feed {
+    const short *samples;
+    long frames, offset;
+    UInt32 slice;
+    OSStatus endCode;
+    int calls;
+};
+
+static OSStatus feed(AudioConverterRef converter, UInt32 *ioPackets, AudioBufferList *data,
+                     AudioStreamPacketDescription **descriptions, void *user)
+{
+    (void)converter;
+    (void)descriptions;
+    struct Feed *f = user;
+    f->calls++;
+    if (f->offset >= f->frames) {
+        *ioPackets = 0;
+        return f->endCode;
+    }
+    UInt32 n = *ioPackets < f->slice ? *ioPackets : f->slice;
+    if (f->offset + n > f->frames) n = (UInt32)(f->frames - f->offset);
+    data->mBuffers[0].mData = (void *)(f->samples + f->offset * 2);
+    data->mBuffers[0].mDataByteSize = n * 4;
+    data->mBuffers[0].mNumberChannels = 2;
+    *ioPackets = n;
+    f->offset += n;
+    return noErr;
+}
+
+static void converter(void)
+{
+    long size16 = 0, sizeF = 0;
+    short *s16 = slurp("source.s16", &size16);
+    float *f32 = slurp("source.f32", &sizeF);
+    /* 16-bit to float, same rate: ConvertBuffer, exactly sox's values. */
+    AudioStreamBasicDescription from = pcmFormat(44100, 2, 16, 0), to = pcmFormat(44100, 2, 32, 1);
+    AudioConverterRef c = NULL;
+    CHECK_STATUS(AudioConverterNew(&from, &to, &c), noErr);
+    float *out = malloc(44100 * 8);
+    UInt32 outSize = 44100 * 8;
+    CHECK_STATUS(AudioConverterConvertBuffer(c, 44100 * 4, s16, &outSize, out), noErr);
+    CHECK(outSize == 44100 * 8 && memcmp(out, f32, 44100 * 8) == 0, "ConvertBuffer: 16-bit to float as sox converts");
+    outSize = 8;
+    CHECK_STATUS(AudioConverterConvertBuffer(c, 44100 * 4, s16, &outSize, out), kAudioConverterErr_InvalidOutputSize);
+    outSize = 44100 * 8;
+    CHECK_STATUS(AudioConverterConvertBuffer(c, 3, s16, &outSize, out), kAudioConverterErr_InvalidInputSize);
+    CHECK_STATUS(AudioConverterDispose(c), noErr);
+
+    /* 44.1 kHz stereo to 48 kHz stereo float through FillComplexBuffer, fed in 333-frame
+     * slices, ended by an error with zero packets. */
+    to = pcmFormat(48000, 2, 32, 1);
+    CHECK_STATUS(AudioConverterNew(&from, &to, &c), noErr);
+    struct Feed f = {s16, 44100, 0, 333, 0x73746F70 /* 'stop' */, 0};
+    float *resampled = malloc(50000 * 8);
+    long made = 0;
+    OSStatus status = noErr;
+    while (made < 50000) {
+        UInt32 packets = 512;
+        AudioBufferList list = {1, {{2, packets * 8, resampled + made * 2}}};
+        status = AudioConverterFillComplexBuffer(c, feed, &f, &packets, &list, NULL);
+        made += packets;
+        if (status || packets == 0) break;
+    }
+    CHECK(status == 0x73746F70 /* 'stop' */, "the input procedure's error comes back (%d)", (int)status);
+    CHECK(labs(made - 48000) <= 64, "44.1 -> 48 kHz: %ld frames for 44100", made);
+    /* The pitch is kept: count zero crossings of the left channel (440 Hz). */
+    int crossings = 0;
+    for (long i = 1; i < made; i++) crossings += resampled[2 * (i - 1)] < 0 && resampled[2 * i] >= 0;
+    CHECK(crossings >= 438 && crossings <= 442, "the left channel crosses zero upward %d times in a second", crossings);
+    CHECK_STATUS(AudioConverterReset(c), noErr);
+    CHECK_STATUS(AudioConverterDispose(c), noErr);
+    /* Formats it cannot convert. */
+    AudioStreamBasicDescription bogus = pcmFormat(44100, 2, 16, 0);
+    bogus.mBytesPerFrame = 3;
+    CHECK_STATUS(AudioConverterNew(&bogus, &to, &c), kAudioConverterErr_FormatNotSupported);
+    AudioStreamBasicDescription mp3 = {44100, kAudioFormatMPEGLayer3, 0, 0, 1152, 0, 2, 0, 0};
+    CHECK_STATUS(AudioConverterNew(&from, &mp3, &c), kAudioConverterErr_FormatNotSupported);
+    CHECK_STATUS(AudioConverterNew(NULL, &to, &c), kAudio_ParamError);
+    free(out);
+    free(resampled);
+    free(s16);
+    free(f32);
+}
+
+/* The audio-queue pattern: packets read with AudioFile, decoded by a converter given the
+ * file's magic cookie, with packet descriptions. */
+struct PacketFeed {
+    AudioFileID file;
+    SInt64 next;
+    char buffer[1 << 16];
+    AudioStreamPacketDescription description;
+};
+
+static OSStatus packetFeed(AudioConverterRef converter, UInt32 *ioPackets, AudioBufferList *data,
+                           AudioStreamPacketDescription **descriptions, void *user)
+{
+    (void)converter;
+    struct PacketFeed *f = user;
+    UInt32 bytes = sizeof f->buffer, packets = 1;
+    OSStatus status = AudioFileReadPacketData(f->file, false, &bytes, &f->description, f->next, &packets, f->buffer);
+    if (packets == 0) {
+        *ioPackets = 0;
+        return status == kAudioFileEndOfFileError ? noErr : status;
+    }
+    f->next += packets;
+    data->mBuffers[0].mData = f->buffer;
+    data->mBuffers[0].mDataByteSize = bytes;
+    if (descriptions) *descriptions = &f->description;
+    *ioPackets = packets;
+    return noErr;
+}
+
+static void decodingConverter(void)
+{
+    CFURLRef url = urlOf(mediaPath("aac.m4a"));
+    static struct PacketFeed f;
+    memset(&f, 0, sizeof f);
+    CHECK_STATUS(AudioFileOpenURL(url, kAudioFileReadPermission, 0, &f.file), noErr);
+    CFRelease(url);
+    if (!f.file) return;
+    AudioStreamBasicDescription from, to = pcmFormat(44100, 2, 32, 1);
+    UInt32 size = sizeof from;
+    CHECK_STATUS(AudioFileGetProperty(f.file, kAudioFilePropertyDataFormat, &size, &from), noErr);
+    AudioConverterRef c = NULL;
+    CHECK_STATUS(AudioConverterNew(&from, &to, &c), noErr);
+    UInt32 cookieSize = 0;
+    CHECK_STATUS(AudioFileGetPropertyInfo(f.file, kAudioFilePropertyMagicCookieData, &cookieSize, NULL), noErr);
+    void *cookie = malloc(cookieSize);
+    CHECK_STATUS(AudioFileGetProperty(f.file, kAudioFilePropertyMagicCookieData, &cookieSize, cookie), noErr);
+    CHECK_STATUS(AudioConverterSetProperty(c, kAudioConverterDecompressionMagicCookie, cookieSize, cookie), noErr);
+    free(cookie);
+    float *pcm = malloc(60000 * 8);
+    long made = 0;
+    for (;;) {
+        UInt32 packets = 1024;
+        AudioBufferList list = {1, {{2, packets * 8, pcm + made * 2}}};
+        OSStatus status = AudioConverterFillComplexBuffer(c, packetFeed, &f, &packets, &list, NULL);
+        made += packets;
+        if (status || packets == 0 || made > 58000) break;
+    }
+    /* Untrimmed: every packet's frames, priming included. */
+    UInt64 packetCount = 0;
+    size = sizeof packetCount;
+    AudioFileGetProperty(f.file, kAudioFilePropertyAudioDataPacketCount, &size, &packetCount);
+    CHECK(made == (long)packetCount * 1024, "the converter decodes %ld frames of %llu packets", made, (unsigned long long)packetCount);
+    long sizeF = 0;
+    float *f32 = slurp("source.f32", &sizeF);
+    double quality = made >= 44100 + 1024 ? snr(pcm + 2 * 1024 + 4096, f32 + 4096, 88200 - 8192) : 0;
+    CHECK(quality >= 30, "after the 1024 priming frames it is the source (%.1f dB)", quality);
+    free(f32);
+    free(pcm);
+    AudioConverterDispose(c);
+    AudioFileClose(f.file);
+}
+
+static void formats(void)
+{
+    AudioStreamBasicDescription d = {0};
+    d.mFormatID = kAudioFormatMPEG4AAC;
+    d.mSampleRate = 44100;
+    d.mChannelsPerFrame = 2;
+    UInt32 size = sizeof d;
+    CHECK_STATUS(AudioFormatGetProperty(kAudioFormatProperty_FormatInfo, 0, NULL, &size, &d), noErr);
+    CHECK(d.mFramesPerPacket == 1024, "FormatInfo completes AAC: %u frames per packet", (unsigned)d.mFramesPerPacket);
+    UInt32 vbr = 0;
+    size = sizeof vbr;
+    CHECK_STATUS(AudioFormatGetProperty(kAudioFormatProperty_FormatIsVBR, sizeof d, &d, &size, &vbr), noErr);
+    CHECK(vbr == 1, "AAC is VBR");
+    UInt32 idsSize = 0;
+    CHECK_STATUS(AudioFormatGetPropertyInfo(kAudioFormatProperty_EncodeFormatIDs, 0, NULL, &idsSize), noErr);
+    UInt32 ids[16] = {0};
+    CHECK_STATUS(AudioFormatGetProperty(kAudioFormatProperty_EncodeFormatIDs, 0, NULL, &idsSize, ids), noErr);
+    int aac = 0;
+    for (UInt32 i = 0; i < idsSize / 4; i++) aac |= ids[i] == kAudioFormatMPEG4AAC;
+    CHECK(aac, "AAC is among the encoders");
+    CFStringRef name = NULL;
+    size = sizeof name;
+    CHECK_STATUS(AudioFormatGetProperty(kAudioFormatProperty_FormatName, sizeof d, &d, &size, &name), noErr);
+    CHECK(name && CFStringGetLength(name) > 0, "AAC has a name");
+    if (name) CFRelease(name);
+    CHECK_STATUS(AudioFormatGetProperty(0x78787878, 0, NULL, &size, &vbr), kAudioFormatUnsupportedPropertyError);
+    CHECK_STATUS(AudioFormatGetProperty(kAudioFormatProperty_FormatIsVBR, 2, &d, &size, &vbr), kAudioFormatBadSpecifierSizeError);
+    UInt32 typesSize = 0;
+    CHECK_STATUS(AudioFileGetGlobalInfoSize(kAudioFileGlobalInfo_ReadableTypes, 0, NULL, &typesSize), noErr);
+    CHECK(typesSize >= 4 * 6, "readable types: %u bytes", (unsigned)typesSize);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) { fprintf(stderr, "usage: test_audio_files MEDIA_DIR\n"); return 2; }
+    media = argv[1];
+    installWatchdog("audio files");
+    alarm(600);
+    exactPCM();
+    compressed();
+    properties();
+    seeking();
+    clientConversions();
+    writing();
+    badFiles();
+    converter();
+    decodingConverter();
+    formats();
+    return finish("test_audio_files");
+}
