@@ -311,6 +311,52 @@ static void audioUnits(void)
     ffi_closure_free(renderClosure);
 }
 
+/* Audio Converter, Audio Format and Audio File through libffi, with the header's types:
+ * a 16-bit to float conversion by AudioConverterConvertBuffer, a format property, the
+ * global info, and handles refused. */
+static void audioFiles(void)
+{
+    AudioStreamBasicDescription from = {44100, kAudioFormatLinearPCM, kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked,
+                                        4, 1, 4, 2, 16, 0};
+    AudioStreamBasicDescription to = {44100, kAudioFormatLinearPCM, kAudioFormatFlagIsFloat | kAudioFormatFlagIsPacked,
+                                      8, 1, 8, 2, 32, 0};
+    AudioConverterRef converter = NULL;
+    void *fromPointer = &from, *toPointer = &to, *outPointer = &converter;
+    ffi_type *n[] = {T_PTR, T_PTR, T_PTR};
+    void *nv[] = {&fromPointer, &toPointer, &outPointer};
+    CHECK_STATUS(call("AudioConverterNew", 3, n, nv), noErr);
+    SInt16 input[4] = {16384, -16384, 32767, -32768};
+    Float32 output[4] = {0};
+    UInt32 inSize = sizeof input, outSize = sizeof output;
+    void *inPointer = input, *outSizePointer = &outSize, *outData = output;
+    ffi_type *c[] = {T_PTR, T_U32, T_PTR, T_PTR, T_PTR};
+    void *cv[] = {&converter, &inSize, &inPointer, &outSizePointer, &outData};
+    CHECK_STATUS(call("AudioConverterConvertBuffer", 5, c, cv), noErr);
+    CHECK(outSize == sizeof output && output[0] == 0.5f && output[1] == -0.5f && output[3] == -1.0f,
+          "ConvertBuffer through ffi: %g %g %g %g", output[0], output[1], output[2], output[3]);
+    CHECK_STATUS(callPtr("AudioConverterDispose", converter), noErr);
+    CHECK_STATUS(callPtr("AudioConverterDispose", converter), kAudio_ParamError);
+
+    UInt32 property = kAudioFormatProperty_FormatIsVBR, specifierSize = sizeof to, vbr = 7, size = sizeof vbr;
+    void *specifier = &to, *sizePointer = &size, *vbrPointer = &vbr;
+    ffi_type *f[] = {T_U32, T_U32, T_PTR, T_PTR, T_PTR};
+    void *fv[] = {&property, &specifierSize, &specifier, &sizePointer, &vbrPointer};
+    CHECK_STATUS(call("AudioFormatGetProperty", 5, f, fv), noErr);
+    CHECK(vbr == 0, "linear PCM is not VBR through ffi");
+
+    UInt32 info = kAudioFileGlobalInfo_WritableTypes, zero = 0, typesSize = 0;
+    void *none = NULL, *typesSizePointer = &typesSize;
+    ffi_type *g[] = {T_U32, T_U32, T_PTR, T_PTR};
+    void *gv[] = {&info, &zero, &none, &typesSizePointer};
+    CHECK_STATUS(call("AudioFileGetGlobalInfoSize", 4, g, gv), noErr);
+    CHECK(typesSize >= 16 && typesSize % 4 == 0, "writable types through ffi: %u bytes", (unsigned)typesSize);
+
+    UInt32 bogus = 0;
+    CHECK_STATUS(callPtr("AudioFileClose", &bogus), kAudioFileNotOpenError);
+    CHECK_STATUS(callPtr("ExtAudioFileDispose", &bogus), kAudioFileNotOpenError);
+    CHECK_STATUS(callPtr("AudioFileStreamClose", &bogus), kAudioFileStreamError_IllegalOperation);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) { fprintf(stderr, "usage: %s LIBRARY\n", argv[0]); return 2; }
@@ -452,6 +498,7 @@ int main(int argc, char **argv)
     }
 
     audioUnits();
+    audioFiles();
 
     for (int i = 0; i < LISTENERS; i++) ffi_closure_free(listeners[i].closure);
     ffi_closure_free(interruptionClosure);
