@@ -51,43 +51,31 @@ public func audioConverterReset(_ ref: OpaquePointer?) -> Int32 {
     }
 }
 
-private enum ConverterValue {
-    case uint32(UInt32), float64(Double), asbd(AudioStreamBasicDescription), bytes([UInt8]), prime(AudioConverterPrimeInfo)
-    var size: Int {
-        switch self {
-        case .uint32: 4
-        case .float64: 8
-        case .asbd: MemoryLayout<AudioStreamBasicDescription>.size
-        case .bytes(let b): b.count
-        case .prime: MemoryLayout<AudioConverterPrimeInfo>.size
-        }
-    }
-}
 
-private func converterProperty(_ c: Converter, _ id: UInt32) throws(AudioFileStatus) -> ConverterValue {
+private func converterProperty(_ c: Converter, _ id: UInt32) throws(AudioFileStatus) -> [UInt8] {
     switch Int(id) {
-    case kAudioConverterCurrentInputStreamDescription: return .asbd(c.source.c)
-    case kAudioConverterCurrentOutputStreamDescription: return .asbd(c.destination.c)
+    case kAudioConverterCurrentInputStreamDescription: return bytesOf(c.source.c)
+    case kAudioConverterCurrentOutputStreamDescription: return bytesOf(c.destination.c)
     case kAudioConverterPropertyMinimumInputBufferSize, kAudioConverterPropertyMaximumInputPacketSize:
-        return .uint32(c.source.bytesPerPacket > 0 ? c.source.bytesPerPacket : 6144 * c.source.channelsPerFrame / 8 + 64)
+        return bytesOf(c.source.bytesPerPacket > 0 ? c.source.bytesPerPacket : 6144 * c.source.channelsPerFrame / 8 + 64)
     case kAudioConverterPropertyMinimumOutputBufferSize, kAudioConverterPropertyMaximumOutputPacketSize:
-        return .uint32(UInt32(c.maximumOutputPacketSize))
+        return bytesOf(UInt32(c.maximumOutputPacketSize))
     case kAudioConverterCompressionMagicCookie, kAudioConverterDecompressionMagicCookie:
         guard !c.magicCookie.isEmpty else { throw .converterPropertyNotSupported }
-        return .bytes(c.magicCookie)
+        return (c.magicCookie)
     case kAudioConverterPrimeInfo:
-        return .prime(AudioConverterPrimeInfo(leadingFrames: UInt32(c.priming), trailingFrames: 0))
-    case kAudioConverterPrimeMethod: return .uint32(UInt32(kConverterPrimeMethod_Normal))
-    case kAudioConverterSampleRateConverterQuality: return .uint32(UInt32(kAudioConverterQuality_High))
-    case kAudioConverterSampleRateConverterComplexity: return .uint32(UInt32(kAudioConverterSampleRateConverterComplexity_Normal))
-    case kAudioConverterCodecQuality: return .uint32(UInt32(kAudioConverterQuality_High))
+        return bytesOf(AudioConverterPrimeInfo(leadingFrames: UInt32(c.priming), trailingFrames: 0))
+    case kAudioConverterPrimeMethod: return bytesOf(UInt32(kConverterPrimeMethod_Normal))
+    case kAudioConverterSampleRateConverterQuality: return bytesOf(UInt32(kAudioConverterQuality_High))
+    case kAudioConverterSampleRateConverterComplexity: return bytesOf(UInt32(kAudioConverterSampleRateConverterComplexity_Normal))
+    case kAudioConverterCodecQuality: return bytesOf(UInt32(kAudioConverterQuality_High))
     case kAudioConverterEncodeBitRate:
         guard !c.destination.isLinearPCM else { throw .converterPropertyNotSupported }
-        return .uint32(UInt32(clamping: c.bitRate))
+        return bytesOf(UInt32(clamping: c.bitRate))
     case kAudioConverterChannelMap:
         let map = c.channelMap ?? (0..<Int(c.destination.channelsPerFrame)).map { $0 < Int(c.source.channelsPerFrame) ? $0 : -1 }
-        return .bytes(arrayBytes(map.map(Int32.init)))
-    case 0x6372_6669: return .uint32(1)  // kAudioConverterPropertyCanResumeFromInterruption (declared for iPhone code only)
+        return (arrayBytes(map.map(Int32.init)))
+    case 0x6372_6669: return bytesOf(1)  // kAudioConverterPropertyCanResumeFromInterruption (declared for iPhone code only)
     default: throw .converterPropertyNotSupported
     }
 }
@@ -98,7 +86,7 @@ public func audioConverterGetPropertyInfo(_ ref: OpaquePointer?, _ id: UInt32, _
     fileCall { () throws(AudioFileStatus) in
         let handle = try converterHandle(ref)
         let value = try handle.serialized { () throws(AudioFileStatus) in try converterProperty(handle.converter, id) }
-        outSize?.pointee = UInt32(value.size)
+        outSize?.pointee = UInt32(value.count)
         let writable: Set<Int> = [kAudioConverterDecompressionMagicCookie, kAudioConverterChannelMap,
                                   kAudioConverterSampleRateConverterQuality, kAudioConverterSampleRateConverterComplexity,
                                   kAudioConverterCodecQuality, kAudioConverterPrimeMethod]
@@ -113,13 +101,7 @@ public func audioConverterGetProperty(_ ref: OpaquePointer?, _ id: UInt32, _ ioS
         let handle = try converterHandle(ref)
         let value = try handle.serialized { () throws(AudioFileStatus) in try converterProperty(handle.converter, id) }
         let bad = AudioFileStatus.converterBadPropertySize
-        switch value {
-        case .uint32(let v): try storeProperty(v, ioSize, out, badSize: bad)
-        case .float64(let v): try storeProperty(v, ioSize, out, badSize: bad)
-        case .asbd(let v): try storeProperty(v, ioSize, out, badSize: bad)
-        case .prime(let v): try storeProperty(v, ioSize, out, badSize: bad)
-        case .bytes(let b): try storeBytes(b, ioSize, out, badSize: bad)
-        }
+        try storeBytes(value, ioSize, out, badSize: bad)
     }
 }
 

@@ -248,67 +248,50 @@ public func audioFileRemoveUserData(_ id: OpaquePointer?, _ userDataID: UInt32, 
 
 // MARK: properties
 
-/// A property's value as bytes (the variable-size ones), or a fixed-size value.
-private enum FileValue {
-    case bytes([UInt8])
-    case uint32(UInt32), uint64(UInt64), int64(Int64), int32(Int32), float64(Double)
-    case asbd(AudioStreamBasicDescription)
-    case packetTable(AudioFilePacketTableInfo)
 
-    var size: Int {
-        switch self {
-        case .bytes(let b): b.count
-        case .uint32, .int32: 4
-        case .uint64, .int64, .float64: 8
-        case .asbd: MemoryLayout<AudioStreamBasicDescription>.size
-        case .packetTable: MemoryLayout<AudioFilePacketTableInfo>.size
-        }
-    }
-}
-
-private func fileProperty(_ handle: AudioFileHandle, _ id: UInt32) throws(AudioFileStatus) -> FileValue {
+private func fileProperty(_ handle: AudioFileHandle, _ id: UInt32) throws(AudioFileStatus) -> [UInt8] {
     switch handle.role {
     case .writing(let w):
         switch Int(id) {
-        case kAudioFilePropertyFileFormat: return .uint32(w.fileType)
-        case kAudioFilePropertyDataFormat: return .asbd(w.format.c)
-        case kAudioFilePropertyAudioDataPacketCount: return .uint64(UInt64(w.packetCount))
-        case kAudioFilePropertyAudioDataByteCount: return .uint64(UInt64(w.byteCount))
-        case kAudioFilePropertyMagicCookieData: guard !w.magicCookie.isEmpty else { throw .unsupportedProperty }; return .bytes(w.magicCookie)
-        case kAudioFilePropertyMaximumPacketSize, kAudioFilePropertyPacketSizeUpperBound: return .uint32(w.maximumPacketSize)
-        case kAudioFilePropertyIsOptimized: return .uint32(1)
-        case kAudioFilePropertyDeferSizeUpdates: return .uint32(0)
+        case kAudioFilePropertyFileFormat: return bytesOf(w.fileType)
+        case kAudioFilePropertyDataFormat: return bytesOf(w.format.c)
+        case kAudioFilePropertyAudioDataPacketCount: return bytesOf(UInt64(w.packetCount))
+        case kAudioFilePropertyAudioDataByteCount: return bytesOf(UInt64(w.byteCount))
+        case kAudioFilePropertyMagicCookieData: guard !w.magicCookie.isEmpty else { throw .unsupportedProperty }; return (w.magicCookie)
+        case kAudioFilePropertyMaximumPacketSize, kAudioFilePropertyPacketSizeUpperBound: return bytesOf(w.maximumPacketSize)
+        case kAudioFilePropertyIsOptimized: return bytesOf(1)
+        case kAudioFilePropertyDeferSizeUpdates: return bytesOf(0)
         default: throw .unsupportedProperty
         }
     case .reading(let r):
         switch Int(id) {
-        case kAudioFilePropertyFileFormat: return .uint32(r.fileType)
-        case kAudioFilePropertyDataFormat: return .asbd(r.format.c)
-        case kAudioFilePropertyIsOptimized: return .uint32(1)
+        case kAudioFilePropertyFileFormat: return bytesOf(r.fileType)
+        case kAudioFilePropertyDataFormat: return bytesOf(r.format.c)
+        case kAudioFilePropertyIsOptimized: return bytesOf(1)
         case kAudioFilePropertyMagicCookieData:
             guard !r.magicCookie.isEmpty else { throw .unsupportedProperty }
-            return .bytes(r.magicCookie)
-        case kAudioFilePropertyAudioDataByteCount: return .uint64(UInt64(r.dataByteCount))
-        case kAudioFilePropertyAudioDataPacketCount: return .uint64(UInt64(r.packetCount))
-        case kAudioFilePropertyMaximumPacketSize, kAudioFilePropertyPacketSizeUpperBound: return .uint32(r.maximumPacketSize)
-        case kAudioFilePropertyDataOffset: return .int64(r.dataOffset)
-        case kAudioFilePropertyChannelLayout: return .bytes(channelLayoutBytes(channels: r.format.channelsPerFrame))
-        case kAudioFilePropertyDeferSizeUpdates: return .uint32(0)
-        case kAudioFilePropertyEstimatedDuration: return .float64(r.estimatedDuration)
-        case kAudioFilePropertyBitRate: return .uint32(r.bitRate)
+            return (r.magicCookie)
+        case kAudioFilePropertyAudioDataByteCount: return bytesOf(UInt64(r.dataByteCount))
+        case kAudioFilePropertyAudioDataPacketCount: return bytesOf(UInt64(r.packetCount))
+        case kAudioFilePropertyMaximumPacketSize, kAudioFilePropertyPacketSizeUpperBound: return bytesOf(r.maximumPacketSize)
+        case kAudioFilePropertyDataOffset: return bytesOf(r.dataOffset)
+        case kAudioFilePropertyChannelLayout: return (channelLayoutBytes(channels: r.format.channelsPerFrame))
+        case kAudioFilePropertyDeferSizeUpdates: return bytesOf(0)
+        case kAudioFilePropertyEstimatedDuration: return bytesOf(r.estimatedDuration)
+        case kAudioFilePropertyBitRate: return bytesOf(r.bitRate)
         case kAudioFilePropertySourceBitDepth:
             guard r.sourceBitDepth != 0 else { throw .unsupportedProperty }
-            return .int32(r.sourceBitDepth)
-        case kAudioFilePropertyAudioTrackCount: return .uint32(1)
+            return bytesOf(r.sourceBitDepth)
+        case kAudioFilePropertyAudioTrackCount: return bytesOf(1)
         case kAudioFilePropertyPacketTableInfo:
             guard let t = r.packetTable else { throw .unsupportedProperty }
-            return .packetTable(AudioFilePacketTableInfo(mNumberValidFrames: t.validFrames, mPrimingFrames: t.primingFrames,
+            return bytesOf(AudioFilePacketTableInfo(mNumberValidFrames: t.validFrames, mPrimingFrames: t.primingFrames,
                                                          mRemainderFrames: t.remainderFrames))
         case kAudioFilePropertyFormatList:
             var item = AudioFormatListItem()
             item.mASBD = r.format.c
             item.mChannelLayoutTag = layoutTag(channels: r.format.channelsPerFrame)
-            return .bytes(withUnsafeBytes(of: &item) { Array($0) })
+            return (withUnsafeBytes(of: &item) { Array($0) })
         default: throw .unsupportedProperty
         }
     }
@@ -326,7 +309,7 @@ public func audioFileGetPropertyInfo(_ id: OpaquePointer?, _ property: UInt32, _
             size = property == UInt32(kAudioFilePropertyPacketToByte) || property == UInt32(kAudioFilePropertyByteToPacket)
                 ? MemoryLayout<AudioBytePacketTranslation>.size : MemoryLayout<AudioFramePacketTranslation>.size
         } else {
-            size = try handle.serialized { () throws(AudioFileStatus) in try fileProperty(handle, property) }.size
+            size = try handle.serialized { () throws(AudioFileStatus) in try fileProperty(handle, property) }.count
         }
         outSize?.pointee = UInt32(size)
         let writable: Set<Int> = [kAudioFilePropertyMagicCookieData, kAudioFilePropertyPacketTableInfo]
@@ -387,16 +370,7 @@ public func audioFileGetProperty(_ id: OpaquePointer?, _ property: UInt32, _ ioS
         default: break
         }
         let value = try handle.serialized { () throws(AudioFileStatus) in try fileProperty(handle, property) }
-        switch value {
-        case .bytes(let b): try storeBytes(b, ioSize, out, badSize: .badPropertySize)
-        case .uint32(let v): try storeProperty(v, ioSize, out, badSize: .badPropertySize)
-        case .int32(let v): try storeProperty(v, ioSize, out, badSize: .badPropertySize)
-        case .uint64(let v): try storeProperty(v, ioSize, out, badSize: .badPropertySize)
-        case .int64(let v): try storeProperty(v, ioSize, out, badSize: .badPropertySize)
-        case .float64(let v): try storeProperty(v, ioSize, out, badSize: .badPropertySize)
-        case .asbd(let v): try storeProperty(v, ioSize, out, badSize: .badPropertySize)
-        case .packetTable(let v): try storeProperty(v, ioSize, out, badSize: .badPropertySize)
-        }
+        try storeBytes(value, ioSize, out, badSize: .badPropertySize)
     }
 }
 

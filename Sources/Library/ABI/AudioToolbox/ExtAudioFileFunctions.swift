@@ -175,48 +175,36 @@ public func extAudioFileTell(_ ref: OpaquePointer?, _ out: UnsafeMutablePointer<
     }
 }
 
-private enum ExtValue {
-    case asbd(AudioStreamBasicDescription), uint32(UInt32), int64(Int64), pointer(UnsafeMutableRawPointer?), bytes([UInt8])
-    var size: Int {
-        switch self {
-        case .asbd: MemoryLayout<AudioStreamBasicDescription>.size
-        case .uint32: 4
-        case .int64: 8
-        case .pointer: MemoryLayout<UnsafeRawPointer>.size
-        case .bytes(let b): b.count
-        }
-    }
-}
 
-private func extProperty(_ handle: ExtAudioFileHandle, _ id: UInt32) throws(AudioFileStatus) -> ExtValue {
+private func extProperty(_ handle: ExtAudioFileHandle, _ id: UInt32) throws(AudioFileStatus) -> [UInt8] {
     let fileFormat: StreamDescription, client: StreamDescription
     switch handle.role {
     case .reading(let r): fileFormat = r.file.format; client = r.clientFormat
     case .writing(let w): fileFormat = w.file.format; client = w.clientFormat
     }
     switch Int(id) {
-    case kExtAudioFileProperty_FileDataFormat: return .asbd(fileFormat.c)
-    case kExtAudioFileProperty_ClientDataFormat: return .asbd(client.c)
-    case kExtAudioFileProperty_FileChannelLayout: return .bytes(channelLayoutBytes(channels: fileFormat.channelsPerFrame))
-    case kExtAudioFileProperty_ClientChannelLayout: return .bytes(channelLayoutBytes(channels: client.channelsPerFrame))
-    case kExtAudioFileProperty_AudioFile: return .pointer(UnsafeMutableRawPointer(handle.fileHandle))
+    case kExtAudioFileProperty_FileDataFormat: return bytesOf(fileFormat.c)
+    case kExtAudioFileProperty_ClientDataFormat: return bytesOf(client.c)
+    case kExtAudioFileProperty_FileChannelLayout: return (channelLayoutBytes(channels: fileFormat.channelsPerFrame))
+    case kExtAudioFileProperty_ClientChannelLayout: return (channelLayoutBytes(channels: client.channelsPerFrame))
+    case kExtAudioFileProperty_AudioFile: return bytesOf(UnsafeMutableRawPointer(handle.fileHandle))
     case kExtAudioFileProperty_FileMaxPacketSize:
         switch handle.role {
-        case .reading(let r): return .uint32(r.file.maximumPacketSize)
-        case .writing(let w): return .uint32(max(w.file.maximumPacketSize, fileFormat.bytesPerPacket))
+        case .reading(let r): return bytesOf(r.file.maximumPacketSize)
+        case .writing(let w): return bytesOf(max(w.file.maximumPacketSize, fileFormat.bytesPerPacket))
         }
-    case kExtAudioFileProperty_ClientMaxPacketSize: return .uint32(client.bytesPerPacket)
+    case kExtAudioFileProperty_ClientMaxPacketSize: return bytesOf(client.bytesPerPacket)
     case kExtAudioFileProperty_FileLengthFrames:
         switch handle.role {
-        case .reading(let r): return .int64(r.fileLengthFrames)
-        case .writing(let w): return .int64(w.framesWritten)
+        case .reading(let r): return bytesOf(r.fileLengthFrames)
+        case .writing(let w): return bytesOf(w.framesWritten)
         }
     case kExtAudioFileProperty_PacketTable:
         guard case .reading(let r) = handle.role, let t = r.file.packetTable else { throw .extInvalidProperty }
         var info = AudioFilePacketTableInfo(mNumberValidFrames: t.validFrames, mPrimingFrames: t.primingFrames,
                                             mRemainderFrames: t.remainderFrames)
-        return .bytes(withUnsafeBytes(of: &info) { Array($0) })
-    case kExtAudioFileProperty_CodecManufacturer: return .uint32(0x6170_706C)  // 'appl', kAppleSoftwareAudioCodecManufacturer
+        return (withUnsafeBytes(of: &info) { Array($0) })
+    case kExtAudioFileProperty_CodecManufacturer: return bytesOf(0x6170_706C)  // 'appl', kAppleSoftwareAudioCodecManufacturer
     default: throw .extInvalidProperty
     }
 }
@@ -227,7 +215,7 @@ public func extAudioFileGetPropertyInfo(_ ref: OpaquePointer?, _ id: UInt32, _ o
     fileCall { () throws(AudioFileStatus) in
         let handle = try extHandle(ref)
         let value = try handle.serialized { () throws(AudioFileStatus) in try extProperty(handle, id) }
-        outSize?.pointee = UInt32(value.size)
+        outSize?.pointee = UInt32(value.count)
         let writable: Set<Int> = [kExtAudioFileProperty_ClientDataFormat, kExtAudioFileProperty_ClientChannelLayout,
                                   kExtAudioFileProperty_FileChannelLayout, kExtAudioFileProperty_CodecManufacturer]
         outWritable?.pointee = writable.contains(Int(id)) ? 1 : 0
@@ -240,13 +228,7 @@ public func extAudioFileGetProperty(_ ref: OpaquePointer?, _ id: UInt32, _ ioSiz
     fileCall { () throws(AudioFileStatus) in
         let handle = try extHandle(ref)
         let value = try handle.serialized { () throws(AudioFileStatus) in try extProperty(handle, id) }
-        switch value {
-        case .asbd(let v): try storeProperty(v, ioSize, out, badSize: .extInvalidPropertySize)
-        case .uint32(let v): try storeProperty(v, ioSize, out, badSize: .extInvalidPropertySize)
-        case .int64(let v): try storeProperty(v, ioSize, out, badSize: .extInvalidPropertySize)
-        case .pointer(let v): try storeProperty(v, ioSize, out, badSize: .extInvalidPropertySize)
-        case .bytes(let b): try storeBytes(b, ioSize, out, badSize: .extInvalidPropertySize)
-        }
+        try storeBytes(value, ioSize, out, badSize: .extInvalidPropertySize)
     }
 }
 

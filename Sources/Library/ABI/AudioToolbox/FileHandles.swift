@@ -66,17 +66,11 @@ func filePath(_ url: CFURL?) -> String? {
     return CFValues.swiftString(path)
 }
 
-/// Stores a property value the program asked for: `size` bytes at most, into a buffer it
-/// said holds `*ioSize`. Fixed-size values need the whole size.
-func storeProperty<T>(_ value: T, _ ioSize: UnsafeMutablePointer<UInt32>?, _ out: UnsafeMutableRawPointer?,
-                      badSize: AudioFileStatus) throws(AudioFileStatus) {
-    guard let ioSize, let out else { throw .parameter }
-    guard Int(ioSize.pointee) >= MemoryLayout<T>.size else { throw badSize }
-    out.storeBytes(of: value, as: T.self)
-    ioSize.pointee = UInt32(MemoryLayout<T>.size)
-}
+/// A property value as the bytes the program receives: every value, fixed or variable
+/// in size, is stored the same way (the buffer must hold all of it).
+func bytesOf<T>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
 
-/// Stores variable-length bytes (a cookie, an array): as many as fit, the size returned.
+/// Stores a property's bytes into a buffer the program said holds `*ioSize`, and the size written.
 func storeBytes(_ bytes: [UInt8], _ ioSize: UnsafeMutablePointer<UInt32>?, _ out: UnsafeMutableRawPointer?,
                 badSize: AudioFileStatus) throws(AudioFileStatus) {
     guard let ioSize, let out else { throw .parameter }
