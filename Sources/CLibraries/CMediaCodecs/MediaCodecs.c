@@ -439,8 +439,7 @@ int MediaMuxerWrite(MediaMuxer *m, const uint8_t *data, int size, int64_t frames
     return av_write_frame(m->format, m->packet) < 0 ? -1 : 0;
 }
 
-int MediaMuxerFinish(MediaMuxer *m, int64_t validFrames) {
-    (void)validFrames;
+int MediaMuxerFinish(MediaMuxer *m) {
     int result = av_write_trailer(m->format) < 0 ? -1 : 0;
     if (avio_closep(&m->format->pb) < 0) result = -1;
     avformat_free_context(m->format);

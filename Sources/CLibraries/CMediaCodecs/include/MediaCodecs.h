@@ -111,8 +111,8 @@ typedef struct MediaMuxerStream {
 } MediaMuxerStream;
 int MediaMuxerCreate(const char *path, const char *container, const MediaMuxerStream *stream, MediaMuxer **outMuxer);
 int MediaMuxerWrite(MediaMuxer *muxer, const uint8_t *data, int size, int64_t frames);
-/* Writes the trailer and closes the file; remainder is the frames of padding at the end. */
-int MediaMuxerFinish(MediaMuxer *muxer, int64_t validFrames);
+/* Writes the trailer and closes the file. */
+int MediaMuxerFinish(MediaMuxer *muxer);
 void MediaMuxerAbandon(MediaMuxer *muxer);
 
 /* Quiets FFmpeg's own logging (bad files are the caller's business, not stderr's). */

@@ -28,7 +28,7 @@ private func fileHandle(_ id: OpaquePointer?) throws(AudioFileStatus) -> AudioFi
 
 private func openForReading(_ source: ByteSource, hint: UInt32, _ out: UnsafeMutablePointer<OpaquePointer?>?) throws(AudioFileStatus) {
     guard let out else { throw .parameter }
-    let reader = try AudioFileReader(source: source, typeHint: hint)
+    let reader = try AudioFileReader(source: source)
     out.pointee = audioFiles.add(AudioFileHandle(.reading(reader)))
 }
 

@@ -49,7 +49,8 @@ public final class AudioFileReader: @unchecked Sendable {
     /// The most a file may hold in variable-rate packets (bounded memory on any input).
     public static let packetBytesLimit = 512 << 20
 
-    public init(source: ByteSource, typeHint: UInt32 = 0) throws(AudioFileStatus) {
+    /// The container is found from its content: a program's file-type hint is not needed.
+    public init(source: ByteSource) throws(AudioFileStatus) {
         MediaCodecsQuiet()
         self.source = source
         let input = DemuxerInput(source)
@@ -76,7 +77,7 @@ public final class AudioFileReader: @unchecked Sendable {
         var index: [PacketDescription] = []
         var firstPosition: Int64 = -1
         var byteCount: Int64 = 0
-        var priming: Int64 = 0, remainder: Int64 = 0, counted: Int64 = 0
+        var priming: Int64 = 0, remainder: Int64 = 0
         var largest = 0
         var adtsConfig: [UInt8]?
         let constant = [MediaCodecPCM, MediaCodecULaw, MediaCodecALaw, MediaCodecIMA4].contains(info.codec)
@@ -91,7 +92,6 @@ public final class AudioFileReader: @unchecked Sendable {
             if firstPosition < 0 { firstPosition = packet.position }
             if packet.skipStart > 0 && index.count < 64 { priming += Int64(packet.skipStart) }
             if packet.discardEnd > 0 { remainder = Int64(packet.discardEnd) }
-            counted += packet.frames
             if constant {
                 byteCount += Int64(packet.size)
                 continue
@@ -199,7 +199,6 @@ public final class AudioFileReader: @unchecked Sendable {
             let seconds = Double(max(1, total)) / rate
             bitRate = info.bitRate > 0 ? UInt32(clamping: info.bitRate) : UInt32(clamping: Int64(Double(blob.count * 8) / seconds))
         }
-        _ = counted
     }
 
     private static func decodedFrames(codec: MediaCodec, format: StreamDescription, config: [UInt8], packet: [UInt8]) -> Int {

@@ -151,7 +151,7 @@ public final class AudioFileWriter {
         closed = true
         guard let muxer else { return }
         self.muxer = nil
-        guard MediaMuxerFinish(muxer, packetTable?.validFrames ?? -1) == 0 else { throw .invalidFile }
+        guard MediaMuxerFinish(muxer) == 0 else { throw .invalidFile }
     }
 }
 

@@ -29,7 +29,6 @@ public final class Converter {
     private var decodedStart = 0, decodedCount = 0
     private var floats: [Float] = []
     private var inputEnded = false
-    private var outputEnded = false
     private var pendingFailure: Int32?
     private var encoderInput: [Float] = []
     private var encoderFrameSize = 0
@@ -139,7 +138,6 @@ public final class Converter {
         decodedStart = 0
         decodedCount = 0
         inputEnded = false
-        outputEnded = false
         encoderInput.removeAll()
     }
 
@@ -280,13 +278,13 @@ public final class Converter {
                 made += 1
                 continue
             }
-            if got < 0 { outputEnded = true; break }
+            if got < 0 { break }
             // Needs input: one packet's worth of frames.
             if encoderInput.count < encoderFrameSize * channels {
-                var chunk = [Float](repeating: 0, count: encoderFrameSize * channels)
                 let need = encoderFrameSize - encoderInput.count / channels
-                let have = chunk.withUnsafeMutableBufferPointer { pullConverted($0.baseAddress!, need, input) }
-                if have > 0 { encoderInput.append(contentsOf: chunk.prefix(have * channels)) }
+                if floats.count < need * channels { floats = [Float](repeating: 0, count: encoderFrameSize * channels) }
+                let have = floats.withUnsafeMutableBufferPointer { pullConverted($0.baseAddress!, need, input) }
+                if have > 0 { encoderInput.append(contentsOf: floats.prefix(have * channels)) }
                 if have <= 0 && pendingFailure != nil { break }
                 if have <= 0 {
                     if !encoderInput.isEmpty {

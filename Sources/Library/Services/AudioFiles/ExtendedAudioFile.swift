@@ -7,7 +7,6 @@ public final class ExtendedAudioFileReader {
     public private(set) var clientFormat: StreamDescription
     private var client: LinearPCM
     private var pipeline: FloatPipeline?
-    private var decoded: [Float] = []
     private var converted: [Float] = []
     /// Where the last seek went (file frames) and the client frames delivered since.
     private var seekBase: Int64 = 0
@@ -68,7 +67,6 @@ public final class ExtendedAudioFileReader {
     /// Reads up to `count` client frames into the program's buffers; 0 at the end.
     public func read(count: Int, into buffers: [UnsafeMutableRawPointer]) throws(AudioFileStatus) -> Int {
         guard buffers.count == client.bufferCount else { throw .parameter }
-        let channels = Int(file.format.channelsPerFrame)
         var made = 0
         var failure: AudioFileStatus?
         while made < count {
@@ -82,7 +80,6 @@ public final class ExtendedAudioFileReader {
                     }
                 }
             } else {
-                _ = channels
                 got = try statusOf { try converted.withUnsafeMutableBufferPointer { out in try frames.read(into: out.baseAddress!, frames: want) } }
             }
             if let failure { throw failure }
