@@ -8,7 +8,9 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "../c/check.h"
 
@@ -629,6 +631,120 @@ static void formats(void)
     CHECK(typesSize >= 4 * 6, "readable types: %u bytes", (unsigned)typesSize);
 }
 
+
+/* Callbacks that call back in: an input procedure that reads its converter's
+ * properties, and one that disposes of its converter and says the input ended. */
+struct Reentrant {
+    const short *samples;
+    long offset;
+    OSStatus propertyStatus;
+    AudioStreamBasicDescription seen;
+    int dispose;
+};
+
+static OSStatus reentrantFeed(AudioConverterRef converter, UInt32 *ioPackets, AudioBufferList *data,
+                              AudioStreamPacketDescription **descriptions, void *user)
+{
+    (void)descriptions;
+    struct Reentrant *r = user;
+    UInt32 size = sizeof r->seen;
+    r->propertyStatus = AudioConverterGetProperty(converter, kAudioConverterCurrentInputStreamDescription, &size, &r->seen);
+    if (r->dispose) {
+        AudioConverterDispose(converter);
+        *ioPackets = 0;
+        return noErr;
+    }
+    UInt32 n = *ioPackets > 512 ? 512 : *ioPackets;
+    if (r->offset + n > 44100) n = (UInt32)(44100 - r->offset);
+    data->mBuffers[0].mData = (void *)(r->samples + r->offset * 2);
+    data->mBuffers[0].mDataByteSize = n * 4;
+    r->offset += n;
+    *ioPackets = n;
+    return noErr;
+}
+
+/* One ExtAudioFile read by four threads at once: the reads take turns, so together they
+ * deliver every frame once. */
+struct SharedRead {
+    ExtAudioFileRef file;
+    long frames;
+    pthread_mutex_t lock;
+};
+
+static void *sharedReader(void *argument)
+{
+    struct SharedRead *shared = argument;
+    short block[2 * 333];
+    for (;;) {
+        AudioBufferList list = {1, {{2, sizeof block, block}}};
+        UInt32 n = 333;
+        if (ExtAudioFileRead(shared->file, &n, &list) || n == 0) break;
+        pthread_mutex_lock(&shared->lock);
+        shared->frames += n;
+        pthread_mutex_unlock(&shared->lock);
+    }
+    return NULL;
+}
+
+static void hostile(void)
+{
+    long size16 = 0;
+    short *s16 = slurp("source.s16", &size16);
+    AudioStreamBasicDescription from = pcmFormat(44100, 2, 16, 0), to = pcmFormat(48000, 2, 32, 1);
+    AudioConverterRef c = NULL;
+    CHECK_STATUS(AudioConverterNew(&from, &to, &c), noErr);
+    struct Reentrant r;
+    memset(&r, 0, sizeof r);
+    r.samples = s16;
+    r.propertyStatus = -1;
+    static float out[2 * 4096];
+    UInt32 packets = 4096;
+    AudioBufferList list = {1, {{2, sizeof out, out}}};
+    alarm(60);
+    CHECK_STATUS(AudioConverterFillComplexBuffer(c, reentrantFeed, &r, &packets, &list, NULL), noErr);
+    CHECK(r.propertyStatus == noErr && r.seen.mSampleRate == 44100 && packets == 4096,
+          "an input procedure reads its own converter's properties (status %d, %u packets)", (int)r.propertyStatus,
+          (unsigned)packets);
+    r.dispose = 1;
+    packets = 4096;
+    list.mBuffers[0].mDataByteSize = sizeof out;
+    OSStatus status = AudioConverterFillComplexBuffer(c, reentrantFeed, &r, &packets, &list, NULL);
+    CHECK(status == noErr, "a converter disposed of inside its own input procedure finishes the fill (%d)", (int)status);
+    CHECK_STATUS(AudioConverterDispose(c), kAudio_ParamError);
+    alarm(0);
+
+    struct SharedRead shared = {NULL, 0, PTHREAD_MUTEX_INITIALIZER};
+    CFURLRef url = urlOf(mediaPath("aac.m4a"));
+    CHECK_STATUS(ExtAudioFileOpenURL(url, &shared.file), noErr);
+    AudioStreamBasicDescription client = pcmFormat(44100, 2, 16, 0);
+    ExtAudioFileSetProperty(shared.file, kExtAudioFileProperty_ClientDataFormat, sizeof client, &client);
+    pthread_t threads[4];
+    alarm(120);
+    for (int i = 0; i < 4; i++) pthread_create(&threads[i], NULL, sharedReader, &shared);
+    for (int i = 0; i < 4; i++) pthread_join(threads[i], NULL);
+    alarm(0);
+    CHECK(shared.frames == 44100, "four threads reading one file get its 44100 frames once (%ld)", shared.frames);
+
+    /* fork while a file is open: the child reads it to the end on its own, the parent's
+     * position does not move. */
+    CHECK_STATUS(ExtAudioFileSeek(shared.file, 0), noErr);
+    pid_t child = fork();
+    if (child == 0) {
+        struct SharedRead mine = {shared.file, 0, PTHREAD_MUTEX_INITIALIZER};
+        sharedReader(&mine);
+        _exit(mine.frames == 44100 ? 0 : 1);
+    }
+    int waitStatus = 0;
+    waitpid(child, &waitStatus, 0);
+    CHECK(WIFEXITED(waitStatus) && WEXITSTATUS(waitStatus) == 0, "the forked child reads the open file to its end");
+    SInt64 where = -1;
+    CHECK_STATUS(ExtAudioFileTell(shared.file, &where), noErr);
+    CHECK(where == 0, "the parent's position is its own (%lld)", (long long)where);
+    ExtAudioFileDispose(shared.file);
+    CFRelease(url);
+    free(s16);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) { fprintf(stderr, "usage: test_audio_files MEDIA_DIR\n"); return 2; }
@@ -645,5 +761,6 @@ int main(int argc, char **argv)
     converter();
     decodingConverter();
     formats();
+    hostile();
     return finish("test_audio_files");
 }

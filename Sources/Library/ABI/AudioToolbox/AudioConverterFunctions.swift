@@ -47,7 +47,7 @@ public func audioConverterDispose(_ ref: OpaquePointer?) -> Int32 {
 public func audioConverterReset(_ ref: OpaquePointer?) -> Int32 {
     fileCall { () throws(AudioFileStatus) in
         let handle = try converterHandle(ref)
-        handle.lock.withLock { _ in handle.converter.reset() }
+        try handle.serialized { () throws(AudioFileStatus) in handle.converter.reset() }
     }
 }
 

@@ -94,8 +94,7 @@ public func extAudioFileDispose(_ ref: OpaquePointer?) -> Int32 {
 }
 
 /// The buffers of a buffer list as the layout wants them: one, or one per channel.
-private func buffers(_ list: UnsafeMutablePointer<AudioBufferList>, frames: Int, format: StreamDescription,
-                     forWriting: Bool) throws(AudioFileStatus) -> [UnsafeMutableRawPointer] {
+private func buffers(_ list: UnsafeMutablePointer<AudioBufferList>, frames: Int, format: StreamDescription) throws(AudioFileStatus) -> [UnsafeMutableRawPointer] {
     let abl = BufferListView(list)
     let interleaved = format.formatFlags & Flags.nonInterleaved == 0 || format.channelsPerFrame == 1
     let expected = interleaved ? 1 : Int(format.channelsPerFrame)
@@ -122,7 +121,7 @@ public func extAudioFileRead(_ ref: OpaquePointer?, _ ioFrames: UnsafeMutablePoi
             let abl = BufferListView(list)
             let fits = abl.map { Int($0.mDataByteSize) / max(1, frameBytes) }.min() ?? 0
             let count = min(wanted, fits)
-            let targets = try buffers(list, frames: count, format: r.clientFormat, forWriting: false)
+            let targets = try buffers(list, frames: count, format: r.clientFormat)
             let made = try r.read(count: count, into: targets)
             for i in 0..<abl.count { abl[i].mDataByteSize = UInt32(made * frameBytes) }
             return made
@@ -139,8 +138,7 @@ public func extAudioFileWrite(_ ref: OpaquePointer?, _ frames: UInt32, _ list: U
         guard frames > 0 else { return }
         guard let list else { throw .parameter }
         try handle.serialized { () throws(AudioFileStatus) in
-            let sources = try buffers(UnsafeMutablePointer(mutating: list), frames: Int(frames), format: w.clientFormat,
-                                      forWriting: true)
+            let sources = try buffers(UnsafeMutablePointer(mutating: list), frames: Int(frames), format: w.clientFormat)
             try w.write(count: Int(frames), from: sources.map { UnsafeRawPointer($0) })
         }
     }
@@ -169,7 +167,7 @@ public func extAudioFileTell(_ ref: OpaquePointer?, _ out: UnsafeMutablePointer<
         let handle = try extHandle(ref)
         guard let out else { throw .parameter }
         switch handle.role {
-        case .reading(let r): out.pointee = handle.lock.withLock { _ in r.tell() }
+        case .reading(let r): out.pointee = try handle.serialized { () throws(AudioFileStatus) in r.tell() }
         case .writing(let w): out.pointee = w.framesWritten
         }
     }

@@ -1,7 +1,9 @@
 import AudioFiles
 import CAudioToolbox
 import CoreFoundation
+import Glibc
 import Locking
+import Synchronization
 
 /// The objects a program holds by opaque pointer (AudioFileID, ExtAudioFileRef,
 /// AudioConverterRef, AudioFileStreamID): live ones by address, so a disposed or foreign
@@ -27,11 +29,23 @@ final class HandleTable<Object: AnyObject>: @unchecked Sendable {
     }
 }
 
-/// One serialising lock per object.
+/// One serialising lock per object. A call made from inside one of the object's own
+/// callbacks (an input procedure that reads the converter's properties, resets or
+/// disposes of it) runs at once on the thread that already holds the lock, instead of
+/// waiting for itself.
 class Guarded {
-    let lock = Locked(())
+    private let lock = Locked(())
+    /// The thread inside `serialized`, 0 when none.
+    private let owner = Atomic<UInt>(0)
+
     func serialized<R>(_ body: () throws(AudioFileStatus) -> R) throws(AudioFileStatus) -> R {
-        try lock.withLock { (_: inout Void) throws(AudioFileStatus) -> R in try body() }
+        let me = UInt(bitPattern: Int(bitPattern: pthread_self()))
+        if owner.load(ordering: .acquiring) == me { return try body() }
+        return try lock.withLock { (_: inout Void) throws(AudioFileStatus) -> R in
+            owner.store(me, ordering: .releasing)
+            defer { owner.store(0, ordering: .releasing) }
+            return try body()
+        }
     }
 }
 
