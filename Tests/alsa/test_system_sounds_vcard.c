@@ -52,14 +52,9 @@ static void waitForCompletions(int count)
 /* The recording so far (frames of 2 samples); the caller frees it. */
 static short *readRecording(long *frames)
 {
-    FILE *f = fopen(recording, "rb");
-    if (!f) { *frames = 0; return NULL; }
-    fseek(f, 0, SEEK_END);
-    long bytes = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    short *samples = malloc((size_t)bytes + 4);
-    *frames = (long)fread(samples, 4, (size_t)bytes / 4, f);
-    fclose(f);
+    long bytes = 0;
+    short *samples = readWholeFile(recording, &bytes);
+    *frames = bytes / 4;
     return samples;
 }
 

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -41,6 +42,22 @@ static inline const char *fourcc(SInt32 value, char buffer[16])
         CHECK(got_ == (OSStatus)(expected), "%s returned %s, expected %s",         \
               #expression, fourcc(got_, a_), fourcc((SInt32)(expected), b_));      \
     } while (0)
+
+/* The whole of a file, in a buffer the caller frees (4 bytes longer than the file), and
+ * its size in *bytes; NULL (and 0) if it cannot be read. */
+static inline void *readWholeFile(const char *path, long *bytes)
+{
+    *bytes = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *data = (char *)malloc((size_t)(size > 0 ? size : 0) + 4);
+    *bytes = data && size > 0 ? (long)fread(data, 1, (size_t)size, f) : 0;
+    fclose(f);
+    return data;
+}
 
 static inline int finish(const char *name)
 {

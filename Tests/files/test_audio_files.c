@@ -31,15 +31,7 @@ static CFURLRef urlOf(const char *path)
 /* The whole of a file's raw samples (what sox says the audio is). */
 static void *slurp(const char *name, long *size)
 {
-    FILE *f = fopen(mediaPath(name), "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    *size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *data = malloc((size_t)*size);
-    if (fread(data, 1, (size_t)*size, f) != (size_t)*size) *size = 0;
-    fclose(f);
-    return data;
+    return readWholeFile(mediaPath(name), size);
 }
 
 static AudioStreamBasicDescription pcmFormat(Float64 rate, UInt32 channels, UInt32 bits, int isFloat)

@@ -214,15 +214,9 @@ static inline short *cardRecording(long *frames)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/state.playback.raw", getenv("VCARD_DIR") ? getenv("VCARD_DIR") : ".");
-    FILE *f = fopen(path, "rb");
-    *frames = 0;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long bytes = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    short *samples = (short *)malloc((size_t)bytes + 4);
-    *frames = (long)fread(samples, 4, (size_t)bytes / 4, f);
-    fclose(f);
+    long bytes = 0;
+    short *samples = (short *)readWholeFile(path, &bytes);
+    *frames = bytes / 4;
     return samples;
 }
 
