@@ -422,6 +422,35 @@ static void badFiles(void)
         if (file) AudioFileClose(file);
         CFRelease(url);
     }
+    /* Another local user got to a shared folder first: a symbolic link named as our file
+     * is not followed, and a file they own is not erased for us, even if they let us. */
+    char planted[1024], target[1024];
+    snprintf(planted, sizeof planted, "%s/planted.wav", media);
+    snprintf(target, sizeof target, "%s/victim.txt", media);
+    unlink(planted);
+    FILE *victim = fopen(target, "w");
+    fputs("not yours\n", victim);
+    fclose(victim);
+    CHECK(symlink(target, planted) == 0, "symlink");
+    AudioStreamBasicDescription pcm = pcmFormat(44100, 2, 16, 0);
+    url = urlOf(planted);
+    file = NULL;
+    CHECK_STATUS(AudioFileCreateWithURL(url, kAudioFileWAVEType, &pcm, kAudioFileFlags_EraseFile, &file), kAudioFilePermissionsError);
+    long victimSize = 0;
+    char *victimText = readWholeFile(target, &victimSize);
+    CHECK(victimSize == 10 && memcmp(victimText, "not yours\n", 10) == 0, "the link's target is untouched (%ld bytes)", victimSize);
+    free(victimText);
+    unlink(planted);
+    if (geteuid() == 0) {
+        victim = fopen(planted, "w");
+        fclose(victim);
+        CHECK(chown(planted, 65534, 65534) == 0 && chmod(planted, 0666) == 0, "a file of another user's");
+        CHECK_STATUS(AudioFileCreateWithURL(url, kAudioFileWAVEType, &pcm, kAudioFileFlags_EraseFile, &file), kAudioFilePermissionsError);
+        unlink(planted);
+    } else {
+        printf("not checked: a file another user owns (only root can make one here)\n");
+    }
+    CFRelease(url);
     /* NULL and foreign arguments. */
     CHECK_STATUS(AudioFileOpenURL(NULL, kAudioFileReadPermission, 0, &file), kAudio_ParamError);
     url = urlOf(mediaPath("pcm16.wav"));

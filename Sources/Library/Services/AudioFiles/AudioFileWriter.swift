@@ -16,6 +16,8 @@ public final class AudioFileWriter {
     public private(set) var maximumPacketSize: UInt32 = 0
     private var muxer: OpaquePointer?
     private var closed = false
+    /// The file, open from creation to close; FFmpeg writes it through /proc/self/fd.
+    private let descriptor: Int32
 
     /// What the container is called to FFmpeg, if we write `format` into `type`.
     static func container(type: UInt32, format: StreamDescription) -> String? {
@@ -49,26 +51,40 @@ public final class AudioFileWriter {
         guard FileType.entry(fileType)?.writableFormats.isEmpty == false else { throw .unsupportedFileType }
         guard Self.container(type: fileType, format: format) != nil else { throw .unsupportedDataFormat }
         if format.isLinearPCM { _ = try LinearPCM(format) }
-        // Refuses an existing file unless told to erase it, and anything not a regular file.
-        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (erase ? 0 : O_EXCL), 0o644)
+        // Refuses an existing file unless told to erase it, anything not a regular file,
+        // and a symbolic link (one another user planted in a shared folder would send our
+        // write to their target). The file is written through this descriptor, never
+        // opened by its name again.
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW | (erase ? 0 : O_EXCL), 0o644)
         guard fd >= 0 else {
             switch errno {
-            case EEXIST: throw .permissions
+            case EEXIST, ELOOP: throw .permissions
             case ENOENT, ENOTDIR: throw .fileNotFound
             case EACCES, EPERM, EROFS: throw .permissions
             default: throw .invalidFile
             }
         }
         var info = stat()
-        let regular = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
-        Glibc.close(fd)
-        guard regular else { throw .invalidFile }
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            Glibc.close(fd)
+            throw .invalidFile
+        }
+        // A file someone else owns (left world-writable in a shared folder) would let them
+        // read what we record: not ours to erase.
+        guard info.st_uid == geteuid(), ftruncate(fd, 0) == 0 else {
+            Glibc.close(fd)
+            throw .permissions
+        }
+        descriptor = fd
         self.path = path
         self.fileType = fileType
         self.format = format
     }
 
-    deinit { if !closed, let muxer { MediaMuxerAbandon(muxer) } }
+    deinit {
+        if !closed, let muxer { MediaMuxerAbandon(muxer) }
+        Glibc.close(descriptor)
+    }
 
     private func openMuxer(frameSize: Int32, priming: Int32, bitRate: Int64) throws(AudioFileStatus) -> OpaquePointer {
         if let muxer { return muxer }
@@ -94,7 +110,7 @@ public final class AudioFileWriter {
         let result = config.withUnsafeBufferPointer { buffer in
             stream.config = buffer.baseAddress
             stream.configSize = Int32(buffer.count)
-            return container.withCString { name in path.withCString { MediaMuxerCreate($0, name, &stream, &made) } }
+            return container.withCString { name in "/proc/self/fd/\(descriptor)".withCString { MediaMuxerCreate($0, name, &stream, &made) } }
         }
         guard result == 0, let made else { throw result == -2 ? .permissions : .unsupportedDataFormat }
         muxer = made
