@@ -38,6 +38,12 @@ ff -i source.wav -c:a aac -b:a 256k -f adts aac.aac
 ff -i source.wav -c:a libmp3lame -b:a 320k mp3.mp3
 ff -i source.wav -c:a alac alac.caf
 ff -i source.wav -c:a alac alac.m4a
+# For Audio File Stream: MPEG-4 with 'moov' first (streamable), variable-rate MP3, and
+# MP3 as a radio station sends it (no ID3 tag, no Xing frame).
+ff -i source.wav -c:a aac -b:a 256k -movflags +faststart aac-fast.m4a
+ff -i source.wav -c:a alac -movflags +faststart alac-fast.m4a
+ff -i source.wav -c:a libmp3lame -q:a 4 mp3-vbr.mp3
+ff -i source.wav -c:a libmp3lame -b:a 128k -write_xing 0 -id3v2_version 0 mp3-radio.mp3
 # Not audio at all, and broken audio.
 head -c 4096 /dev/urandom > garbage.wav
 : > empty.wav

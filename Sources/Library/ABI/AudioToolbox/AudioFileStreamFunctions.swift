@@ -1,43 +1,241 @@
 import AudioFiles
 import CAudioToolbox
 
-// Audio File Stream Services (AudioFileStream.h). The parser is not there yet: opening a
-// stream says so with kAudioFileStreamError_UnsupportedFileType, and every other call
-// with a stream it cannot have made refuses it. (Issue 18 stays open for it.)
+// Audio File Stream Services (AudioFileStream.h) over AudioFiles.AudioStreamParser: the
+// program's callbacks, the handle checks and the property values in C form.
 
-private let illegal = AudioFileStatus.streamIllegalOperation.code
+/// An AudioFileStreamID.
+final class FileStreamHandle: Guarded {
+    let parser = AudioStreamParser()
+    let clientData: UnsafeMutableRawPointer?
+    let listener: AudioFileStream_PropertyListenerProc
+    let packets: AudioFileStream_PacketsProc
+    /// The C descriptions handed to the packets procedure (reused: no allocation per call).
+    var cDescriptions = UnsafeMutablePointer<AudioStreamPacketDescription>.allocate(capacity: 256)
+    var cCapacity = 256
+
+    init(clientData: UnsafeMutableRawPointer?, listener: @escaping AudioFileStream_PropertyListenerProc,
+         packets: @escaping AudioFileStream_PacketsProc) {
+        self.clientData = clientData
+        self.listener = listener
+        self.packets = packets
+    }
+    deinit { cDescriptions.deallocate() }
+}
+
+let fileStreams = HandleTable<FileStreamHandle>()
+
+private func streamHandle(_ id: OpaquePointer?) throws(AudioFileStatus) -> FileStreamHandle {
+    guard let handle = fileStreams.get(id) else { throw id == nil ? .parameter : .streamIllegalOperation }
+    return handle
+}
 
 @_cdecl("AudioFileStreamOpen")
 public func audioFileStreamOpen(_ clientData: UnsafeMutableRawPointer?, _ listener: AudioFileStream_PropertyListenerProc?,
                                 _ packets: AudioFileStream_PacketsProc?, _ hint: UInt32,
                                 _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
-    guard listener != nil, packets != nil, let out else { return AudioFileStatus.parameter.code }
-    out.pointee = nil
-    Log.error("AudioFileStreamOpen: the stream parser is not implemented yet")
-    return AudioFileStatus.unsupportedFileType.code
+    fileCall { () throws(AudioFileStatus) in
+        // The content decides the container; the hint is not needed.
+        guard let listener, let packets, let out else { throw .parameter }
+        out.pointee = fileStreams.add(FileStreamHandle(clientData: clientData, listener: listener, packets: packets))
+    }
 }
 
 @_cdecl("AudioFileStreamParseBytes")
 public func audioFileStreamParseBytes(_ stream: OpaquePointer?, _ size: UInt32, _ data: UnsafeRawPointer?, _ flags: UInt32) -> Int32 {
-    illegal
+    fileCall { () throws(AudioFileStatus) in
+        let handle = try streamHandle(stream)
+        guard data != nil || size == 0 else { throw .parameter }
+        try handle.serialized { () throws(AudioFileStatus) in
+            let id = stream!
+            try handle.parser.parse(UnsafeRawBufferPointer(start: data, count: Int(size)),
+                                    discontinuity: flags & UInt32(kAudioFileStreamParseFlag_Discontinuity) != 0,
+                                    property: { property in
+                                        // Every value stays available after the call: the parser keeps them all.
+                                        var flags = UInt32(kAudioFileStreamPropertyFlag_PropertyIsCached)
+                                        handle.listener(handle.clientData, id, property, &flags)
+                                    },
+                                    packets: { bytes, count, descriptions in
+                                        handle.packets(handle.clientData, UInt32(bytes.count), UInt32(count),
+                                                       bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!,
+                                                       descriptions.map { cDescriptions(handle, $0, count) })
+                                    })
+        }
+    }
+}
+
+/// The packet descriptions in C form (the same fields; copied so the layouts need not match).
+private func cDescriptions(_ handle: FileStreamHandle, _ from: UnsafeMutablePointer<PacketDescription>,
+                           _ count: Int) -> UnsafeMutablePointer<AudioStreamPacketDescription> {
+    if count > handle.cCapacity {
+        handle.cDescriptions.deallocate()
+        handle.cCapacity = max(count, handle.cCapacity * 2)
+        handle.cDescriptions = .allocate(capacity: handle.cCapacity)
+    }
+    for i in 0..<count {
+        handle.cDescriptions[i] = AudioStreamPacketDescription(mStartOffset: from[i].startOffset,
+                                                               mVariableFramesInPacket: from[i].variableFrames,
+                                                               mDataByteSize: from[i].byteSize)
+    }
+    return handle.cDescriptions
 }
 
 @_cdecl("AudioFileStreamSeek")
 public func audioFileStreamSeek(_ stream: OpaquePointer?, _ packet: Int64, _ outOffset: UnsafeMutablePointer<Int64>?,
-                                _ ioFlags: UnsafeMutablePointer<UInt32>?) -> Int32 { illegal }
+                                _ ioFlags: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        let handle = try streamHandle(stream)
+        guard let outOffset, let ioFlags else { throw .parameter }
+        let (offset, estimated) = try handle.serialized { () throws(AudioFileStatus) in try handle.parser.seek(packet: packet) }
+        outOffset.pointee = offset
+        ioFlags.pointee = estimated ? UInt32(kAudioFileStreamSeekFlag_OffsetIsEstimated) : 0
+    }
+}
+
+/// A property's value as bytes, or the code saying why there is none.
+private func streamProperty(_ p: AudioStreamParser, _ id: UInt32) throws(AudioFileStatus) -> [UInt8] {
+    switch Int(id) {
+    case kAudioFileStreamProperty_ReadyToProducePackets: return bytesOf(UInt32(p.isReady ? 1 : 0))
+    case kAudioFileStreamProperty_FileFormat:
+        guard let type = p.fileType else { throw .streamValueUnknown }
+        return bytesOf(type)
+    case kAudioFileStreamProperty_DataFormat, kAudioFileStreamProperty_FormatList, kAudioFileStreamProperty_MagicCookieData,
+         kAudioFileStreamProperty_AudioDataByteCount, kAudioFileStreamProperty_AudioDataPacketCount,
+         kAudioFileStreamProperty_MaximumPacketSize, kAudioFileStreamProperty_DataOffset, kAudioFileStreamProperty_ChannelLayout,
+         kAudioFileStreamProperty_PacketTableInfo, kAudioFileStreamProperty_PacketSizeUpperBound,
+         kAudioFileStreamProperty_AverageBytesPerPacket, kAudioFileStreamProperty_BitRate:
+        guard let info = p.info else { throw .streamValueUnknown }
+        switch Int(id) {
+        case kAudioFileStreamProperty_DataFormat: return bytesOf(info.format.c)
+        case kAudioFileStreamProperty_FormatList:
+            var item = AudioFormatListItem()
+            item.mASBD = info.format.c
+            item.mChannelLayoutTag = layoutTag(channels: info.format.channelsPerFrame)
+            return bytesOf(item)
+        case kAudioFileStreamProperty_MagicCookieData:
+            guard !info.magicCookie.isEmpty else { throw .streamValueUnknown }
+            return info.magicCookie
+        case kAudioFileStreamProperty_AudioDataByteCount:
+            guard let n = info.dataByteCount else { throw .streamValueUnknown }
+            return bytesOf(UInt64(n))
+        case kAudioFileStreamProperty_AudioDataPacketCount:
+            guard let n = info.packetCount else { throw .streamValueUnknown }
+            return bytesOf(UInt64(n))
+        case kAudioFileStreamProperty_MaximumPacketSize: return bytesOf(info.maximumPacketSize)
+        case kAudioFileStreamProperty_PacketSizeUpperBound: return bytesOf(info.packetSizeUpperBound)
+        case kAudioFileStreamProperty_DataOffset: return bytesOf(info.dataOffset)
+        case kAudioFileStreamProperty_ChannelLayout: return channelLayoutBytes(channels: info.format.channelsPerFrame)
+        case kAudioFileStreamProperty_PacketTableInfo:
+            guard let t = info.packetTable else { throw .streamValueUnknown }
+            return bytesOf(AudioFilePacketTableInfo(mNumberValidFrames: t.validFrames, mPrimingFrames: t.primingFrames,
+                                                    mRemainderFrames: t.remainderFrames))
+        case kAudioFileStreamProperty_AverageBytesPerPacket:
+            guard let average = p.averageBytesPerPacket else { throw .streamValueUnknown }
+            return bytesOf(average)
+        default:
+            guard let rate = p.bitRate else { throw .streamValueUnknown }
+            return bytesOf(rate)
+        }
+    default:
+        throw .unsupportedProperty
+    }
+}
+
+private let translations: Set<Int> = [kAudioFileStreamProperty_PacketToFrame, kAudioFileStreamProperty_FrameToPacket,
+                                      kAudioFileStreamProperty_PacketToByte, kAudioFileStreamProperty_ByteToPacket]
 
 @_cdecl("AudioFileStreamGetPropertyInfo")
 public func audioFileStreamGetPropertyInfo(_ stream: OpaquePointer?, _ id: UInt32, _ outSize: UnsafeMutablePointer<UInt32>?,
-                                           _ outWritable: UnsafeMutablePointer<UInt8>?) -> Int32 { illegal }
+                                           _ outWritable: UnsafeMutablePointer<UInt8>?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        let handle = try streamHandle(stream)
+        let size: Int
+        switch Int(id) {
+        case kAudioFileStreamProperty_PacketToFrame, kAudioFileStreamProperty_FrameToPacket:
+            size = MemoryLayout<AudioFramePacketTranslation>.size
+        case kAudioFileStreamProperty_PacketToByte, kAudioFileStreamProperty_ByteToPacket:
+            size = MemoryLayout<AudioBytePacketTranslation>.size
+        default:
+            size = try handle.serialized { () throws(AudioFileStatus) in try streamProperty(handle.parser, id) }.count
+        }
+        outSize?.pointee = UInt32(size)
+        outWritable?.pointee = 0
+    }
+}
 
 @_cdecl("AudioFileStreamGetProperty")
 public func audioFileStreamGetProperty(_ stream: OpaquePointer?, _ id: UInt32, _ ioSize: UnsafeMutablePointer<UInt32>?,
-                                       _ out: UnsafeMutableRawPointer?) -> Int32 { illegal }
+                                       _ out: UnsafeMutableRawPointer?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        let handle = try streamHandle(stream)
+        guard let ioSize, let out else { throw .parameter }
+        try handle.serialized { () throws(AudioFileStatus) in
+            if translations.contains(Int(id)) {
+                try translate(handle.parser, id, ioSize.pointee, out)
+                return
+            }
+            try storeBytes(try streamProperty(handle.parser, id), ioSize, out, badSize: .badPropertySize)
+        }
+    }
+}
+
+/// The four translations read their question from the buffer and answer in it.
+private func translate(_ p: AudioStreamParser, _ id: UInt32, _ size: UInt32, _ out: UnsafeMutableRawPointer) throws(AudioFileStatus) {
+    guard let info = p.info else { throw .streamValueUnknown }
+    let perPacket = Int64(max(1, info.format.framesPerPacket))
+    switch Int(id) {
+    case kAudioFileStreamProperty_PacketToFrame, kAudioFileStreamProperty_FrameToPacket:
+        guard Int(size) >= MemoryLayout<AudioFramePacketTranslation>.size else { throw .badPropertySize }
+        var t = out.load(as: AudioFramePacketTranslation.self)
+        if id == UInt32(kAudioFileStreamProperty_PacketToFrame) {
+            guard t.mPacket >= 0 else { throw .invalidPacketOffset }
+            t.mFrame = t.mPacket * perPacket
+        } else {
+            guard t.mFrame >= 0 else { throw .parameter }
+            t.mPacket = t.mFrame / perPacket
+            t.mFrameOffsetInPacket = UInt32(t.mFrame % perPacket)
+        }
+        out.storeBytes(of: t, as: AudioFramePacketTranslation.self)
+    default:
+        guard Int(size) >= MemoryLayout<AudioBytePacketTranslation>.size else { throw .badPropertySize }
+        var t = out.load(as: AudioBytePacketTranslation.self)
+        guard let average = p.averageBytesPerPacket, average > 0 else { throw .streamValueUnknown }
+        let exact = info.format.isConstantBitRate
+        if id == UInt32(kAudioFileStreamProperty_PacketToByte) {
+            guard t.mPacket >= 0 else { throw .invalidPacketOffset }
+            t.mByte = Int64((Double(t.mPacket) * average).rounded())
+        } else {
+            guard t.mByte >= 0 else { throw .parameter }
+            t.mPacket = Int64(Double(t.mByte) / average)
+            t.mByteOffsetInPacket = UInt32(clamping: t.mByte - Int64((Double(t.mPacket) * average).rounded()))
+        }
+        t.mFlags = exact ? 0 : UInt32(kBytePacketTranslationFlag_IsEstimate)
+        out.storeBytes(of: t, as: AudioBytePacketTranslation.self)
+    }
+}
 
 @_cdecl("AudioFileStreamSetProperty")
 public func audioFileStreamSetProperty(_ stream: OpaquePointer?, _ id: UInt32, _ size: UInt32, _ data: UnsafeRawPointer?) -> Int32 {
-    illegal
+    fileCall { () throws(AudioFileStatus) in
+        let handle = try streamHandle(stream)
+        guard data != nil else { throw .parameter }
+        // Every property comes from the stream: none is set by the program.
+        _ = try handle.serialized { () throws(AudioFileStatus) in
+            if translations.contains(Int(id)) { throw .streamIllegalOperation }
+            do throws(AudioFileStatus) { _ = try streamProperty(handle.parser, id) } catch where error == .unsupportedProperty {
+                throw error
+            } catch {}
+            throw .streamIllegalOperation
+        }
+    }
 }
 
 @_cdecl("AudioFileStreamClose")
-public func audioFileStreamClose(_ stream: OpaquePointer?) -> Int32 { illegal }
+public func audioFileStreamClose(_ stream: OpaquePointer?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        guard let handle = fileStreams.remove(stream) else { throw stream == nil ? .parameter : .streamIllegalOperation }
+        // Closed from inside one of its own callbacks: parsing stops when that returns,
+        // and the parser is freed when the ParseBytes call that ran it lets it go.
+        handle.parser.cancelled = true
+    }
+}

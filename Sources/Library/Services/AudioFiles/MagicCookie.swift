@@ -71,7 +71,8 @@ public enum MagicCookie {
         while i + 4 <= bytes.count {
             if Array(bytes[i..<i + 4]) == tag, i + 8 + 24 <= bytes.count, i >= 4 {
                 let size = Int(bytes[i - 4]) << 24 | Int(bytes[i - 3]) << 16 | Int(bytes[i - 2]) << 8 | Int(bytes[i - 1])
-                if size >= 36 { return Array(bytes[i + 8..<i + 32]) }
+                // The atom's own size (a 'frma' atom's body also reads 'alac': its size field is a tag).
+                if size >= 36, i - 4 + size <= bytes.count { return Array(bytes[i + 8..<i + 32]) }
             }
             i += 1
         }
