@@ -31,7 +31,7 @@ if ! flags=$(pkg-config --cflags --libs AudioToolbox-ios); then
 fi
 clang=/opt/swift/usr/bin/clang
 [ -x "$clang" ] || clang=clang
-patterns="sip_audio_session voip_driver game_audio voice_unit emulator_audio dsp_host"
+patterns=${PATTERNS:-"sip_audio_session voip_driver game_audio voice_unit emulator_audio dsp_host openal_game"}
 modes="virtual alsa"
 
 # run_case EXE MODE: the ALSA run gets a freshly set-up card (jacks and volume back to
@@ -65,8 +65,11 @@ for pattern in $patterns; do
             g++) compile=(g++ -x c++) ;;  # the .c files compiled as C++
         esac
         exe=$out/$pattern-$compiler
+        # The OpenAL game links OpenAL Soft as such a game does on Linux.
+        extra=""
+        [ "$pattern" = openal_game ] && extra=$(pkg-config --cflags --libs openal)
         # shellcheck disable=SC2086  # pkg-config flags split on purpose
-        if ! "${compile[@]}" -Wall -Wextra -Werror -o "$exe" "$here/$pattern.c" "$here/drive_$pattern.c" $flags -lm -lpthread \
+        if ! "${compile[@]}" -Wall -Wextra -Werror -o "$exe" "$here/$pattern.c" "$here/drive_$pattern.c" $flags $extra -lm -lpthread \
                 2>"$exe.err"; then
             for mode in $modes; do fail "$pattern $compiler $mode (does not compile)"; done
             cat "$exe.err"
