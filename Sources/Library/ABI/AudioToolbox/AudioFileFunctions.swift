@@ -85,9 +85,19 @@ public func audioFileInitializeWithCallbacks(_ clientData: UnsafeMutableRawPoint
                                              _ format: UnsafePointer<AudioStreamBasicDescription>?, _ flags: UInt32,
                                              _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     fileCall { () throws(AudioFileStatus) in
-        guard writeProc != nil, format != nil, out != nil else { throw .parameter }
-        // Writing through the program's callbacks is not there yet.
-        throw .operationNotSupported
+        guard let writeProc, let format, let out else { throw .parameter }
+        _ = (readProc, sizeProc, flags)  // written start to end: nothing is read back
+        // The file is written start to end, then its header patched: the program's write
+        // procedure must take every byte it is given.
+        let sink = CallbackSink(write: { position, bytes in
+            var actual: UInt32 = 0
+            let status = writeProc(clientData, position, UInt32(bytes.count), bytes.baseAddress!, &actual)
+            return status == noErr && actual == UInt32(bytes.count)
+        }, setSize: { size in
+            setSizeProc.map { $0(clientData, size) == noErr } ?? true
+        })
+        let writer = try AudioFileWriter(sink: sink, fileType: type, format: StreamDescription(format.pointee))
+        out.pointee = audioFiles.add(AudioFileHandle(.writing(writer)))
     }
 }
 

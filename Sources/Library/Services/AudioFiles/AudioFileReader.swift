@@ -192,6 +192,14 @@ public final class AudioFileReader: @unchecked Sendable {
             } else if remainder == 0, info.durationFrames > 0, info.durationFrames < total - priming {
                 remainder = total - priming - info.durationFrames
             }
+            var valid = total - min(priming, total) - max(0, min(remainder, total - min(priming, total)))
+            if fileType == FileType.caf, let stated = Self.cafPacketTable(source) {
+                // A CAF states its priming and valid frames (FFmpeg does not pass them on):
+                // the stricter of what it states and what decoding found.
+                priming = max(priming, Int64(stated.primingFrames))
+                valid = min(valid, stated.validFrames > 0 ? stated.validFrames : valid)
+                remainder = total - min(priming, total) - max(0, valid)
+            }
             priming = min(priming, total)
             remainder = max(0, min(remainder, total - priming))
             packetTable = PacketTable(validFrames: total - priming - remainder, primingFrames: Int32(priming),
@@ -216,6 +224,24 @@ public final class AudioFileReader: @unchecked Sendable {
             frames += Int(got)
         }
         return frames
+    }
+
+    /// The priming and valid frames a CAF's 'pakt' chunk states.
+    static func cafPacketTable(_ source: ByteSource) -> PacketTable? {
+        var at: Int64 = 8
+        for _ in 0..<64 {
+            guard let head = source.bytes(at: at, count: 12), head.count == 12 else { return nil }
+            let size = head[4..<12].reduce(Int64(0)) { $0 << 8 | Int64($1) }
+            if head[0..<4].elementsEqual("pakt".utf8) {
+                guard let body = source.bytes(at: at + 12, count: 24), body.count == 24 else { return nil }
+                func be(_ i: Int, _ n: Int) -> Int64 { body[i..<i + n].reduce(Int64(0)) { $0 << 8 | Int64($1) } }
+                return PacketTable(validFrames: be(8, 8), primingFrames: Int32(truncatingIfNeeded: be(16, 4)),
+                                   remainderFrames: Int32(truncatingIfNeeded: be(20, 4)))
+            }
+            guard size >= 0 else { return nil }
+            at += 12 + size
+        }
+        return nil
     }
 
     static func fileType(container: String, codec: MediaCodec, head: [UInt8]) throws(AudioFileStatus) -> UInt32 {

@@ -1,9 +1,10 @@
 import CMediaCodecs
 import Glibc
 
-/// An audio file being written: linear PCM in WAVE, AIFF or CAF, AAC in M4A or CAF,
-/// through FFmpeg's multiplexers so other tools read what we write. Packets are appended
-/// in order; the container's sizes are written when the file is closed.
+/// An audio file being written: linear PCM in WAVE or AIFF and AAC in M4A through
+/// FFmpeg's multiplexers (so other tools read what we write), and any of our formats in
+/// CAF through our own CAFWriter (FFmpeg 5's refuses AAC). Packets are appended in order;
+/// the container's sizes are written when the file is closed.
 public final class AudioFileWriter {
     public let path: String
     public let fileType: UInt32
@@ -15,8 +16,10 @@ public final class AudioFileWriter {
     public private(set) var byteCount: Int64 = 0
     public private(set) var maximumPacketSize: UInt32 = 0
     private var muxer: OpaquePointer?
+    private var caf: CAFWriter?
     private var closed = false
-    /// The file, open from creation to close; FFmpeg writes it through /proc/self/fd.
+    /// The file, open from creation to close; FFmpeg writes it through /proc/self/fd
+    /// (-1 when the program's callbacks are written instead).
     private let descriptor: Int32
 
     /// What the container is called to FFmpeg, if we write `format` into `type`.
@@ -35,7 +38,7 @@ public final class AudioFileWriter {
             return bits == 8 && flags & Flags.signedInteger != 0 ? nil : "wav"
         case FileType.aiff where packed && big && !float && bits <= 32:
             return "aiff"
-        case FileType.caf where packed:
+        case FileType.caf where packed || !pcm && format.framesPerPacket > 0 && FileType.cafFormats.contains(format.formatID):
             return "caf"
         case FileType.m4a where format.formatID == FormatID.mpeg4AAC:
             return "ipod"
@@ -79,11 +82,29 @@ public final class AudioFileWriter {
         self.path = path
         self.fileType = fileType
         self.format = format
+        if fileType == FileType.caf { caf = CAFWriter(sink: DescriptorSink(fd), format: format) }
+    }
+
+    /// A file written through the program's callbacks: CAF only (our own writer; FFmpeg's
+    /// multiplexers write by name).
+    public init(sink: ByteSink, fileType: UInt32, format: StreamDescription) throws(AudioFileStatus) {
+        guard format.sampleRate.isFinite, format.sampleRate >= 1, format.sampleRate <= 768_000,
+              format.channelsPerFrame >= 1, format.channelsPerFrame <= 8 else { throw .unsupportedDataFormat }
+        guard FileType.entry(fileType)?.writableFormats.isEmpty == false else { throw .unsupportedFileType }
+        guard fileType == FileType.caf else { throw .operationNotSupported }
+        guard Self.container(type: fileType, format: format) != nil else { throw .unsupportedDataFormat }
+        if format.isLinearPCM { _ = try LinearPCM(format) }
+        guard sink.setSize(0) else { throw .invalidFile }
+        descriptor = -1
+        path = ""
+        self.fileType = fileType
+        self.format = format
+        caf = CAFWriter(sink: sink, format: format)
     }
 
     deinit {
         if !closed, let muxer { MediaMuxerAbandon(muxer) }
-        Glibc.close(descriptor)
+        if descriptor >= 0 { Glibc.close(descriptor) }
     }
 
     private func openMuxer(frameSize: Int32, priming: Int32, bitRate: Int64) throws(AudioFileStatus) -> OpaquePointer {
@@ -123,6 +144,7 @@ public final class AudioFileWriter {
         guard !closed else { throw .notOpen }
         guard startingPacket == packetCount else { throw .operationNotSupported }
         guard packets > 0 else { return }
+        if let caf { return try writeCAF(caf, data, byteCount: byteCount, descriptions: descriptions, packets: packets) }
         if format.isLinearPCM {
             let size = Int(format.bytesPerPacket)
             guard byteCount >= packets * size else { throw .parameter }
@@ -150,6 +172,30 @@ public final class AudioFileWriter {
         }
     }
 
+    private func writeCAF(_ caf: CAFWriter, _ data: UnsafeRawPointer, byteCount: Int, descriptions: [PacketDescription]?,
+                          packets: Int) throws(AudioFileStatus) {
+        try caf.start(cookie: magicCookie)
+        if format.isConstantBitRate {
+            let size = Int(format.bytesPerPacket)
+            guard byteCount >= packets * size else { throw .parameter }
+            try caf.append(UnsafeRawBufferPointer(start: data, count: packets * size), packetSizes: [])
+            packetCount += Int64(packets)
+            self.byteCount += Int64(packets * size)
+            maximumPacketSize = UInt32(size)
+            return
+        }
+        guard let descriptions, descriptions.count >= packets else { throw .parameter }
+        for d in descriptions.prefix(packets) {
+            guard d.startOffset >= 0, Int(d.startOffset) + Int(d.byteSize) <= byteCount, d.byteSize > 0 else { throw .parameter }
+        }
+        for d in descriptions.prefix(packets) {
+            try caf.append(UnsafeRawBufferPointer(start: data + Int(d.startOffset), count: Int(d.byteSize)), packetSizes: [d.byteSize])
+            packetCount += 1
+            self.byteCount += Int64(d.byteSize)
+            maximumPacketSize = max(maximumPacketSize, d.byteSize)
+        }
+    }
+
     /// Appends bytes of linear PCM (at the end of what is written).
     public func writeBytes(_ data: UnsafeRawPointer, count: Int, at start: Int64) throws(AudioFileStatus) {
         guard format.isLinearPCM else { throw .operationNotSupported }
@@ -163,6 +209,11 @@ public final class AudioFileWriter {
     /// still gets its header.
     public func close() throws(AudioFileStatus) {
         guard !closed else { return }
+        if let caf {
+            closed = true
+            try caf.finish(cookie: magicCookie, table: packetTable)
+            return
+        }
         if muxer == nil && format.isLinearPCM { _ = try? openMuxer(frameSize: 0, priming: 0, bitRate: 0) }
         closed = true
         guard let muxer else { return }
@@ -320,6 +371,8 @@ public final class ExtendedAudioFileWriter {
             if !pending.isEmpty { try encode(frames: pending.count / channels) }
             _ = MediaEncoderSend(encoder, nil, 0)
             try drain(encoder)
+            // Every frame given to the encoder is valid: the rest is priming and padding.
+            file.packetTable?.validFrames = framesWritten
         }
         try file.close()
     }

@@ -93,9 +93,8 @@ public enum FileType {
               writableFormats: []),
         Entry(type: wave, name: "WAVE", extensions: ["wav", "wave"], mimeTypes: ["audio/wav", "audio/x-wav", "audio/vnd.wave"],
               writableFormats: [FormatID.linearPCM]),
-        // AAC in CAF is read, not yet written (FFmpeg 5's CAF multiplexer refuses it).
         Entry(type: caf, name: "CAF", extensions: ["caf"], mimeTypes: ["audio/x-caf"],
-              writableFormats: [FormatID.linearPCM]),
+              writableFormats: [FormatID.linearPCM] + cafFormats),
         Entry(type: m4a, name: "Apple MPEG-4 Audio", extensions: ["m4a", "m4r"], mimeTypes: ["audio/mp4", "audio/x-m4a"],
               writableFormats: [FormatID.mpeg4AAC]),
         Entry(type: mpeg4, name: "MPEG-4 Audio", extensions: ["mp4"], mimeTypes: ["audio/mp4"], writableFormats: []),
@@ -108,6 +107,9 @@ public enum FileType {
         Entry(type: next, name: "NeXT/Sun", extensions: ["snd", "au"], mimeTypes: ["audio/basic"], writableFormats: []),
     ]
     public static func entry(_ type: UInt32) -> Entry? { table.first { $0.type == type } }
+    /// The packets besides linear PCM that our CAF writer stores.
+    public static let cafFormats: [UInt32] = [FormatID.mpeg4AAC, FormatID.appleLossless, FormatID.appleIMA4, FormatID.uLaw,
+                                              FormatID.aLaw]
 }
 
 /// The result codes the file services return, with Apple's values (AudioFile.h,
