@@ -94,7 +94,7 @@ let package = Package(
         .systemLibrary(name: "CSndfile", path: "Sources/CLibraries/CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSamplerate", path: "Sources/CLibraries/CSamplerate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
         // System Sound Services: decoding, conversion, the mixer thread on one ALSA stream.
-        .target(name: "SystemSounds", dependencies: ["AudioSessionCore", "AudioStreams", "CALSA", "CSndfile", "CSamplerate",
+        .target(name: "SystemSounds", dependencies: ["AudioSessionCore", "AudioStreams", "AudioFiles", "CALSA", "CSndfile", "CSamplerate",
                                                      "Locking", "POSIXSupport"], path: "Sources/Library/Services/SystemSounds"),
         // The devices the I/O units stream to: ALSA PCMs, or the virtual device's clock;
         // the real-time threads that exchange periods with them.

@@ -87,6 +87,11 @@ if command -v pipewire >/dev/null && pkg-config --exists libpipewire-0.3; then
         AUDIOTOOLBOX_ARBITER=local AUDIOTOOLBOX_ALSA_JACK_CTLS= "$out/bench_units_pw"
     )
 fi
+# Audio files: ExtAudioFile decoding against FFmpeg's libraries called directly, the
+# converter's 44.1 -> 48 kHz against libsamplerate alone, THD+N beside libsoxr.
+cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_audio_files" "$here/bench/bench_audio_files.c" $flags \
+    $(pkg-config --cflags --libs libavformat libavcodec libavutil samplerate soxr) -lm
+"$out/bench_audio_files" "$out/audio-files-media"
 # audiosessiond with 64, 500 and 1,000 sessions: per-session cost as a ratio to 64's.
 python3 "$here/bench/bench_daemon_scale.py" "$prefix" 64 500 1000
 

@@ -230,10 +230,14 @@ MediaDecoder *MediaDecoderOpen(MediaCodec codec, int sampleRate, int channels, i
 
 int MediaDecoderSend(MediaDecoder *d, const uint8_t *data, int size) {
     if (!data || size <= 0) return avcodec_send_packet(d->context, NULL) < 0 ? 0 : 0;
+    // Not reference-counted: the decoder makes its own padded copy, so the caller's
+    // bytes need no padding and are not copied twice.
     av_packet_unref(d->packet);
-    if (av_new_packet(d->packet, size) < 0) return -1;
-    memcpy(d->packet->data, data, (size_t)size);
+    d->packet->data = (uint8_t *)data;
+    d->packet->size = size;
     int result = avcodec_send_packet(d->context, d->packet);
+    d->packet->data = NULL;
+    d->packet->size = 0;
     if (result == AVERROR(EAGAIN)) {
         // The decoder holds output not yet received: the caller drains before sending.
         return -2;
@@ -241,17 +245,39 @@ int MediaDecoderSend(MediaDecoder *d, const uint8_t *data, int size) {
     return result < 0 ? -1 : 0;
 }
 
-static float sampleAt(const AVFrame *f, int frame, int channel, int channels) {
-    int planar = av_sample_fmt_is_planar(f->format);
-    int index = planar ? frame : frame * channels + channel;
-    const uint8_t *base = f->extended_data[planar ? channel : 0];
-    switch (av_get_packed_sample_fmt(f->format)) {
-    case AV_SAMPLE_FMT_FLT: return ((const float *)base)[index];
-    case AV_SAMPLE_FMT_DBL: return (float)((const double *)base)[index];
-    case AV_SAMPLE_FMT_S16: return ((const int16_t *)base)[index] / 32768.0f;
-    case AV_SAMPLE_FMT_S32: return (float)(((const int32_t *)base)[index] / 2147483648.0);
-    case AV_SAMPLE_FMT_U8: return (((const uint8_t *)base)[index] - 128) / 128.0f;
-    default: return 0;
+/* One channel of `count` frames from `from` (every `step` samples) into `out` (every
+ * `stride` floats), in the frame's sample format. The format is looked at once per
+ * call, not per sample: this loop is most of what decoding costs beyond the codec. */
+static void convertChannel(enum AVSampleFormat format, const uint8_t *from, int first, int step, int count, float *out,
+                           int stride) {
+    switch (format) {
+    case AV_SAMPLE_FMT_FLT: {
+        const float *p = (const float *)from + (size_t)first * (size_t)step;
+        for (int i = 0; i < count; i++) out[(size_t)i * (size_t)stride] = p[(size_t)i * (size_t)step];
+        break;
+    }
+    case AV_SAMPLE_FMT_DBL: {
+        const double *p = (const double *)from + (size_t)first * (size_t)step;
+        for (int i = 0; i < count; i++) out[(size_t)i * (size_t)stride] = (float)p[(size_t)i * (size_t)step];
+        break;
+    }
+    case AV_SAMPLE_FMT_S16: {
+        const int16_t *p = (const int16_t *)from + (size_t)first * (size_t)step;
+        for (int i = 0; i < count; i++) out[(size_t)i * (size_t)stride] = p[(size_t)i * (size_t)step] / 32768.0f;
+        break;
+    }
+    case AV_SAMPLE_FMT_S32: {
+        const int32_t *p = (const int32_t *)from + (size_t)first * (size_t)step;
+        for (int i = 0; i < count; i++) out[(size_t)i * (size_t)stride] = (float)(p[(size_t)i * (size_t)step] / 2147483648.0);
+        break;
+    }
+    case AV_SAMPLE_FMT_U8: {
+        const uint8_t *p = from + (size_t)first * (size_t)step;
+        for (int i = 0; i < count; i++) out[(size_t)i * (size_t)stride] = (p[(size_t)i * (size_t)step] - 128) / 128.0f;
+        break;
+    }
+    default:
+        for (int i = 0; i < count; i++) out[(size_t)i * (size_t)stride] = 0;
     }
 }
 
@@ -266,13 +292,21 @@ int MediaDecoderReceive(MediaDecoder *d, float *out, int capacity) {
             d->offset = 0;
         }
         int channels = d->frame->ch_layout.nb_channels;
-        int want = channels == d->context->ch_layout.nb_channels ? channels : d->context->ch_layout.nb_channels;
+        int want = d->context->ch_layout.nb_channels;
         int take = d->frame->nb_samples - d->offset;
         if (take > capacity - made) take = capacity - made;
-        for (int i = 0; i < take; i++) {
-            for (int c = 0; c < want; c++) {
-                out[(size_t)(made + i) * (size_t)want + (size_t)c] =
-                    c < channels ? sampleAt(d->frame, d->offset + i, c, channels) : 0;
+        int planar = av_sample_fmt_is_planar(d->frame->format);
+        enum AVSampleFormat format = av_get_packed_sample_fmt(d->frame->format);
+        float *base = out + (size_t)made * (size_t)want;
+        for (int c = 0; c < want; c++) {
+            if (c >= channels) {
+                for (int i = 0; i < take; i++) base[(size_t)i * (size_t)want + (size_t)c] = 0;
+            } else if (planar) {
+                convertChannel(format, d->frame->extended_data[c], d->offset, 1, take, base + c, want);
+            } else {
+                // Interleaved: this channel's samples start `c` samples in, `channels` apart.
+                int bytes = av_get_bytes_per_sample(format);
+                convertChannel(format, d->frame->extended_data[0] + (size_t)c * (size_t)bytes, d->offset, channels, take, base + c, want);
             }
         }
         made += take;

@@ -126,6 +126,11 @@ public struct LinearPCM: Equatable, Sendable {
     /// rounding and clipping integers.
     public func encode(_ input: UnsafePointer<Float>, frames: Int, into buffers: [UnsafeMutableRawPointer], at frame: Int) {
         let stride = interleaved ? sampleBytes * channels : sampleBytes
+        if case .float32 = sample, !bigEndian, sampleBytes == 4, interleaved || channels == 1 {
+            // The pipeline's own layout (what OpenAL loaders and players mostly ask for): one copy.
+            (buffers[0] + frame * stride).copyMemory(from: input, byteCount: frames * channels * 4)
+            return
+        }
         for c in 0..<channels {
             let base = interleaved ? buffers[0] + c * sampleBytes : buffers[c]
             var p = base + frame * stride

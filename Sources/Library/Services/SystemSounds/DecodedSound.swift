@@ -1,3 +1,4 @@
+import AudioFiles
 import CSamplerate
 import CSndfile
 import Glibc
@@ -27,10 +28,11 @@ public struct DecodedSound: Sendable {
         case tooLong(Double)
     }
 
-    /// Decodes the file at `path` with libsndfile (WAV, AIFF, CAF with PCM; also FLAC,
-    /// Ogg and whatever else it reads). Longer than 30 s: refused before decoding.
-    /// Only regular files: a FIFO or a device could block the caller forever, or worse
-    /// (SafeFile.openRegular looks before it opens).
+    /// Decodes the file at `path`: through the library's own audio file services first
+    /// (every format iPhone sounds ship: PCM, IMA4, µ-law, A-law in CAF, AIFF, WAV; also
+    /// AAC, MP3, ALAC), else with libsndfile (FLAC, Ogg and whatever else it reads).
+    /// Longer than 30 s: refused before decoding. Only regular files: a FIFO or a device
+    /// could block the caller forever, or worse (SafeFile.openRegular looks before it opens).
     public static func load(path: String) throws(LoadError) -> DecodedSound {
         let fd: Int32
         do throws(FileProblem) {
@@ -38,6 +40,8 @@ public struct DecodedSound: Sendable {
         } catch {
             throw .unreadable(error == .notARegularFile ? "not a regular file" : error.description)
         }
+        let copy = dup(fd)
+        if copy >= 0, let sound = try loadWithAudioFiles(DescriptorSource(descriptor: copy)) { close(fd); return sound }
         var info = SF_INFO()
         // libsndfile closes the descriptor with the file (close_desc 1), or on failure.
         guard let file = sf_open_fd(fd, Int32(SFM_READ), &info, 1) else {
@@ -77,6 +81,40 @@ public struct DecodedSound: Sendable {
         }
         if samples.isEmpty && info.frames > 0 { throw .unreadable("no audio could be decoded") }
         return DecodedSound(sampleRate: Int(info.samplerate), channels: Int(info.channels), samples: samples)
+    }
+
+    /// Through AudioFiles: nil when it does not read the container (libsndfile may).
+    private static func loadWithAudioFiles(_ source: DescriptorSource) throws(LoadError) -> DecodedSound? {
+        let file: AudioFileReader
+        do throws(AudioFileStatus) { file = try AudioFileReader(source: source) } catch { return nil }
+        let f = file.format
+        guard f.channelsPerFrame > 0, f.channelsPerFrame <= 8, f.sampleRate >= 1000, f.sampleRate <= 192_000 else {
+            throw .unreadable("unusable format")
+        }
+        let frames = file.packetTable?.validFrames ?? file.totalFrames
+        let duration = Double(frames) / f.sampleRate
+        guard duration <= maximumDuration else { throw .tooLong(duration) }
+        let channels = Int(f.channelsPerFrame)
+        var decoded: [Float] = []
+        do throws(AudioFileStatus) {
+            let reader = try ExtendedAudioFileReader(file: file)
+            try reader.setClientFormat(.linearPCM(rate: f.sampleRate, channels: f.channelsPerFrame, bits: 32, float: true))
+            var samples = [Float](repeating: 0, count: Int(frames) * channels)
+            var made = 0
+            while made < Int(frames) {
+                let got = try samples.withUnsafeMutableBufferPointer { (b) throws(AudioFileStatus) -> Int in
+                    try reader.read(count: Int(frames) - made, into: [UnsafeMutableRawPointer(b.baseAddress! + made * channels)])
+                }
+                if got == 0 { break }
+                made += got
+            }
+            samples.removeLast(samples.count - made * channels)
+            decoded = samples
+        } catch {
+            throw .unreadable("cannot decode: \(error.code)")
+        }
+        if decoded.isEmpty && frames > 0 { throw .unreadable("no audio could be decoded") }
+        return DecodedSound(sampleRate: Int(f.sampleRate), channels: channels, samples: decoded)
     }
 
     /// The sound as 16-bit stereo at `rate`: channels mapped (mono to both sides, more
