@@ -503,6 +503,25 @@ static void writingThroughCallbacks(void)
     free(s16);
 }
 
+/* System sounds decode through the same services: IMA4 in CAF (the phone's own format
+ * for them, which libsndfile does not read), ALAC and AAC load; garbage does not. */
+static void systemSounds(void)
+{
+    struct { const char *name; OSStatus want; } cases[] = {
+        {"ima4.caf", noErr}, {"ima4.aifc", noErr}, {"alac.caf", noErr}, {"aac.m4a", noErr}, {"pcm16.wav", noErr},
+        {"garbage.wav", kAudioServicesUnsupportedPropertyError}, {"empty.wav", kAudioServicesUnsupportedPropertyError},
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        CFURLRef url = urlOf(mediaPath(cases[i].name));
+        SystemSoundID sound = 0;
+        OSStatus status = AudioServicesCreateSystemSoundID(url, &sound);
+        CFRelease(url);
+        CHECK(cases[i].want == noErr ? status == noErr && sound != 0 : status != noErr && sound == 0,
+              "system sound from %s: %d", cases[i].name, (int)status);
+        if (sound) AudioServicesDisposeSystemSoundID(sound);
+    }
+}
+
 static void badFiles(void)
 {
     struct { const char *path; OSStatus expected; } cases[] = {
@@ -899,6 +918,7 @@ int main(int argc, char **argv)
     clientConversions();
     writing();
     writingThroughCallbacks();
+    systemSounds();
     badFiles();
     converter();
     decodingConverter();
