@@ -19,6 +19,9 @@ q sox source.wav pcm16.wav
 q sox source.wav -b 24 pcm24.wav
 q sox source.wav -e floating-point -b 32 float32.wav
 q sox source.wav -b 8 -e unsigned pcm8.wav
+# 32-bit integers at full precision (more than a Float32 holds), and their samples.
+q sox -n -r 44100 -b 32 -c 2 pcm32.wav synth 1 sine 440 sine 660 vol 0.5
+q sox pcm32.wav -t raw -e signed -b 32 -L pcm32.s32
 q sox source.wav pcm16.aiff
 q sox source.wav -b 24 pcm24.aiff
 q sox source.wav -t aifc pcm16.aifc

@@ -141,6 +141,24 @@ static void exactPCM(void)
     free(f32);
 }
 
+/* 32-bit integer PCM read in its own format is exact: more bits than a Float32 holds,
+ * so a path through floats would change them (the test checks the file has such bits). */
+static void exact32(void)
+{
+    long size = 0;
+    int *want = slurp("pcm32.s32", &size);
+    int lowBits = 0;
+    for (long i = 0; want && i < size / 4; i++) lowBits |= want[i] & 0xFF;
+    CHECK(want && size == 44100 * 8 && lowBits, "sox's 32-bit samples use their low bits (%ld bytes)", size);
+    void *got = NULL;
+    OSStatus status;
+    long frames = readAll("pcm32.wav", pcmFormat(44100, 2, 32, 0), &got, 1000, &status);
+    CHECK(frames == 44100 && got && want && memcmp(got, want, (size_t)size) == 0,
+          "pcm32.wav through ExtAudioFile as 32-bit integers equals sox's samples exactly (%ld frames)", frames);
+    free(got);
+    free(want);
+}
+
 static void compressed(void)
 {
     long sizeF = 0;
@@ -912,6 +930,7 @@ int main(int argc, char **argv)
     installWatchdog("audio files");
     alarm(600);
     exactPCM();
+    exact32();
     compressed();
     properties();
     seeking();

@@ -64,9 +64,24 @@ public final class ExtendedAudioFileReader {
         delivered = 0
     }
 
+    /// A PCM file read in its own layout is copied, not converted: exact for every PCM
+    /// (32-bit integers do not fit a Float32 exactly).
+    private var copiesBytes: Bool {
+        file.format.isLinearPCM && clientFormat == file.format && channelMap == nil && client.bufferCount == 1
+    }
+
     /// Reads up to `count` client frames into the program's buffers; 0 at the end.
     public func read(count: Int, into buffers: [UnsafeMutableRawPointer]) throws(AudioFileStatus) -> Int {
         guard buffers.count == client.bufferCount else { throw .parameter }
+        if copiesBytes {
+            let frameBytes = Int64(file.format.bytesPerFrame)
+            let at = seekBase + delivered
+            let n = Int(max(0, min(Int64(count), fileLengthFrames - at)))
+            let got = n == 0 ? 0 : try file.readBytes(at: at * frameBytes, count: n * Int(frameBytes), into: buffers[0])
+            let made = got / Int(frameBytes)
+            delivered += Int64(made)
+            return made
+        }
         var made = 0
         var failure: AudioFileStatus?
         while made < count {
