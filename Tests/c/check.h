@@ -2,6 +2,7 @@
  * where and why, and finish() prints the closing "name: N passed, N failed" line. */
 #ifndef AT_TEST_CHECK_H
 #define AT_TEST_CHECK_H
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -57,6 +58,17 @@ static inline void *readWholeFile(const char *path, long *bytes)
     *bytes = data && size > 0 ? (long)fread(data, 1, (size_t)size, f) : 0;
     fclose(f);
     return data;
+}
+
+/* Signal to noise of `got` against `want` (interleaved floats), in dB (200: identical). */
+static inline double snr(const float *got, const float *want, long samples)
+{
+    double signal = 0, noise = 0;
+    for (long i = 0; i < samples; i++) {
+        signal += (double)want[i] * want[i];
+        noise += ((double)got[i] - want[i]) * ((double)got[i] - want[i]);
+    }
+    return noise > 0 ? 10 * log10(signal / noise) : 200;
 }
 
 static inline int finish(const char *name)

@@ -505,16 +505,6 @@ static void seeking(void)
     }
 }
 
-static double snr(const float *got, const float *want, long samples)
-{
-    double signal = 0, noise = 0;
-    for (long i = 0; i < samples; i++) {
-        signal += (double)want[i] * want[i];
-        noise += ((double)got[i] - want[i]) * ((double)got[i] - want[i]);
-    }
-    return noise > 0 ? 10 * log10(signal / noise) : 200;
-}
-
 /* The streaming-radio pattern: the listener makes a converter when the stream is ready
  * (format and cookie from the stream), the packets procedure decodes what arrives. After
  * the priming the stream states, the audio is the source. */

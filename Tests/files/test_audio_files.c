@@ -80,17 +80,6 @@ static long readAll(const char *name, AudioStreamBasicDescription client, void *
     return frames;
 }
 
-/* Signal to noise of `got` against `want` (interleaved floats), in dB. */
-static double snr(const float *got, const float *want, long samples)
-{
-    double signal = 0, noise = 0;
-    for (long i = 0; i < samples; i++) {
-        signal += (double)want[i] * want[i];
-        noise += ((double)got[i] - want[i]) * ((double)got[i] - want[i]);
-    }
-    return noise > 0 ? 10 * log10(signal / noise) : 200;
-}
-
 static void exactPCM(void)
 {
     long size16 = 0, sizeF = 0;

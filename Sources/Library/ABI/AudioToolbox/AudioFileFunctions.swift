@@ -338,17 +338,8 @@ public func audioFileGetProperty(_ id: OpaquePointer?, _ property: UInt32, _ ioS
         // The translations read their question from the buffer.
         switch Int(property) {
         case kAudioFilePropertyPacketToFrame, kAudioFilePropertyFrameToPacket:
-            guard Int(ioSize.pointee) >= MemoryLayout<AudioFramePacketTranslation>.size else { throw .badPropertySize }
-            var t = out.load(as: AudioFramePacketTranslation.self)
-            let perPacket = Int64(max(1, handle.format.framesPerPacket))
-            if property == UInt32(kAudioFilePropertyPacketToFrame) {
-                t.mFrame = t.mPacket * perPacket
-            } else {
-                guard t.mFrame >= 0 else { throw .parameter }
-                t.mPacket = t.mFrame / perPacket
-                t.mFrameOffsetInPacket = UInt32(t.mFrame % perPacket)
-            }
-            out.storeBytes(of: t, as: AudioFramePacketTranslation.self)
+            try translateFrames(out, size: ioSize.pointee, packetToFrame: property == UInt32(kAudioFilePropertyPacketToFrame),
+                                framesPerPacket: handle.format.framesPerPacket)
             return
         case kAudioFilePropertyPacketToByte, kAudioFilePropertyByteToPacket:
             guard Int(ioSize.pointee) >= MemoryLayout<AudioBytePacketTranslation>.size else { throw .badPropertySize }

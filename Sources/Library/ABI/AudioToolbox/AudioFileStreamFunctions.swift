@@ -182,20 +182,10 @@ public func audioFileStreamGetProperty(_ stream: OpaquePointer?, _ id: UInt32, _
 /// The four translations read their question from the buffer and answer in it.
 private func translate(_ p: AudioStreamParser, _ id: UInt32, _ size: UInt32, _ out: UnsafeMutableRawPointer) throws(AudioFileStatus) {
     guard let info = p.info else { throw .streamValueUnknown }
-    let perPacket = Int64(max(1, info.format.framesPerPacket))
     switch Int(id) {
     case kAudioFileStreamProperty_PacketToFrame, kAudioFileStreamProperty_FrameToPacket:
-        guard Int(size) >= MemoryLayout<AudioFramePacketTranslation>.size else { throw .badPropertySize }
-        var t = out.load(as: AudioFramePacketTranslation.self)
-        if id == UInt32(kAudioFileStreamProperty_PacketToFrame) {
-            guard t.mPacket >= 0 else { throw .invalidPacketOffset }
-            t.mFrame = t.mPacket * perPacket
-        } else {
-            guard t.mFrame >= 0 else { throw .parameter }
-            t.mPacket = t.mFrame / perPacket
-            t.mFrameOffsetInPacket = UInt32(t.mFrame % perPacket)
-        }
-        out.storeBytes(of: t, as: AudioFramePacketTranslation.self)
+        try translateFrames(out, size: size, packetToFrame: id == UInt32(kAudioFileStreamProperty_PacketToFrame),
+                            framesPerPacket: info.format.framesPerPacket)
     default:
         guard Int(size) >= MemoryLayout<AudioBytePacketTranslation>.size else { throw .badPropertySize }
         var t = out.load(as: AudioBytePacketTranslation.self)
