@@ -177,6 +177,7 @@ struct MediaDecoder {
     AVFrame *frame;
     int offset;        // frames of `frame` already handed out
     int pending;       // frame holds undelivered frames
+    int channels;      // what each delivered frame has: the count given at open
 };
 
 static enum AVCodecID avCodecFor(MediaCodec codec, int bits, int isFloat, int bigEndian) {
@@ -214,6 +215,7 @@ MediaDecoder *MediaDecoderOpen(MediaCodec codec, int sampleRate, int channels, i
     d->frame = av_frame_alloc();
     if (!d->context || !d->packet || !d->frame) { MediaDecoderClose(d); return NULL; }
     d->context->sample_rate = sampleRate;
+    d->channels = channels;
     av_channel_layout_default(&d->context->ch_layout, channels);
     d->context->block_align = blockAlign;
     d->context->bits_per_coded_sample = bitsPerSample;
@@ -291,8 +293,11 @@ int MediaDecoderReceive(MediaDecoder *d, float *out, int capacity) {
             d->pending = 1;
             d->offset = 0;
         }
+        // The caller's buffer holds the channels it opened the decoder with; a damaged
+        // stream that changes its channel count mid-way must not write past it (its
+        // extra channels are dropped, missing ones silent).
         int channels = d->frame->ch_layout.nb_channels;
-        int want = d->context->ch_layout.nb_channels;
+        int want = d->channels;
         int take = d->frame->nb_samples - d->offset;
         if (take > capacity - made) take = capacity - made;
         int planar = av_sample_fmt_is_planar(d->frame->format);
@@ -316,7 +321,7 @@ int MediaDecoderReceive(MediaDecoder *d, float *out, int capacity) {
     return made;
 }
 
-int MediaDecoderChannels(const MediaDecoder *d) { return d->context->ch_layout.nb_channels; }
+int MediaDecoderChannels(const MediaDecoder *d) { return d->channels; }
 int MediaDecoderSampleRate(const MediaDecoder *d) { return d->context->sample_rate; }
 
 void MediaDecoderReset(MediaDecoder *d) {

@@ -77,7 +77,8 @@ MediaDecoder *MediaDecoderOpen(MediaCodec codec, int sampleRate, int channels, i
                                const uint8_t *config, int configSize);
 /* Sends one packet (NULL, 0: the end of the stream). 0, or negative if the codec refuses it. */
 int MediaDecoderSend(MediaDecoder *decoder, const uint8_t *data, int size);
-/* Up to capacity frames of what the packets sent so far decode to; 0 when it needs more. */
+/* Up to capacity frames of what the packets sent so far decode to; 0 when it needs more.
+ * Every frame has the channel count given at open, whatever the stream says later. */
 int MediaDecoderReceive(MediaDecoder *decoder, float *interleaved, int capacity);
 int MediaDecoderChannels(const MediaDecoder *decoder);
 int MediaDecoderSampleRate(const MediaDecoder *decoder);
