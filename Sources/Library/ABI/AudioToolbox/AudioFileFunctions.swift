@@ -295,13 +295,9 @@ private func fileProperty(_ handle: AudioFileHandle, _ id: UInt32) throws(AudioF
         case kAudioFilePropertyAudioTrackCount: return bytesOf(1)
         case kAudioFilePropertyPacketTableInfo:
             guard let t = r.packetTable else { throw .unsupportedProperty }
-            return bytesOf(AudioFilePacketTableInfo(mNumberValidFrames: t.validFrames, mPrimingFrames: t.primingFrames,
-                                                         mRemainderFrames: t.remainderFrames))
+            return packetTableBytes(t)
         case kAudioFilePropertyFormatList:
-            var item = AudioFormatListItem()
-            item.mASBD = r.format.c
-            item.mChannelLayoutTag = layoutTag(channels: r.format.channelsPerFrame)
-            return (withUnsafeBytes(of: &item) { Array($0) })
+            return formatListBytes(r.format)
         default: throw .unsupportedProperty
         }
     }

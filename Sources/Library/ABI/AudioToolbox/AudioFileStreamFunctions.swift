@@ -108,10 +108,7 @@ private func streamProperty(_ p: AudioStreamParser, _ id: UInt32) throws(AudioFi
         switch Int(id) {
         case kAudioFileStreamProperty_DataFormat: return bytesOf(info.format.c)
         case kAudioFileStreamProperty_FormatList:
-            var item = AudioFormatListItem()
-            item.mASBD = info.format.c
-            item.mChannelLayoutTag = layoutTag(channels: info.format.channelsPerFrame)
-            return bytesOf(item)
+            return formatListBytes(info.format)
         case kAudioFileStreamProperty_MagicCookieData:
             guard !info.magicCookie.isEmpty else { throw .streamValueUnknown }
             return info.magicCookie
@@ -127,8 +124,7 @@ private func streamProperty(_ p: AudioStreamParser, _ id: UInt32) throws(AudioFi
         case kAudioFileStreamProperty_ChannelLayout: return channelLayoutBytes(channels: info.format.channelsPerFrame)
         case kAudioFileStreamProperty_PacketTableInfo:
             guard let t = info.packetTable else { throw .streamValueUnknown }
-            return bytesOf(AudioFilePacketTableInfo(mNumberValidFrames: t.validFrames, mPrimingFrames: t.primingFrames,
-                                                    mRemainderFrames: t.remainderFrames))
+            return packetTableBytes(t)
         case kAudioFileStreamProperty_AverageBytesPerPacket:
             guard let average = p.averageBytesPerPacket else { throw .streamValueUnknown }
             return bytesOf(average)

@@ -31,14 +31,12 @@ private func completed(_ d: AudioStreamBasicDescription, cookie: [UInt8]?) throw
         d.mBytesPerPacket = d.mBytesPerFrame
     case FormatID.mpeg4AAC:
         if let cookie, !cookie.isEmpty {
-            let asc = MagicCookie.audioSpecificConfig(fromCookie: cookie)
-            guard asc.count >= 2 else { throw .formatUnsupportedDataFormat }
-            let object = asc[0] >> 3, index = Int((asc[0] & 7) << 1 | asc[1] >> 7), channels = (asc[1] >> 3) & 0xF
-            let rates: [Double] = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
-            guard index < rates.count else { throw .formatUnsupportedDataFormat }
-            d.mSampleRate = rates[index]
-            d.mChannelsPerFrame = UInt32(channels)
-            d.mFormatFlags = UInt32(object)
+            guard let config = AudioSpecificConfig(MagicCookie.audioSpecificConfig(fromCookie: cookie)) else {
+                throw .formatUnsupportedDataFormat
+            }
+            d.mSampleRate = config.sampleRate
+            d.mChannelsPerFrame = config.channels
+            d.mFormatFlags = config.objectType
         }
         d.mFramesPerPacket = 1024
         d.mBytesPerPacket = 0; d.mBytesPerFrame = 0; d.mBitsPerChannel = 0

@@ -199,9 +199,7 @@ private func extProperty(_ handle: ExtAudioFileHandle, _ id: UInt32) throws(Audi
         }
     case kExtAudioFileProperty_PacketTable:
         guard case .reading(let r) = handle.role, let t = r.file.packetTable else { throw .extInvalidProperty }
-        var info = AudioFilePacketTableInfo(mNumberValidFrames: t.validFrames, mPrimingFrames: t.primingFrames,
-                                            mRemainderFrames: t.remainderFrames)
-        return (withUnsafeBytes(of: &info) { Array($0) })
+        return packetTableBytes(t)
     case kExtAudioFileProperty_CodecManufacturer: return bytesOf(0x6170_706C)  // 'appl', kAppleSoftwareAudioCodecManufacturer
     default: throw .extInvalidProperty
     }

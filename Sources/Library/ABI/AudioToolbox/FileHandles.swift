@@ -113,6 +113,20 @@ func translateFrames(_ out: UnsafeMutableRawPointer, size: UInt32, packetToFrame
     out.storeBytes(of: t, as: AudioFramePacketTranslation.self)
 }
 
+/// kAudioFilePropertyPacketTableInfo's value (also Audio File Stream's and ExtAudioFile's).
+func packetTableBytes(_ t: PacketTable) -> [UInt8] {
+    bytesOf(AudioFilePacketTableInfo(mNumberValidFrames: t.validFrames, mPrimingFrames: t.primingFrames,
+                                     mRemainderFrames: t.remainderFrames))
+}
+
+/// A one-item format list: the description and the layout its channel count implies.
+func formatListBytes(_ format: StreamDescription) -> [UInt8] {
+    var item = AudioFormatListItem()
+    item.mASBD = format.c
+    item.mChannelLayoutTag = layoutTag(channels: format.channelsPerFrame)
+    return bytesOf(item)
+}
+
 /// A channel layout with only a tag (mono or stereo, else the discrete count).
 func channelLayoutBytes(channels: UInt32) -> [UInt8] {
     var layout = AudioChannelLayout()

@@ -84,3 +84,38 @@ public enum MagicCookie {
         [0, 0, 0, 36, 0x61, 0x6C, 0x61, 0x63, 0, 0, 0, 0] + config
     }
 }
+
+/// The fields of an MPEG-4 AudioSpecificConfig a stream description needs.
+public struct AudioSpecificConfig {
+    public var objectType: UInt32
+    public var sampleRate: Double
+    public var channels: UInt32
+
+    /// The MPEG-4 sampling frequencies by index (ADTS headers use the same table).
+    public static let rates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
+
+    public init?(_ c: [UInt8]) {
+        var bit = 0
+        func read(_ n: Int) -> UInt32? {
+            var v: UInt32 = 0
+            for _ in 0..<n {
+                guard bit / 8 < c.count else { return nil }
+                v = v << 1 | UInt32(c[bit / 8] >> (7 - bit % 8) & 1)
+                bit += 1
+            }
+            return v
+        }
+        guard var type = read(5) else { return nil }
+        if type == 31 { guard let more = read(6) else { return nil }; type = 32 + more }
+        guard let index = read(4) else { return nil }
+        var rate: UInt32
+        if index == 15 { guard let explicit = read(24) else { return nil }; rate = explicit } else {
+            guard Int(index) < Self.rates.count else { return nil }
+            rate = UInt32(Self.rates[Int(index)])
+        }
+        guard let channels = read(4), rate > 0 else { return nil }
+        objectType = type
+        sampleRate = Double(rate)
+        self.channels = channels == 7 ? 8 : channels
+    }
+}

@@ -23,6 +23,13 @@ struct StreamHeader {
     var bitRate: UInt32?
     /// How many bytes of the header the parser consumes before the data starts.
     var consumed = 0
+
+    /// The average bit rate of `packets` packets holding `bytes` bytes.
+    static func bitRate(bytes: Int64, packets: Int, format: StreamDescription) -> UInt32? {
+        guard packets > 0, format.framesPerPacket > 0, format.sampleRate > 0 else { return nil }
+        let seconds = Double(packets) * Double(format.framesPerPacket) / format.sampleRate
+        return UInt32(clamping: Int64(Double(bytes * 8) / seconds))
+    }
 }
 
 /// One step of reading a header: wait, pass over bytes not needed, or done.
@@ -66,7 +73,6 @@ struct FrameHeader {
                                         [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]]
     private static let mpeg2Bitrates = [[32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256],
                                         [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]]
-    static let adtsRates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
 
     /// The header at `at`, or nil when the bytes there are not one (or have not arrived).
     static func read(_ b: StreamBytes, at: Int) -> FrameHeader? {
@@ -84,8 +90,8 @@ struct FrameHeader {
         let headerLength = b[at + 1] & 1 == 1 ? 7 : 9
         // One raw data block per frame (what encoders write); channel configuration 0
         // (layout in the payload) is not read here.
-        guard rateIndex < adtsRates.count, channels > 0, b[at + 6] & 3 == 0, length > headerLength else { return nil }
-        let rate = adtsRates[rateIndex]
+        guard rateIndex < AudioSpecificConfig.rates.count, channels > 0, b[at + 6] & 3 == 0, length > headerLength else { return nil }
+        let rate = AudioSpecificConfig.rates[rateIndex]
         return FrameHeader(kind: .adts(profile: profile), length: length, payloadStart: headerLength, sampleRate: rate,
                            channels: channels == 7 ? 8 : channels, framesPerPacket: 1024,
                            bitRate: length * 8 * rate / 1024)
@@ -140,17 +146,27 @@ struct FramedHeaderReader: ContainerHeaderReader {
     static let searchLimit: Int64 = 64 << 10
     private var searched: Int64 = 0
 
-    /// The first `at` where a frame starts and the next agrees, or what to do instead.
-    static func sync(_ b: StreamBytes, from: Int = 0) -> (at: Int, header: FrameHeader)?? {
-        var i = from
+    /// What a search for frames found in the bytes that have arrived.
+    enum Search {
+        /// A frame at `at` whose next frame agrees.
+        case found(at: Int, header: FrameHeader)
+        /// A frame at `at` whose next one has not arrived yet.
+        case unconfirmed(at: Int)
+        case nothing
+    }
+
+    /// The first frame (of the same stream as `stream`, when given) that the next one
+    /// confirms: one header alone may be noise that looks like a header.
+    static func search(_ b: StreamBytes, continuing stream: FrameHeader? = nil) -> Search {
+        var i = 0
         while i + 4 <= b.count {
-            if let h = FrameHeader.read(b, at: i) {
-                guard i + h.length + 7 <= b.count else { return .some(nil) }  // cannot confirm yet
-                if let next = FrameHeader.read(b, at: i + h.length), next.continues(h) { return (i, h) }
+            if let h = FrameHeader.read(b, at: i), stream.map(h.continues) ?? true {
+                guard i + h.length + 7 <= b.count else { return .unconfirmed(at: i) }
+                if let next = FrameHeader.read(b, at: i + h.length), next.continues(h) { return .found(at: i, header: h) }
             }
             i += 1
         }
-        return nil
+        return .nothing
     }
 
     mutating func step(_ b: StreamBytes) throws(AudioFileStatus) -> HeaderStep {
@@ -160,22 +176,22 @@ struct FramedHeaderReader: ContainerHeaderReader {
             let size = (6..<10).reduce(0) { $0 << 7 | Int(b[$1] & 0x7F) }
             return .skip(Int64(10 + size + (b[5] & 0x10 != 0 ? 10 : 0)))
         }
-        switch Self.sync(b) {
-        case nil:
+        switch Self.search(b) {
+        case .nothing:
             // No frame in what arrived: pass over it, keeping a possible header's start.
             let drop = max(0, b.count - 8)
             searched += Int64(drop)
             if searched > Self.searchLimit { throw .unsupportedFileType }
             return drop > 0 ? .skip(Int64(drop)) : .needMore
-        case .some(nil):
+        case .unconfirmed:
             return .needMore
-        case .some(.some(let found)):
-            if found.at > 0 {
-                searched += Int64(found.at)
+        case .found(let at, let h):
+            if at > 0 {
+                searched += Int64(at)
                 if searched > Self.searchLimit { throw .unsupportedFileType }
-                return .skip(Int64(found.at))
+                return .skip(Int64(at))
             }
-            return .done(header(b, found.header))
+            return .done(header(b, h))
         }
     }
 
@@ -185,11 +201,8 @@ struct FramedHeaderReader: ContainerHeaderReader {
                                        channelsPerFrame: UInt32(h.channels), bitsPerChannel: 0)
         var header = StreamHeader(fileType: h.fileType, format: format, framing: .frames(h), dataOffset: b.position,
                                   maximumPacketSize: UInt32(h.upperBound), bitRate: UInt32(h.bitRate))
-        if case .adts(let profile) = h.kind {
-            let objectType = UInt8(profile + 1)
-            let rateIndex = UInt8(FrameHeader.adtsRates.firstIndex(of: h.sampleRate) ?? 4)
-            let config = [objectType << 3 | rateIndex >> 1, (rateIndex & 1) << 7 | UInt8(b[2] & 1) << 6 | (b[3] >> 6) << 3]
-            format.formatFlags = UInt32(objectType)
+        if case .adts(let profile) = h.kind, let config = b.slice(0, 7)?.array(0, 7).flatMap(MagicCookie.audioSpecificConfig) {
+            format.formatFlags = UInt32(profile + 1)
             header.format = format
             header.cookie = MagicCookie.esds(audioSpecificConfig: config)
         } else if case .mpeg(let version, _) = h.kind, let info = XingInfo(b, h, version: version) {
@@ -429,14 +442,9 @@ struct CAFHeaderReader: ContainerHeaderReader {
         return .done(StreamHeader(fileType: FileType.caf, format: format, cookie: cookie, framing: .indexed(offsets: offsets, sizes: sizes),
                                   dataOffset: start, dataByteCount: bytes, packetCount: Int64(sizes.count), packetTable: table,
                                   maximumPacketSize: sizes.max() ?? 0,
-                                  bitRate: Self.bitRate(bytes: bytes, packets: sizes.count, format: format), consumed: 16))
+                                  bitRate: StreamHeader.bitRate(bytes: bytes, packets: sizes.count, format: format), consumed: 16))
     }
 
-    static func bitRate(bytes: Int64, packets: Int, format: StreamDescription) -> UInt32? {
-        guard packets > 0, format.framesPerPacket > 0, format.sampleRate > 0 else { return nil }
-        let seconds = Double(packets) * Double(format.framesPerPacket) / format.sampleRate
-        return UInt32(clamping: Int64(Double(bytes * 8) / seconds))
-    }
 
     private static func format(_ v: ByteView) throws(AudioFileStatus) -> StreamDescription {
         guard let rate = v.float64BE(0), let id = v.be32(8), let flags = v.be32(12), let bytesPerPacket = v.be32(16),
@@ -696,47 +704,14 @@ private struct MovieBox {
         }
         priming = min(priming, total)
         valid = max(0, min(valid, total - priming))
-        let bytes = offsets.last! + Int64(sizes.last!) - offsets[0]
         let packetBytes = sizes.reduce(Int64(0)) { $0 + Int64($1) }
         return StreamHeader(fileType: FileType.m4a, format: format, cookie: cookie, framing: .indexed(offsets: offsets, sizes: sizes),
-                            dataOffset: offsets[0], dataByteCount: bytes == packetBytes ? bytes : packetBytes,
+                            dataOffset: offsets[0], dataByteCount: packetBytes,
                             packetCount: Int64(sizes.count),
                             packetTable: PacketTable(validFrames: valid, primingFrames: Int32(clamping: priming),
                                                      remainderFrames: Int32(clamping: total - priming - valid)),
                             maximumPacketSize: sizes.max() ?? 0,
-                            bitRate: CAFHeaderReader.bitRate(bytes: packetBytes, packets: sizes.count, format: format),
+                            bitRate: StreamHeader.bitRate(bytes: packetBytes, packets: sizes.count, format: format),
                             consumed: 0)
-    }
-}
-
-/// The fields of an MPEG-4 AudioSpecificConfig the stream description needs.
-struct AudioSpecificConfig {
-    var objectType: UInt32
-    var sampleRate: Double
-    var channels: UInt32
-
-    init?(_ c: [UInt8]) {
-        var bit = 0
-        func read(_ n: Int) -> UInt32? {
-            var v: UInt32 = 0
-            for _ in 0..<n {
-                guard bit / 8 < c.count else { return nil }
-                v = v << 1 | UInt32(c[bit / 8] >> (7 - bit % 8) & 1)
-                bit += 1
-            }
-            return v
-        }
-        guard var type = read(5) else { return nil }
-        if type == 31 { guard let more = read(6) else { return nil }; type = 32 + more }
-        guard let index = read(4) else { return nil }
-        var rate: UInt32
-        if index == 15 { guard let explicit = read(24) else { return nil }; rate = explicit } else {
-            guard Int(index) < FrameHeader.adtsRates.count else { return nil }
-            rate = UInt32(FrameHeader.adtsRates[Int(index)])
-        }
-        guard let channels = read(4), rate > 0 else { return nil }
-        objectType = type
-        sampleRate = Double(rate)
-        self.channels = channels == 7 ? 8 : channels
     }
 }

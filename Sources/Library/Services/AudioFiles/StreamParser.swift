@@ -242,22 +242,18 @@ public final class AudioStreamParser {
     private func deliverFrames(_ first: FrameHeader, _ packets: (UnsafeRawBufferPointer, Int, UnsafeMutablePointer<PacketDescription>?) -> Void) {
         while !cancelled {
             if !inStep {
-                // Find the stream's frames again: a header whose next one agrees.
-                var i = 0
-                var found: Int?
-                while i + 4 <= bytes.count {
-                    if let h = FrameHeader.read(bytes, at: i), h.continues(first) {
-                        guard i + h.length + 7 <= bytes.count else { break }
-                        if let next = FrameHeader.read(bytes, at: i + h.length), next.continues(first) { found = i; break }
-                    }
-                    i += 1
-                }
-                guard let at = found else {
-                    bytes.consume(min(i, max(0, bytes.count - 8)))
+                // Find the stream's frames again.
+                switch FramedHeaderReader.search(bytes, continuing: first) {
+                case .nothing:
+                    bytes.consume(max(0, bytes.count - 8))
                     return
+                case .unconfirmed(let at):
+                    bytes.consume(at)
+                    return
+                case .found(let at, _):
+                    bytes.consume(at)
+                    inStep = true
                 }
-                bytes.consume(at)
-                inStep = true
             }
             var i = 0, n = 0
             while let h = FrameHeader.read(bytes, at: i), h.continues(first), i + h.length <= bytes.count {
