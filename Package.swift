@@ -120,6 +120,11 @@ let package = Package(
         // Audio files and conversion: Audio File, Extended Audio File, Audio Converter
         // (PCM conversion, decoding, AAC encoding), over CMediaCodecs and libsamplerate.
         .target(name: "AudioFiles", dependencies: ["CMediaCodecs", "CSamplerate"], path: "Sources/Library/Services/AudioFiles"),
+        // Audio Queue Services: the program's buffers played and recorded on an I/O unit's
+        // stream (so the session governs them as it governs units), compressed formats
+        // through AudioFiles' converter.
+        .target(name: "AudioQueues", dependencies: ["AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "Locking"],
+                path: "Sources/Library/Services/AudioQueues"),
         // Real sound cards: PCM negotiation, mixer, jack controls and control events.
         .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "CDescriptors", "Locking", "POSIXSupport"], path: "Sources/Library/Hardware/ALSABackend"),
         // Delivery of callbacks on the client's CFRunLoop or through a pollable fd.
@@ -136,7 +141,7 @@ let package = Package(
         // The C ABI: @_cdecl entry points, marshalling and result codes only.
         .target(
             name: "AudioToolbox",
-            dependencies: ["AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox",
+            dependencies: ["AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "AudioQueues", "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox",
                            "InProcessArbiter", "ArbiterClient", "ArbiterSocket", "SystemSounds", "Locking",
                            "POSIXSupport"], path: "Sources/Library/ABI/AudioToolbox",
             swiftSettings: publicHeaders,

@@ -23,6 +23,8 @@
 #include <AudioToolbox/AudioFormat.h>
 #include <AudioToolbox/AudioConverter.h>
 #include <AudioToolbox/ExtendedAudioFile.h>
+/* Audio queues (playing and recording buffers), as the phone's umbrella brings them. */
+#include <AudioToolbox/AudioQueue.h>
 #include <AudioToolbox/AudioServices.h>
 #include <AudioToolbox/AudioSessionLinux.h>
 

@@ -1,4 +1,5 @@
 import AudioSessionCore
+import AudioStreams
 import AudioUnits
 import CAudioToolbox
 import CoreFoundation
@@ -43,6 +44,16 @@ enum UnitHandles {
     /// finished its last period.
     static func awaitQuiet() {
         for unit in instances.withLock({ Array($0.values) }) where unit.kind.hasDevice { unit.awaitQuiet() }
+    }
+
+    /// What a stream was granted, told to the session (IOBufferDuration, latencies).
+    static func reportGrant(_ grant: StreamGrant) {
+        let period = Float(Double(grant.periodFrames) / grant.sampleRate)
+        let format = StreamFormat(sampleRate: grant.sampleRate, ioBufferDuration: period,
+                                  inputLatency: grant.captureChannels > 0 ? period : 0,
+                                  outputLatency: grant.playbackChannels > 0
+                                      ? Float(Double(grant.bufferFrames) / grant.sampleRate) : 0)
+        Runtime.withCurrent { $0.session.streamGranted(format) }
     }
 
     static func matches(_ kind: UnitKind, _ description: AudioComponentDescription) -> Bool {
@@ -118,14 +129,7 @@ public func audioComponentInstanceNew(_ component: OpaquePointer?,
     let handle = Unmanaged.passUnretained(unit).toOpaque()
     let key = UInt(bitPattern: Int(bitPattern: handle))
     unit.onStoppedBySystem = { UnitListeners.tell(OpaquePointer(bitPattern: key), kAudioOutputUnitProperty_IsRunning) }
-    unit.onGranted = { grant in
-        let period = Float(Double(grant.periodFrames) / grant.sampleRate)
-        let format = StreamFormat(sampleRate: grant.sampleRate, ioBufferDuration: period,
-                                  inputLatency: grant.captureChannels > 0 ? period : 0,
-                                  outputLatency: grant.playbackChannels > 0
-                                      ? Float(Double(grant.bufferFrames) / grant.sampleRate) : 0)
-        Runtime.withCurrent { $0.session.streamGranted(format) }
-    }
+    unit.onGranted = { grant in UnitHandles.reportGrant(grant) }
     UnitHandles.instances.withLock { $0[key] = unit }
     if kind.hasDevice { Runtime.withCurrent { $0.session.attach(unit) } }
     outInstance.pointee = OpaquePointer(handle)

@@ -31,7 +31,10 @@ final class ListenerDispatcher: @unchecked Sendable {
     private func callInterruptionListener(_ phase: InterruptionPhase) {
         // The session stopped the program's units when it queued Begin; a period already
         // under way finishes before the program hears of it (SPEC 10).
-        if case .begin = phase { UnitHandles.awaitQuiet() }
+        if case .begin = phase {
+            UnitHandles.awaitQuiet()
+            QueueHandles.awaitQuiet()
+        }
         guard let listener = interruptionListener else { return }
         Log.debug("interruption listener, state \(phase.state)")
         switch phase {

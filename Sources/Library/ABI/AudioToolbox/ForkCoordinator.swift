@@ -11,6 +11,7 @@ enum ForkCoordinator {
         case session
         case systemSounds
         case units
+        case queues
     }
 
     private struct Steps {

@@ -336,6 +336,8 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
     }
 
     public var isRunning: Bool { config.withLock { $0.running } }
+    /// The session's latest word to this unit.
+    public var sessionSnapshot: AudioServiceSnapshot { fed.withLock { $0 } }
     public var lastRenderError: Int32 { config.withLock { $0.lastRenderError } }
     public var isInitialized: Bool { config.withLock { $0.initialized } }
 

@@ -12,6 +12,7 @@
 #include "../../../../../include/AudioToolbox/AudioFormat.h"
 #include "../../../../../include/AudioToolbox/AudioConverter.h"
 #include "../../../../../include/AudioToolbox/ExtendedAudioFile.h"
+#include "../../../../../include/AudioToolbox/AudioQueue.h"
 
 /* Internal (ProcessFacts.c): the path the library was loaded from (NULL if unknown),
  * and the program's short name. */
