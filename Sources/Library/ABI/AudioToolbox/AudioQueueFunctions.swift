@@ -15,6 +15,9 @@ import RunLoopDispatch
 /// One queue event waiting for the program's run loop. Each is its own: never merged.
 struct QueueCall: Coalescing {
     let handle: UInt
+    /// Which queue made it: a disposed queue's handle may name a newer one by the time
+    /// the run loop turns, and its events must not reach that one.
+    let serial: UInt64
     let event: QueueEvent
     static func add(_ call: QueueCall, to waiting: inout [QueueCall]) { waiting.append(call) }
 }
@@ -25,6 +28,8 @@ final class QueueRecord: @unchecked Sendable {
     let output: AudioQueueOutputCallback?
     let input: AudioQueueInputCallback?
     let userData: UInt
+    let serial: UInt64
+    static let serials = Locked<UInt64>(0)
     struct Listener: Equatable { let id: UInt32; let proc: UInt; let data: UInt }
     let listeners = Locked<[Listener]>([])
     let timelines = Locked<Set<UInt>>([])
@@ -34,6 +39,10 @@ final class QueueRecord: @unchecked Sendable {
         self.output = output
         self.input = input
         self.userData = userData
+        serial = Self.serials.withLock { s -> UInt64 in
+            s += 1
+            return s
+        }
     }
 }
 
@@ -69,15 +78,17 @@ enum QueueHandles {
         let key = "\(UInt(bitPattern: Unmanaged.passUnretained(runLoop).toOpaque()))/\(CFValues.swiftString(mode))"
         return runLoops.withLock { queues in
             if let existing = queues[key] { return existing }
-            let made = CallbackQueue<QueueCall>(runLoop: runLoop, mode: mode) { call in QueueHandles.call(call.handle, call.event) }
+            let made = CallbackQueue<QueueCall>(runLoop: runLoop, mode: mode) { call in
+                QueueHandles.call(call.handle, call.event, serial: call.serial)
+            }
             queues[key] = made
             return made
         }
     }
 
     /// Makes the program's call for one event, if the queue still exists.
-    static func call(_ handle: UInt, _ event: QueueEvent) {
-        guard let record = records.withLock({ $0[handle] }) else { return }
+    static func call(_ handle: UInt, _ event: QueueEvent, serial: UInt64? = nil) {
+        guard let record = records.withLock({ $0[handle] }), serial == nil || record.serial == serial else { return }
         let queue = OpaquePointer(bitPattern: handle)
         let userData = UnsafeMutableRawPointer(bitPattern: record.userData)
         switch event {
@@ -145,9 +156,10 @@ private func newQueue(_ direction: AudioQueue.Direction, _ format: UnsafePointer
     }
     let handle = UInt(bitPattern: Unmanaged.passUnretained(queue).toOpaque())
     let record = QueueRecord(queue: queue, output: output, input: input, userData: UInt(bitPattern: userData))
+    let serial = record.serial
     queue.deliver = { event in
         if let delivery {
-            delivery.enqueue([QueueCall(handle: handle, event: event)])
+            delivery.enqueue([QueueCall(handle: handle, serial: serial, event: event)])
             delivery.wake()
         } else {
             QueueHandles.call(handle, event)

@@ -76,7 +76,8 @@ extension AudioQueue {
     }
 
     /// A packetized format (AAC): whole packets from the encoder, each with its
-    /// description, until the next might not fit.
+    /// description. A buffer holds as many packets as fit at the largest packet size, so
+    /// its duration is the same whatever the sound (silence makes tiny packets).
     private func fillPackets(_ samples: SampleRing) -> Bool {
         guard var f = filling, let store = f.buffer.descriptionStore else { return true }
         let room = f.buffer.storeCapacity
@@ -87,8 +88,12 @@ extension AudioQueue {
             var scratch = recordScratch
             let description = UnsafeMutablePointer<PacketDescription>.allocate(capacity: 1)
             defer { description.deallocate() }
+            let packetsPerBuffer = max(1, f.buffer.capacity / max(1, largest))
             while true {
-                guard f.buffer.capacity - f.bytes >= largest, f.packets < room else { full = true; break }
+                guard f.packets < packetsPerBuffer, f.buffer.capacity - f.bytes >= largest, f.packets < room else {
+                    full = true
+                    break
+                }
                 var took = 0
                 let result = try? converter.fill(packets: 1, into: [(f.buffer.data + f.bytes, f.buffer.capacity - f.bytes)],
                                                  descriptions: description) { want in

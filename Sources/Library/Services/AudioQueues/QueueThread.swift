@@ -25,7 +25,7 @@ final class QueueThread: @unchecked Sendable {
 
     /// Starts the loop: `turn` runs after every wake-up until `quit` is set, then `end`.
     func start(turn: @escaping () -> Void, end: @escaping () -> Void) -> Bool {
-        IOThread.spawn { [self] in
+        IOThread.spawn(name: "AT queue") { [self] in
             threadID.store(Int(bitPattern: UInt(pthread_self())), ordering: .releasing)
             while true {
                 wakeups.wait()

@@ -142,7 +142,7 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
     public func completeWithoutSound(_ id: UInt32) { onFinished(id) }
 
     private func spawnMixer() {
-        if !IOThread.spawn({ [self] in mix() }) { state.withLock { $0.running = false } }
+        if !IOThread.spawn(name: "AT sounds", { [self] in mix() }) { state.withLock { $0.running = false } }
     }
 
     // MARK: The mixer thread
