@@ -1183,6 +1183,35 @@ def case_u2(c):
         server.close()
 
 
+def case_q1(c):
+    """Issue 19: where a sound server runs, an output audio queue plays through a PipeWire
+    stream of its own (the queue streams through an I/O unit the session feeds); a call
+    stops it before Begin (the sink falls silent) and AudioQueueStart after End resumes
+    it."""
+    server = SoundServer(c)
+    c.env.pop("AUDIOTOOLBOX_BACKEND", None)
+    c.env["AUDIOTOOLBOX_ALSA_JACK_CTLS"] = ""
+    try:
+        (a,) = c.start("A")
+        a.set_category("medi")
+        a.command("queue start")
+        deadline = time.monotonic() + HANG
+        while find_stream(c, lambda props: props.get("application.process.id") in (a.pid, str(a.pid))) is None:
+            if time.monotonic() > deadline:
+                raise CaseFailure("no PipeWire stream names A's process")
+            time.sleep(0.05)
+        wait_heard(c, 1.0, "A's queue")
+        c.tool("call", "start")
+        a.expect(r"^BEGIN$")
+        wait_heard(c, 0.0, "A's queue stopped by the call")
+        c.tool("call", "end")
+        a.expect(r"^END resume$")
+        a.command("queue start")
+        wait_heard(c, 1.0, "A's queue started again after End")
+    finally:
+        server.close()
+
+
 Stream = collections.namedtuple("Stream", "node volumes mute soft soft_mute")
 
 
@@ -1733,6 +1762,7 @@ CASES = [
     ("w-forked-child-sessions", case_w),
     ("x-pulse-stream-owned-by-its-program", case_x),
     ("u2-unit-plays-through-pipewire", case_u2),
+    ("q1-queue-plays-through-pipewire", case_q1),
     ("y-interrupted-program-muted", case_y),
     ("s2-volume-after-wireplumber-restart", case_s2),
     ("z1-saved-volume-player-exits-lowered", case_z1),

@@ -18,6 +18,8 @@
  *                               session while its run loop is busy)
  *   unit start|stop          -> "unit start|stop <status>"     (a RemoteIO unit playing a tone:
  *                               6000 * sin(i / 9), 16-bit stereo at 48 kHz, made at the first start)
+ *   queue start|stop         -> "queue start|stop <status>"    (an output audio queue playing the
+ *                               same tone, three buffers refilled on the queue's own thread)
  *   quit                     -> "quit 0", then exits
  *
  * <status> is 0 or the four-character code ("activate what"), a number if unprintable.
@@ -175,6 +177,41 @@ static OSStatus unitCommand(const char *what)
     return AudioOutputUnitStart(toneUnit);
 }
 
+/* ---- the queue command: an iPhone program's audio queue tone ---- */
+
+static AudioQueueRef toneQueue;
+static long queueFrame;
+
+static void refillTone(void *data, AudioQueueRef q, AudioQueueBufferRef b)
+{
+    (void)data;
+    SInt16 *samples = b->mAudioData;
+    UInt32 frames = b->mAudioDataBytesCapacity / 4;
+    for (UInt32 i = 0; i < frames; i++, queueFrame++) {
+        SInt16 v = (SInt16)(6000 * sin((double)(queueFrame % 48000) / 9));
+        samples[2 * i] = samples[2 * i + 1] = v;
+    }
+    b->mAudioDataByteSize = frames * 4;
+    AudioQueueEnqueueBuffer(q, b, 0, NULL);
+}
+
+static OSStatus queueCommand(const char *what)
+{
+    if (strcmp(what, "stop") == 0) return toneQueue ? AudioQueueStop(toneQueue, true) : kAudio_ParamError;
+    if (!toneQueue) {
+        AudioStreamBasicDescription f = {48000, kAudioFormatLinearPCM,
+                                         kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
+        OSStatus status = AudioQueueNewOutput(&f, refillTone, NULL, NULL, NULL, 0, &toneQueue);
+        if (status) return status;
+        for (int i = 0; i < 3; i++) {
+            AudioQueueBufferRef b;
+            if ((status = AudioQueueAllocateBuffer(toneQueue, 2048 * 4, &b))) return status;
+            refillTone(NULL, toneQueue, b);
+        }
+    }
+    return AudioQueueStart(toneQueue, NULL);
+}
+
 /* Handles one command line; returns 0 once the program should stop. */
 static int handle(char *text)
 {
@@ -221,6 +258,8 @@ static int handle(char *text)
         say("vol %s %.2f", statusText(status, b), volume);
     } else if (strcmp(command, "unit") == 0 && arg != NULL && (!strcmp(arg, "start") || !strcmp(arg, "stop"))) {
         say("unit %s %s", arg, statusText(unitCommand(arg), b));
+    } else if (strcmp(command, "queue") == 0 && arg != NULL && (!strcmp(arg, "start") || !strcmp(arg, "stop"))) {
+        say("queue %s %s", arg, statusText(queueCommand(arg), b));
     } else if (strcmp(command, "quit") == 0) {
         say("quit 0");
         return 0;
