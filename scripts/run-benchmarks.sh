@@ -87,6 +87,22 @@ if command -v pipewire >/dev/null && pkg-config --exists libpipewire-0.3; then
         AUDIOTOOLBOX_ARBITER=local AUDIOTOOLBOX_ALSA_JACK_CTLS= "$out/bench_units_pw"
     )
 fi
+# Audio queues on PipeWire: enqueue -> the sink, and AAC playback's CPU, against bare
+# pw_stream clients (libavcodec decoding for the second) on a private stack.
+if command -v pipewire >/dev/null && pkg-config --exists libpipewire-0.3; then
+    cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_queues_pw" "$here/bench/bench_queues_pw.c" $flags \
+        $(pkg-config --cflags --libs libpipewire-0.3 libavcodec libavutil)
+    ffmpeg -v error -y -f lavfi -i 'aevalsrc=0.5*sin(440*2*PI*t)|0.5*sin(550*2*PI*t):s=48000:d=10' \
+        -c:a aac -b:a 128k "$out/queue-aac.m4a"
+    (
+        stack=$out/pipewire-queues
+        rm -rf "$stack"
+        trap '"$here/scripts/pw-stack.sh" stop "$stack"' EXIT
+        eval "$("$here/scripts/pw-stack.sh" start "$stack")"
+        unset AUDIOTOOLBOX_BACKEND
+        AUDIOTOOLBOX_ARBITER=local AUDIOTOOLBOX_ALSA_JACK_CTLS= "$out/bench_queues_pw" "$out/queue-aac.m4a"
+    )
+fi
 # Audio files: ExtAudioFile decoding against FFmpeg's libraries called directly, the
 # converter's 44.1 -> 48 kHz against libsamplerate alone, THD+N beside libsoxr.
 cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_audio_files" "$here/bench/bench_audio_files.c" $flags \

@@ -1,0 +1,370 @@
+/*
+ * Audio queues on PipeWire against bare pw_stream clients of the same server, rate and
+ * latency, in the same run (scripts/pw-stack.sh; AUDIOTOOLBOX_ARBITER=local):
+ *
+ *  1. Latency: a running, idle output queue is given one buffer that starts with an
+ *     impulse; the time from AudioQueueEnqueueBuffer to the impulse's arrival at the
+ *     sink's monitor (a recorder in this process) against a bare client that writes the
+ *     impulse in its next process callback after the same moment. p50 and p99 over 5
+ *     alternating runs; ratio goal: at most 1.2.
+ *  2. CPU per second of AAC playback (48 kHz stereo, 128 kb/s, packets in memory for
+ *     both): the queue (three buffers of packets refilled on its thread, decoded by the
+ *     library) against libavcodec decoding in a bare pw_stream's process callback.
+ *     Process CPU time over the steady part, medians of 5 alternating runs; ratio goal:
+ *     at most 1.2.
+ */
+#include <AudioToolbox/AudioToolbox.h>
+#include "bench_common.h"
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <pipewire/pipewire.h>
+#include <spa/param/audio/format-utils.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { RATE = 48000, PERIOD = 256, MAX_MARKS = 256 };
+
+static long long cpuNow(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static long long now(void) { return (long long)nowNanoseconds(); }
+
+static long long sent[MAX_MARKS], received[MAX_MARKS];
+static volatile int sentCount, receivedCount;
+
+/* ---- the recorder: the sink's monitor ---- */
+static struct pw_thread_loop *recorderLoop;
+static struct pw_stream *recorder;
+
+static void recorded(void *data)
+{
+    (void)data;
+    struct pw_buffer *b = pw_stream_dequeue_buffer(recorder);
+    if (!b) return;
+    struct spa_data *d = &b->buffer->datas[0];
+    const float *samples = d->data ? (const float *)((const char *)d->data + d->chunk->offset) : NULL;
+    uint32_t count = d->chunk->size / sizeof(float);
+    long long at = now();
+    for (uint32_t i = 0; samples && i < count; i += 2) {
+        if (samples[i] > 0.3f && receivedCount < MAX_MARKS) { received[receivedCount++] = at; break; }
+    }
+    pw_stream_queue_buffer(recorder, b);
+}
+
+static const struct pw_stream_events recorderEvents = {PW_VERSION_STREAM_EVENTS, .process = recorded};
+
+static const struct spa_pod *formatParam(struct spa_pod_builder *builder, enum spa_audio_format format)
+{
+    struct spa_audio_info_raw info = {.format = format, .rate = RATE, .channels = 2,
+                                      .position = {SPA_AUDIO_CHANNEL_FL, SPA_AUDIO_CHANNEL_FR}};
+    return spa_format_audio_raw_build(builder, SPA_PARAM_EnumFormat, &info);
+}
+
+static void recorderStart(void)
+{
+    recorderLoop = pw_thread_loop_new("recorder", NULL);
+    recorder = pw_stream_new_simple(pw_thread_loop_get_loop(recorderLoop), "recorder",
+                                    pw_properties_new(PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, "Capture",
+                                                      PW_KEY_STREAM_CAPTURE_SINK, "true", PW_KEY_NODE_LATENCY,
+                                                      "256/48000", NULL), &recorderEvents, NULL);
+    uint8_t buffer[1024];
+    struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(buffer, sizeof buffer);
+    const struct spa_pod *params[1] = {formatParam(&builder, SPA_AUDIO_FORMAT_F32)};
+    pw_stream_connect(recorder, PW_DIRECTION_INPUT, PW_ID_ANY,
+                      PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS | PW_STREAM_FLAG_RT_PROCESS, params, 1);
+    pw_thread_loop_start(recorderLoop);
+}
+
+/* ---- the bare client: a pw_stream on a thread loop; what it plays comes from `produce` ---- */
+static struct pw_thread_loop *loop;
+static struct pw_stream *stream;
+static void (*produce)(SInt16 *samples, uint32_t frames);
+
+static void process(void *data)
+{
+    (void)data;
+    struct pw_buffer *b = pw_stream_dequeue_buffer(stream);
+    if (!b) return;
+    struct spa_data *d = &b->buffer->datas[0];
+    uint32_t frames = d->maxsize / 4;
+    if (b->requested && b->requested < frames) frames = (uint32_t)b->requested;
+    if (d->data) produce(d->data, frames);
+    d->chunk->offset = 0;
+    d->chunk->stride = 4;
+    d->chunk->size = frames * 4;
+    pw_stream_queue_buffer(stream, b);
+}
+
+static const struct pw_stream_events events = {PW_VERSION_STREAM_EVENTS, .process = process};
+
+static void bareStart(void)
+{
+    loop = pw_thread_loop_new("bare", NULL);
+    char latency[32];
+    snprintf(latency, sizeof latency, "%d/%d", PERIOD, RATE);
+    stream = pw_stream_new_simple(pw_thread_loop_get_loop(loop), "bare",
+                                  pw_properties_new(PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, "Playback",
+                                                    PW_KEY_MEDIA_ROLE, "Music", PW_KEY_NODE_LATENCY, latency, NULL),
+                                  &events, NULL);
+    uint8_t buffer[1024];
+    struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(buffer, sizeof buffer);
+    const struct spa_pod *params[1] = {formatParam(&builder, SPA_AUDIO_FORMAT_S16)};
+    pw_stream_connect(stream, PW_DIRECTION_OUTPUT, PW_ID_ANY,
+                      PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS | PW_STREAM_FLAG_RT_PROCESS, params, 1);
+    pw_thread_loop_start(loop);
+}
+
+static void bareStop(void)
+{
+    pw_thread_loop_stop(loop);
+    pw_stream_destroy(stream);
+    pw_thread_loop_destroy(loop);
+}
+
+/* ---- 1. latency ---- */
+static volatile int impulseWanted;
+
+static void bareImpulse(SInt16 *samples, uint32_t frames)
+{
+    memset(samples, 0, frames * 4);
+    if (__atomic_exchange_n(&impulseWanted, 0, __ATOMIC_ACQ_REL)) samples[0] = samples[1] = 20000;
+}
+
+static AudioQueueRef queue;
+static AudioQueueBufferRef impulseBuffer;
+static volatile int impulseBack = 1;
+
+static void impulseDone(void *d, AudioQueueRef q, AudioQueueBufferRef b) { (void)d; (void)q; (void)b; impulseBack = 1; }
+
+static void queueLatencyStart(void)
+{
+    AudioStreamBasicDescription f = {RATE, kAudioFormatLinearPCM,
+                                     kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
+    AudioQueueNewOutput(&f, impulseDone, NULL, NULL, NULL, 0, &queue);
+    AudioQueueAllocateBuffer(queue, PERIOD * 4, &impulseBuffer);
+    memset(impulseBuffer->mAudioData, 0, PERIOD * 4);
+    ((SInt16 *)impulseBuffer->mAudioData)[0] = ((SInt16 *)impulseBuffer->mAudioData)[1] = 20000;
+    impulseBuffer->mAudioDataByteSize = PERIOD * 4;
+    impulseBack = 1;
+    if (AudioQueueStart(queue, NULL) != noErr) { fprintf(stderr, "the queue did not start on PipeWire\n"); exit(2); }
+}
+
+static void queueLatencyStop(void) { AudioQueueDispose(queue, true); }
+
+typedef struct { double p50, p99; int marks; } Latency;
+
+static Latency latencyRun(int useQueue)
+{
+    if (useQueue) queueLatencyStart(); else { produce = bareImpulse; bareStart(); }
+    usleep(500000);
+    sentCount = receivedCount = 0;
+    for (int i = 0; i < 24; i++) {
+        if (useQueue) {
+            while (!impulseBack) usleep(1000);
+            impulseBack = 0;
+            sent[sentCount++] = now();
+            AudioQueueEnqueueBuffer(queue, impulseBuffer, 0, NULL);
+        } else {
+            sent[sentCount++] = now();
+            __atomic_store_n(&impulseWanted, 1, __ATOMIC_RELEASE);
+        }
+        usleep(150000);
+    }
+    if (useQueue) queueLatencyStop(); else bareStop();
+    static double latency[MAX_MARKS];
+    int n = 0;
+    for (int i = 0, j = 0; i < sentCount && j < receivedCount; i++) {
+        while (j < receivedCount && received[j] < sent[i]) j++;
+        if (j < receivedCount) latency[n++] = (double)(received[j++] - sent[i]) / 1e6;
+    }
+    qsort(latency, (size_t)n, sizeof *latency, compareDoubles);
+    Latency l = {n ? latency[n / 2] : 0, n ? latency[(int)(n * 0.99)] : 0, n};
+    return l;
+}
+
+/* ---- 2. AAC playback ---- */
+enum { MAX_PACKETS = 4096 };
+static unsigned char *packetData;
+static AudioStreamPacketDescription packets[MAX_PACKETS];
+static long packetCount;
+static AudioStreamBasicDescription aacFormat;
+static unsigned char cookie[256];
+static UInt32 cookieSize;
+
+static int loadAAC(const char *path)
+{
+    CFURLRef url = CFURLCreateFromFileSystemRepresentation(NULL, (const UInt8 *)path, (CFIndex)strlen(path), false);
+    AudioFileID file;
+    OSStatus s = AudioFileOpenURL(url, kAudioFileReadPermission, 0, &file);
+    CFRelease(url);
+    if (s) return 0;
+    UInt32 size = sizeof aacFormat;
+    AudioFileGetProperty(file, kAudioFilePropertyDataFormat, &size, &aacFormat);
+    cookieSize = sizeof cookie;
+    AudioFileGetProperty(file, kAudioFilePropertyMagicCookieData, &cookieSize, cookie);
+    UInt64 bytes = 0;
+    size = sizeof bytes;
+    AudioFileGetProperty(file, kAudioFilePropertyAudioDataByteCount, &size, &bytes);
+    packetData = malloc(bytes + 4096);
+    UInt32 n = MAX_PACKETS, got = (UInt32)bytes + 4096;
+    AudioFileReadPacketData(file, false, &got, packets, 0, &n, packetData);
+    packetCount = n;
+    AudioFileClose(file);
+    return packetCount > 100;
+}
+
+static long nextPacket;
+
+static void refillAAC(void *d, AudioQueueRef q, AudioQueueBufferRef b)
+{
+    (void)d;
+    UInt32 bytes = 0, count = 0;
+    while (count < b->mPacketDescriptionCapacity) {
+        AudioStreamPacketDescription p = packets[nextPacket];
+        if (bytes + p.mDataByteSize > b->mAudioDataBytesCapacity) break;
+        memcpy((char *)b->mAudioData + bytes, packetData + p.mStartOffset, p.mDataByteSize);
+        b->mPacketDescriptions[count] = p;
+        b->mPacketDescriptions[count].mStartOffset = bytes;
+        bytes += p.mDataByteSize;
+        count++;
+        nextPacket = (nextPacket + 1) % packetCount;
+    }
+    b->mAudioDataByteSize = bytes;
+    b->mPacketDescriptionCount = count;
+    AudioQueueEnqueueBuffer(q, b, 0, NULL);
+}
+
+static void queueAACStart(void)
+{
+    nextPacket = 0;
+    AudioQueueNewOutput(&aacFormat, refillAAC, NULL, NULL, NULL, 0, &queue);
+    AudioQueueSetProperty(queue, kAudioQueueProperty_MagicCookie, cookie, cookieSize);
+    for (int i = 0; i < 3; i++) {
+        AudioQueueBufferRef b;
+        AudioQueueAllocateBufferWithPacketDescriptions(queue, 8192, 32, &b);
+        refillAAC(NULL, queue, b);
+    }
+    if (AudioQueueStart(queue, NULL) != noErr) { fprintf(stderr, "the AAC queue did not start\n"); exit(2); }
+}
+
+static void queueAACStop(void) { AudioQueueDispose(queue, true); }
+
+static AVCodecContext *codec;
+static AVFrame *frame;
+static AVPacket *packet;
+static int frameAt, frameFrames;
+
+static void bareDecode(SInt16 *samples, uint32_t frames)
+{
+    uint32_t done = 0;
+    while (done < frames) {
+        if (frameAt >= frameFrames) {
+            if (avcodec_receive_frame(codec, frame) == 0) { frameAt = 0; frameFrames = frame->nb_samples; continue; }
+            AudioStreamPacketDescription p = packets[nextPacket];
+            nextPacket = (nextPacket + 1) % packetCount;
+            packet->data = packetData + p.mStartOffset;
+            packet->size = (int)p.mDataByteSize;
+            avcodec_send_packet(codec, packet);
+            continue;
+        }
+        const float *left = (const float *)frame->data[0], *right = (const float *)frame->data[1];
+        for (; done < frames && frameAt < frameFrames; done++, frameAt++) {
+            float l = left[frameAt] * 32767.0f, r = right[frameAt] * 32767.0f;
+            samples[2 * done] = (SInt16)(l > 32767 ? 32767 : l < -32768 ? -32768 : l);
+            samples[2 * done + 1] = (SInt16)(r > 32767 ? 32767 : r < -32768 ? -32768 : r);
+        }
+    }
+}
+
+static void bareAACStart(void)
+{
+    nextPacket = 0;
+    const AVCodec *aac = avcodec_find_decoder(AV_CODEC_ID_AAC);
+    codec = avcodec_alloc_context3(aac);
+    codec->extradata = av_mallocz(cookieSize + AV_INPUT_BUFFER_PADDING_SIZE);
+    /* The cookie is an esds; the decoder wants its AudioSpecificConfig: the last
+     * descriptor's two bytes for AAC-LC (found after the 0x05 tag). */
+    for (UInt32 i = 0; i + 2 < cookieSize; i++) {
+        if (cookie[i] == 0x05) {
+            UInt32 at = i + 1, length = 0;
+            while (at < cookieSize && (cookie[at] & 0x80)) length = (length << 7) | (cookie[at++] & 0x7F);
+            length = (length << 7) | (cookie[at++] & 0x7F);
+            if (at + length <= cookieSize) { memcpy(codec->extradata, cookie + at, length); codec->extradata_size = (int)length; }
+            break;
+        }
+    }
+    avcodec_open2(codec, aac, NULL);
+    frame = av_frame_alloc();
+    packet = av_packet_alloc();
+    frameAt = frameFrames = 0;
+    produce = bareDecode;
+    bareStart();
+}
+
+static void bareAACStop(void)
+{
+    bareStop();
+    av_packet_free(&packet);
+    av_frame_free(&frame);
+    avcodec_free_context(&codec);
+}
+
+static double cpuRun(void (*start)(void), void (*stop)(void), double seconds)
+{
+    start();
+    usleep(500000);
+    long long cpu0 = cpuNow();
+    usleep((useconds_t)(seconds * 1e6));
+    long long cpu = cpuNow() - cpu0;
+    stop();
+    return (double)cpu / 1e6 / seconds;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) { fprintf(stderr, "usage: bench_queues_pw AAC-FILE\n"); return 2; }
+    pw_init(NULL, NULL);
+    setenv("AUDIOTOOLBOX_STREAM", "pipewire", 1);
+    AudioSessionInitialize(NULL, NULL, NULL, NULL);
+    Float64 rate = RATE;
+    AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareSampleRate, sizeof rate, &rate);
+    Float32 duration = (Float32)PERIOD / RATE;
+    AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareIOBufferDuration, sizeof duration, &duration);
+    AudioSessionSetActive(true);
+    recorderStart();
+
+    double qP50[5], qP99[5], bP50[5], bP99[5];
+    int marks = 0;
+    for (int i = 0; i < 5; i++) {
+        Latency b = latencyRun(0), q = latencyRun(1);
+        bP50[i] = b.p50; bP99[i] = b.p99; qP50[i] = q.p50; qP99[i] = q.p99;
+        marks = q.marks < b.marks ? q.marks : b.marks;
+    }
+    if (marks == 0) { fprintf(stderr, "queues on PipeWire: no impulse reached the sink\n"); return 1; }
+    qsort(qP50, 5, sizeof(double), compareDoubles); qsort(qP99, 5, sizeof(double), compareDoubles);
+    qsort(bP50, 5, sizeof(double), compareDoubles); qsort(bP99, 5, sizeof(double), compareDoubles);
+    printf("queues on PipeWire: enqueue -> first frame at the sink's monitor (48 kHz, %d-frame latency, medians of 5 "
+           "runs, %d impulses): queue p50 %.2f ms p99 %.2f ms, bare pw_stream p50 %.2f ms p99 %.2f ms: ratio p50 %.3f, "
+           "p99 %.3f (goal <= 1.2)\n", PERIOD, marks, qP50[2], qP99[2], bP50[2], bP99[2], qP50[2] / bP50[2],
+           qP99[2] / bP99[2]);
+
+    if (!loadAAC(argv[1])) { fprintf(stderr, "queues on PipeWire: cannot read %s\n", argv[1]); return 1; }
+    double queueCPU[5], bareCPU[5];
+    for (int i = 0; i < 5; i++) {
+        bareCPU[i] = cpuRun(bareAACStart, bareAACStop, 4);
+        queueCPU[i] = cpuRun(queueAACStart, queueAACStop, 4);
+    }
+    qsort(queueCPU, 5, sizeof(double), compareDoubles); qsort(bareCPU, 5, sizeof(double), compareDoubles);
+    printf("queues on PipeWire: CPU per second of AAC playback (48 kHz stereo, %ld packets in memory, medians of 5 "
+           "runs): queue %.2f ms (%.2f..%.2f), libavcodec + bare pw_stream %.2f ms (%.2f..%.2f): ratio %.3f "
+           "(goal <= 1.2)\n", packetCount, queueCPU[2], queueCPU[0], queueCPU[4], bareCPU[2], bareCPU[0], bareCPU[4],
+           queueCPU[2] / bareCPU[2]);
+    return 0;
+}
