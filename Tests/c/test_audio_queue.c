@@ -835,6 +835,45 @@ static void forkWithQueue(void)
     CHECK_STATUS(AudioQueueDispose(p.queue, true), noErr);
 }
 
+/* Porting code calls anything from its callbacks: disposing of the queue from its own
+ * output callback (on the queue's thread, and on the run loop), stopping it there, and
+ * enqueueing into it afterwards. */
+static volatile int hostileStep;
+static volatile OSStatus hostileResults[4];
+static void disposeInCallback(void *data, AudioQueueRef q, AudioQueueBufferRef b)
+{
+    (void)data;
+    if (hostileStep == 0) {
+        hostileResults[0] = AudioQueueStop(q, true);
+        hostileResults[1] = AudioQueueDispose(q, true);
+        hostileResults[2] = AudioQueueEnqueueBuffer(q, b, 0, NULL);
+        hostileStep = 1;
+    }
+}
+
+static void callbacksThatCallAnything(int onRunLoop)
+{
+    hostileStep = 0;
+    AudioStreamBasicDescription f = pcmFormat(44100, 2, 0);
+    AudioQueueRef q = NULL;
+    CHECK_STATUS(AudioQueueNewOutput(&f, disposeInCallback, NULL, onRunLoop ? CFRunLoopGetCurrent() : NULL, NULL, 0, &q),
+                 noErr);
+    for (int i = 0; i < 3; i++) {
+        AudioQueueBufferRef b;
+        CHECK_STATUS(AudioQueueAllocateBuffer(q, 1024 * 4, &b), noErr);
+        memset(b->mAudioData, 0, 1024 * 4);
+        b->mAudioDataByteSize = 1024 * 4;
+        CHECK_STATUS(AudioQueueEnqueueBuffer(q, b, 0, NULL), noErr);
+    }
+    CHECK_STATUS(AudioQueueStart(q, NULL), noErr);
+    while (!hostileStep) spin();
+    for (int i = 0; i < 10; i++) spin();
+    CHECK(hostileResults[0] == noErr && hostileResults[1] == noErr && hostileResults[2] == kAudio_ParamError,
+          "%s: Stop, Dispose, then Enqueue from the output callback: %d, %d, %d", onRunLoop ? "run loop" : "queue thread",
+          (int)hostileResults[0], (int)hostileResults[1], (int)hostileResults[2]);
+    CHECK_STATUS(AudioQueueStop(q, true), kAudio_ParamError);
+}
+
 static AudioQueueRef shared;
 static volatile int stopThreads;
 static void *poke(void *arg)
@@ -895,6 +934,9 @@ int main(void)
     forkWithQueue();
     watchdogName = "threads";
     threads();
+    watchdogName = "callbacks that call anything";
+    callbacksThatCallAnything(0);
+    callbacksThatCallAnything(1);
     watchdogName = "compressed";
     if (makeMedia()) {
         playFile("tone.m4a", "AAC file");

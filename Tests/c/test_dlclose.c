@@ -6,7 +6,8 @@
  * and a second dlopen finds the same, still initialised library (AudioSessionInitialize
  * then returns kAudioSessionAlreadyInitialized). A RemoteIO unit started before each
  * dlclose plays on after it (its I/O thread runs the library's code), and the next
- * cycle stops and disposes of it through the library loaded again.
+ * cycle stops and disposes of it through the library loaded again; so does an audio
+ * queue whose callbacks come on its own thread.
  *
  * Usage: test_dlclose /path/to/libAudioToolbox.so.0
  * Not linked against the library (like abi_ffi); only CoreFoundation is linked, for
@@ -52,6 +53,18 @@ static OSStatus countRender(void *refCon, AudioUnitRenderActionFlags *flags, con
     return noErr;
 }
 
+static volatile long queueBuffers;
+
+/* The queue's output callback, in the program, on the queue's own thread. */
+static void refillSilence(void *data, AudioQueueRef q, AudioQueueBufferRef b)
+{
+    __typeof__(&AudioQueueEnqueueBuffer) enqueue = data;
+    memset(b->mAudioData, 0, b->mAudioDataBytesCapacity);
+    b->mAudioDataByteSize = b->mAudioDataBytesCapacity;
+    enqueue(q, b, 0, NULL);
+    queueBuffers++;
+}
+
 static void *need(void *library, const char *name)
 {
     void *address = library ? dlsym(library, name) : NULL;
@@ -88,6 +101,19 @@ static void cycles(void)
         __typeof__(&AudioOutputUnitStart) start = need(library, "AudioOutputUnitStart");
         __typeof__(&AudioOutputUnitStop) stop = need(library, "AudioOutputUnitStop");
         if (!findNext || !instanceNew || !dispose || !setProperty || !unitInitialize || !start || !stop) break;
+        __typeof__(&AudioQueueNewOutput) queueNew = need(library, "AudioQueueNewOutput");
+        __typeof__(&AudioQueueAllocateBuffer) queueAllocate = need(library, "AudioQueueAllocateBuffer");
+        __typeof__(&AudioQueueEnqueueBuffer) queueEnqueue = need(library, "AudioQueueEnqueueBuffer");
+        __typeof__(&AudioQueueStart) queueStart = need(library, "AudioQueueStart");
+        __typeof__(&AudioQueueDispose) queueDispose = need(library, "AudioQueueDispose");
+        if (!queueNew || !queueAllocate || !queueEnqueue || !queueStart || !queueDispose) break;
+        /* The queue the last cycle left playing across its dlclose (its callbacks come on
+           its own thread, into this program's code, after the dlclose). */
+        static AudioQueueRef queue;
+        if (queue) {
+            CHECK_STATUS(queueDispose(queue, true), noErr);
+            queue = NULL;
+        }
         /* The unit the last cycle left playing across its dlclose. */
         static AudioUnit playing;
         if (playing) {
@@ -118,6 +144,15 @@ static void cycles(void)
                                  sizeof callback), noErr);
         CHECK_STATUS(unitInitialize(playing), noErr);
         CHECK_STATUS(start(playing), noErr);
+        AudioStreamBasicDescription pcm = {44100, kAudioFormatLinearPCM,
+                                           kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
+        CHECK_STATUS(queueNew(&pcm, refillSilence, (void *)queueEnqueue, NULL, NULL, 0, &queue), noErr);
+        for (int i = 0; queue && i < 3; i++) {
+            AudioQueueBufferRef b;
+            CHECK_STATUS(queueAllocate(queue, 1024 * 4, &b), noErr);
+            refillSilence((void *)queueEnqueue, queue, b);
+        }
+        if (queue) CHECK_STATUS(queueStart(queue, NULL), noErr);
 
         CHECK(dlclose(library) == 0, "cycle %d: dlclose", cycle);
         CHECK(stillLoaded(), "cycle %d: the library stays loaded after dlclose (-z nodelete)", cycle);
@@ -131,6 +166,9 @@ static void cycles(void)
         for (int i = 0; i < 500 && renders < before + 3; i++) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
         CHECK(renders >= before + 3, "cycle %d: the unit started before dlclose plays on after it (%ld renders)", cycle,
               renders - before);
+        long buffersBefore = queueBuffers;
+        for (int i = 0; i < 500 && queueBuffers < buffersBefore + 3; i++) usleep(10000);
+        CHECK(queueBuffers >= buffersBefore + 3, "cycle %d: the queue started before dlclose plays on after it", cycle);
     }
     alarm(0);
 }

@@ -139,7 +139,9 @@ public final class AudioQueue: @unchecked Sendable {
         captureList = .allocate(byteCount: 24, alignment: 16)
         captureList.initializeMemory(as: UInt8.self, repeating: 0, count: 24)
         try configureUnit()
-        guard thread.start(turn: { [unowned(unsafe) self] in turn() }, end: {}) else { throw .cannotStart }
+        // The thread holds the queue until it ends (at disposal): a queue disposed of from its
+        // own callback is still there when the callback returns.
+        guard thread.start(turn: { [self] in turn() }, end: {}) else { throw .cannotStart }
     }
 
     deinit {
@@ -323,6 +325,12 @@ public final class AudioQueue: @unchecked Sendable {
     /// ring's producer is the real-time thread, which is not running now), and the
     /// decoder forgets its state.
     func flush(keepTime: Bool) {
+        // Two threads stopping at once must not both act as the rings' other end.
+        flushing.withLock { _ in flushLocked(keepTime: keepTime) }
+    }
+    let flushing = Locked(())
+
+    private func flushLocked(keepTime: Bool) {
         switch direction {
         case .output:
             if let chunk = current { doneRing.push(chunk) }
