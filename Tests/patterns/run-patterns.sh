@@ -2,7 +2,8 @@
 # Pattern tests: iPhone-era C clients (a SIP client's audio-session module, an old
 # VoIP driver, a game's sound driver; and the audio units ported programs use: a SIP
 # client's VoiceProcessingIO sound device, an emulator's RemoteIO ring buffer, a DSP
-# host's 8.24 play-through), each a client module plus a drive_*.c harness,
+# host's 8.24 play-through; an OpenAL game; a streaming radio player on an audio
+# queue), each a client module plus a drive_*.c harness,
 # built with gcc, clang and g++ against `pkg-config AudioToolbox-ios` from PREFIX and
 # run on the in-process virtual device and on the virtual ALSA card (`vcard`).
 #
@@ -31,7 +32,7 @@ if ! flags=$(pkg-config --cflags --libs AudioToolbox-ios); then
 fi
 clang=/opt/swift/usr/bin/clang
 [ -x "$clang" ] || clang=clang
-patterns=${PATTERNS:-"sip_audio_session voip_driver game_audio voice_unit emulator_audio dsp_host openal_game"}
+patterns=${PATTERNS:-"sip_audio_session voip_driver game_audio voice_unit emulator_audio dsp_host openal_game radio_player"}
 modes="virtual alsa"
 
 # run_case EXE MODE: the ALSA run gets a freshly set-up card (jacks and volume back to

@@ -255,7 +255,11 @@ public final class AudioQueue: @unchecked Sendable {
     /// begin (silence until then). Returns whether IsRunning changed.
     @discardableResult
     public func start(atSampleTime startTime: Double? = nil) throws(QueueError) -> Bool {
-        let (disposing, offline, wasRunning) = state.withLock { ($0.disposing, $0.offline != nil, $0.started) }
+        // Started before but stopped by the session since (its word may still be on the
+        // way from the I/O thread): not running.
+        let (disposing, offline, wasRunning) = state.withLock {
+            ($0.disposing, $0.offline != nil, $0.started && ($0.paused || $0.offline != nil || unit.isRunning))
+        }
         guard !disposing else { throw .disposalPending }
         if direction == .input && !offline && !mayRecord { throw .incompatibleCategory }
         if let startTime, startTime.isFinite {
@@ -282,11 +286,13 @@ public final class AudioQueue: @unchecked Sendable {
 
     /// AudioQueuePause: the stream stops, what is enqueued stays, Start goes on.
     public func pause() throws(QueueError) {
-        let started = try state.withLock { s throws(QueueError) -> Bool in
+        let running = try state.withLock { s throws(QueueError) -> Bool in
             guard !s.disposing else { throw .disposalPending }
-            return s.started
+            return s.started && !s.paused
         }
-        guard started else { return }
+        // Not running, or already stopped by the session (a Begin handler pausing): then
+        // the queue is stopped, not paused, and IsRunning reads 0.
+        guard running, unit.isRunning else { return }
         unit.stop()
         state.withLock { $0.paused = true }
     }
@@ -382,11 +388,10 @@ public final class AudioQueue: @unchecked Sendable {
     /// running; AudioQueueStart resumes it with what is still enqueued.
     private func stoppedBySystem() {
         let was = state.withLock { s -> Bool in
-            defer {
-                s.started = false
-                s.paused = false
-            }
-            return s.started && !s.paused
+            // Started again already (the program's Start after End came first): running.
+            guard s.started, !s.paused, !unit.isRunning else { return false }
+            s.started = false
+            return true
         }
         discontinuity.store(true, ordering: .releasing)
         if was { post(.property(QueueProperty.isRunning)) }
