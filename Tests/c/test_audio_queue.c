@@ -124,34 +124,8 @@ static void spin(void) { CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true); 
 
 /* ---- what the virtual card recorded --------------------------------------------------- */
 
-static short *recording(long *frames)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/state.playback.raw", getenv("VCARD_DIR"));
-    long bytes = 0;
-    short *samples = readWholeFile(path, &bytes);
-    *frames = bytes / 4;
-    return samples;
-}
 
-static int cardRate(void)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/state.playback.rate", getenv("VCARD_DIR"));
-    FILE *f = fopen(path, "r");
-    int rate = 0;
-    if (f) { if (fscanf(f, "%d", &rate) != 1) rate = 0; fclose(f); }
-    return rate;
-}
 
-static long nonSilentFrames(void)
-{
-    long frames = 0, loud = 0;
-    short *s = recording(&frames);
-    for (long i = 0; i < frames; i++) if (abs(s[2 * i]) > 64 || abs(s[2 * i + 1]) > 64) loud++;
-    free(s);
-    return loud;
-}
 
 /* The tone as the card heard it: its length (expected `seconds`, within `slack` s), pitch,
  * level (`level`, within 700 of 32767 for PCM; `lossy`: within 1 dB, what a codec may
@@ -159,8 +133,8 @@ static long nonSilentFrames(void)
 static void checkCardTone(const char *what, double seconds, double slack, double level, int lossy)
 {
     long frames = 0;
-    short *s = recording(&frames);
-    int rate = cardRate();
+    short *s = worldCardRecording(&frames);
+    int rate = worldCardRate();
     long first = -1, last = -1;
     for (long i = 0; i < frames; i++) if (abs(s[2 * i]) > 64) { if (first < 0) first = i; last = i; }
     CHECK(first >= 0 && rate > 0, "%s: the tone reached the card", what);
@@ -270,7 +244,7 @@ static void interruptQueue(void)
     CHECK(p.callbacks == settled, "no buffer comes back during the call (%ld then %ld)", settled, p.callbacks);
     CHECK(settled - callbacksAtBegin <= 3, "at most the buffers played before Begin came back after it (%ld)",
           settled - callbacksAtBegin);
-    if (worldOnCard()) CHECK(nonSilentFrames() == 0, "nothing reaches the card during the call");
+    if (worldOnCard()) CHECK(worldCardLoudFrames() == 0, "nothing reaches the card during the call");
     if (worldEndInterruption(1) != WORLD_DONE) { interrupted = NULL; AudioQueueDispose(p.queue, true); return; }
     runPendingCallbacks();
     CHECK(endSeen, "End came");
@@ -280,7 +254,7 @@ static void interruptQueue(void)
     CHECK(isRunning(p.queue) == 1, "IsRunning 1 after the restart");
     while (p.callbacks < settled + 5) spin();
     CHECK(p.callbacks >= settled + 5, "buffers come back again after the restart");
-    if (worldOnCard()) CHECK(nonSilentFrames() > 0, "the restarted queue is heard");
+    if (worldOnCard()) CHECK(worldCardLoudFrames() > 0, "the restarted queue is heard");
     CHECK_STATUS(AudioQueueStop(p.queue, true), noErr);
     interrupted = NULL;
     AudioQueueDispose(p.queue, true);

@@ -114,42 +114,16 @@ static void awaitCallbacks(long count)
 
 /* ---- what the virtual card recorded --------------------------------------------------- */
 
-static short *recording(long *frames)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/state.playback.raw", getenv("VCARD_DIR"));
-    long bytes = 0;
-    short *samples = readWholeFile(path, &bytes);
-    *frames = bytes / 4;
-    return samples;
-}
 
-static int cardRate(void)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/state.playback.rate", getenv("VCARD_DIR"));
-    FILE *f = fopen(path, "r");
-    int rate = 0;
-    if (f) { if (fscanf(f, "%d", &rate) != 1) rate = 0; fclose(f); }
-    return rate;
-}
 
-static long nonSilentFrames(void)
-{
-    long frames = 0, loud = 0;
-    short *s = recording(&frames);
-    for (long i = 0; i < frames; i++) if (abs(s[2 * i]) > 64 || abs(s[2 * i + 1]) > 64) loud++;
-    free(s);
-    return loud;
-}
 
 /* The tone as the card heard it: its length, pitch, level, and the longest quiet run
  * inside it (a gap). */
 static void checkRecordedTone(const char *what, double programFrames, double programRate)
 {
     long frames = 0;
-    short *s = recording(&frames);
-    int rate = cardRate();
+    short *s = worldCardRecording(&frames);
+    int rate = worldCardRate();
     long first = -1, last = -1;
     for (long i = 0; i < frames; i++) {
         if (abs(s[2 * i]) > 64) { if (first < 0) first = i; last = i; }
@@ -282,7 +256,7 @@ static void interruptTone(void)
     CHECK(running == 0, "and the unit stays stopped");
     usleep(200000);
     CHECK(callbacks == callbacksAtBegin, "no render callback after Begin (%ld then %ld)", callbacksAtBegin, callbacks);
-    if (worldOnCard()) CHECK(nonSilentFrames() == 0, "nothing reaches the card during the call");
+    if (worldOnCard()) CHECK(worldCardLoudFrames() == 0, "nothing reaches the card during the call");
     if (worldEndInterruption(1) != WORLD_DONE) return;
     runPendingCallbacks();
     CHECK(endSeen, "End came");
@@ -292,7 +266,7 @@ static void interruptTone(void)
     awaitCallbacks(5);
     CHECK(callbacks > callbacksAtBegin, "callbacks again after the restart");
     AudioOutputUnitStop(unit);
-    if (worldOnCard()) CHECK(nonSilentFrames() > 0, "the restarted unit is heard");
+    if (worldOnCard()) CHECK(worldCardLoudFrames() > 0, "the restarted unit is heard");
     AudioComponentInstanceDispose(unit);
 }
 
@@ -332,7 +306,7 @@ static void forkWhilePlaying(void)
 static int recordingEnds(int quiet, long frames)
 {
     long total = 0, loud = 0;
-    short *s = recording(&total);
+    short *s = worldCardRecording(&total);
     if (total < frames) { free(s); return 0; }
     for (long i = total - frames; i < total; i++) if (abs(s[2 * i]) > 64) loud++;
     free(s);
@@ -386,7 +360,7 @@ static int ducker(void)
 static long recentPeak(long frames)
 {
     long total = 0, peak = 0;
-    short *s = recording(&total);
+    short *s = worldCardRecording(&total);
     for (long i = total > frames ? total - frames : 0; i < total; i++) if (abs(s[2 * i]) > peak) peak = abs(s[2 * i]);
     free(s);
     return total >= frames ? peak : -1;
@@ -463,7 +437,7 @@ static void systemSoundMixes(void)
     worldRun("vcard %s", "exclusive off");
     /* Windows of 10 ms whose mean is the offset: the sound, mixed over the tone. */
     long frames = 0, windows = 0, window = (long)rate / 100, peak = 0;
-    short *rec = recording(&frames);
+    short *rec = worldCardRecording(&frames);
     for (long start = 0; start + window <= frames; start += window) {
         double sum = 0;
         for (long i = start; i < start + window; i++) {

@@ -395,4 +395,37 @@ static inline int worldFinish(const char *name)
     printf("%s [%s]: %d passed, %d failed, %d skipped\n", name, worldName(), checksPassed, checksFailed, skippedParts);
     return checksFailed == 0 ? 0 : 1;
 }
+/* ---- what the virtual card played (its recording since `vcard record-reset`) ---------- */
+
+/* 16-bit stereo frames; the caller frees them. */
+static inline short *worldCardRecording(long *frames)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/state.playback.raw", getenv("VCARD_DIR"));
+    long bytes = 0;
+    short *samples = (short *)readWholeFile(path, &bytes);
+    *frames = bytes / 4;
+    return samples;
+}
+
+static inline int worldCardRate(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/state.playback.rate", getenv("VCARD_DIR"));
+    FILE *f = fopen(path, "r");
+    int rate = 0;
+    if (f) { if (fscanf(f, "%d", &rate) != 1) rate = 0; fclose(f); }
+    return rate;
+}
+
+/* Frames where either channel is louder than 64. */
+static inline long worldCardLoudFrames(void)
+{
+    long frames = 0, loud = 0;
+    short *s = worldCardRecording(&frames);
+    for (long i = 0; i < frames; i++) if (abs(s[2 * i]) > 64 || abs(s[2 * i + 1]) > 64) loud++;
+    free(s);
+    return loud;
+}
+
 #endif

@@ -295,18 +295,10 @@ public func audioQueueStart(_ queue: OpaquePointer?, _ startTime: UnsafePointer<
     // A queue plays in the session, as a unit does: starting one activates an inactive
     // session (a refusal refuses the start); recording needs a recording category.
     if q.offlineFormat == nil && !q.isRunning && !q.isDisposed {
-        let refusal = Runtime.withCurrent { runtime -> Int32 in
-            runtime.session.attach(q.unit)
-            if q.direction == .input && !q.mayRecord { return QueueError.incompatibleCategory.rawValue }
-            guard runtime.session.phase != .active else { return 0 }
-            do throws(ResultCode) {
-                try runtime.session.setActive(true, flags: 0)
-                return 0
-            } catch {
-                return error.rawValue
-            }
+        let refusal = Runtime.startingService(q.unit) {
+            q.direction == .input && !q.mayRecord ? QueueError.incompatibleCategory.rawValue : 0
         }
-        if let refusal, refusal != 0 { return refusal }
+        if refusal != 0 { return refusal }
     }
     return queueCall(queue) { r throws(QueueError) in
         let at = try startTime.flatMap { stamp throws(QueueError) in try sampleTime(of: stamp.pointee, r.queue) }

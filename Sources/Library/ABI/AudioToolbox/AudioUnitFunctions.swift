@@ -534,17 +534,8 @@ public func audioOutputUnitStart(_ unit: OpaquePointer?) -> Int32 {
     // a refused activation (a call, a non-mixing program that will not yield) refuses
     // the start with the session's code.
     if u.kind.hasDevice, u.isInitialized, !u.isRunning {
-        let refusal = Runtime.withCurrent { runtime -> Int32 in
-            runtime.session.attach(u)
-            guard runtime.session.phase != .active else { return 0 }
-            do throws(ResultCode) {
-                try runtime.session.setActive(true, flags: 0)
-                return 0
-            } catch {
-                return error.rawValue
-            }
-        }
-        if let refusal, refusal != 0 { return refusal }
+        let refusal = Runtime.startingService(u)
+        if refusal != 0 { return refusal }
     }
     var changed = false
     let status = unitCall(unit) { u throws(UnitError) in changed = try u.start() }

@@ -248,3 +248,24 @@ final class Runtime: @unchecked Sendable {
 /// lock, woken after it.
 extension CallbackQueue: ListenerCallSink where Item == ListenerCall {}
 extension ListenerCall: Coalescing {}
+
+extension Runtime {
+    /// A unit or queue about to start plays in the session: the session feeds it from now
+    /// on and is activated if it is not active. Returns 0, `refusal` (a reason of the
+    /// caller's, checked once the service is fed), or the session's code for a refused
+    /// activation; 0 without a session (the service plays ungoverned).
+    static func startingService(_ service: AudioService, refusal: () -> Int32 = { 0 }) -> Int32 {
+        withCurrent { runtime -> Int32 in
+            runtime.session.attach(service)
+            let refused = refusal()
+            if refused != 0 { return refused }
+            guard runtime.session.phase != .active else { return 0 }
+            do throws(ResultCode) {
+                try runtime.session.setActive(true, flags: 0)
+                return 0
+            } catch {
+                return error.rawValue
+            }
+        } ?? 0
+    }
+}
