@@ -18,114 +18,22 @@
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <pipewire/pipewire.h>
-#include <spa/param/audio/format-utils.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-enum { RATE = 48000, PERIOD = 256, MAX_MARKS = 256 };
+#define MAX_MARKS 256
+#include "bench_pipewire.h"
+
+enum { RATE = PW_RATE, PERIOD = PW_PERIOD };
 
 static long long cpuNow(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
-static long long now(void) { return (long long)nowNanoseconds(); }
-
-static long long sent[MAX_MARKS], received[MAX_MARKS];
-static volatile int sentCount, receivedCount;
-
-/* ---- the recorder: the sink's monitor ---- */
-static struct pw_thread_loop *recorderLoop;
-static struct pw_stream *recorder;
-
-static void recorded(void *data)
-{
-    (void)data;
-    struct pw_buffer *b = pw_stream_dequeue_buffer(recorder);
-    if (!b) return;
-    struct spa_data *d = &b->buffer->datas[0];
-    const float *samples = d->data ? (const float *)((const char *)d->data + d->chunk->offset) : NULL;
-    uint32_t count = d->chunk->size / sizeof(float);
-    long long at = now();
-    for (uint32_t i = 0; samples && i < count; i += 2) {
-        if (samples[i] > 0.3f && receivedCount < MAX_MARKS) { received[receivedCount++] = at; break; }
-    }
-    pw_stream_queue_buffer(recorder, b);
-}
-
-static const struct pw_stream_events recorderEvents = {PW_VERSION_STREAM_EVENTS, .process = recorded};
-
-static const struct spa_pod *formatParam(struct spa_pod_builder *builder, enum spa_audio_format format)
-{
-    struct spa_audio_info_raw info = {.format = format, .rate = RATE, .channels = 2,
-                                      .position = {SPA_AUDIO_CHANNEL_FL, SPA_AUDIO_CHANNEL_FR}};
-    return spa_format_audio_raw_build(builder, SPA_PARAM_EnumFormat, &info);
-}
-
-static void recorderStart(void)
-{
-    recorderLoop = pw_thread_loop_new("recorder", NULL);
-    recorder = pw_stream_new_simple(pw_thread_loop_get_loop(recorderLoop), "recorder",
-                                    pw_properties_new(PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, "Capture",
-                                                      PW_KEY_STREAM_CAPTURE_SINK, "true", PW_KEY_NODE_LATENCY,
-                                                      "256/48000", NULL), &recorderEvents, NULL);
-    uint8_t buffer[1024];
-    struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(buffer, sizeof buffer);
-    const struct spa_pod *params[1] = {formatParam(&builder, SPA_AUDIO_FORMAT_F32)};
-    pw_stream_connect(recorder, PW_DIRECTION_INPUT, PW_ID_ANY,
-                      PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS | PW_STREAM_FLAG_RT_PROCESS, params, 1);
-    pw_thread_loop_start(recorderLoop);
-}
-
-/* ---- the bare client: a pw_stream on a thread loop; what it plays comes from `produce` ---- */
-static struct pw_thread_loop *loop;
-static struct pw_stream *stream;
-static void (*produce)(SInt16 *samples, uint32_t frames);
-
-static void process(void *data)
-{
-    (void)data;
-    struct pw_buffer *b = pw_stream_dequeue_buffer(stream);
-    if (!b) return;
-    struct spa_data *d = &b->buffer->datas[0];
-    uint32_t frames = d->maxsize / 4;
-    if (b->requested && b->requested < frames) frames = (uint32_t)b->requested;
-    if (d->data) produce(d->data, frames);
-    d->chunk->offset = 0;
-    d->chunk->stride = 4;
-    d->chunk->size = frames * 4;
-    pw_stream_queue_buffer(stream, b);
-}
-
-static const struct pw_stream_events events = {PW_VERSION_STREAM_EVENTS, .process = process};
-
-static void bareStart(void)
-{
-    loop = pw_thread_loop_new("bare", NULL);
-    char latency[32];
-    snprintf(latency, sizeof latency, "%d/%d", PERIOD, RATE);
-    stream = pw_stream_new_simple(pw_thread_loop_get_loop(loop), "bare",
-                                  pw_properties_new(PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, "Playback",
-                                                    PW_KEY_MEDIA_ROLE, "Music", PW_KEY_NODE_LATENCY, latency, NULL),
-                                  &events, NULL);
-    uint8_t buffer[1024];
-    struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(buffer, sizeof buffer);
-    const struct spa_pod *params[1] = {formatParam(&builder, SPA_AUDIO_FORMAT_S16)};
-    pw_stream_connect(stream, PW_DIRECTION_OUTPUT, PW_ID_ANY,
-                      PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS | PW_STREAM_FLAG_RT_PROCESS, params, 1);
-    pw_thread_loop_start(loop);
-}
-
-static void bareStop(void)
-{
-    pw_thread_loop_stop(loop);
-    pw_stream_destroy(stream);
-    pw_thread_loop_destroy(loop);
 }
 
 /* ---- 1. latency ---- */
@@ -162,29 +70,24 @@ typedef struct { double p50, p99; int marks; } Latency;
 
 static Latency latencyRun(int useQueue)
 {
-    if (useQueue) queueLatencyStart(); else { produce = bareImpulse; bareStart(); }
+    if (useQueue) queueLatencyStart(); else { bareProduce = bareImpulse; bareStart(); }
     usleep(500000);
     sentCount = receivedCount = 0;
     for (int i = 0; i < 24; i++) {
         if (useQueue) {
             while (!impulseBack) usleep(1000);
             impulseBack = 0;
-            sent[sentCount++] = now();
+            sent[sentCount++] = benchNow();
             AudioQueueEnqueueBuffer(queue, impulseBuffer, 0, NULL);
         } else {
-            sent[sentCount++] = now();
+            sent[sentCount++] = benchNow();
             __atomic_store_n(&impulseWanted, 1, __ATOMIC_RELEASE);
         }
         usleep(150000);
     }
     if (useQueue) queueLatencyStop(); else bareStop();
     static double latency[MAX_MARKS];
-    int n = 0;
-    for (int i = 0, j = 0; i < sentCount && j < receivedCount; i++) {
-        while (j < receivedCount && received[j] < sent[i]) j++;
-        if (j < receivedCount) latency[n++] = (double)(received[j++] - sent[i]) / 1e6;
-    }
-    qsort(latency, (size_t)n, sizeof *latency, compareDoubles);
+    int n = pairedLatencies(latency);
     Latency l = {n ? latency[n / 2] : 0, n ? latency[(int)(n * 0.99)] : 0, n};
     return l;
 }
@@ -304,7 +207,7 @@ static void bareAACStart(void)
     frame = av_frame_alloc();
     packet = av_packet_alloc();
     frameAt = frameFrames = 0;
-    produce = bareDecode;
+    bareProduce = bareDecode;
     bareStart();
 }
 

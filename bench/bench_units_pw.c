@@ -11,14 +11,15 @@
 #include <AudioToolbox/AudioToolbox.h>
 #include "bench_common.h"
 #include <pipewire/pipewire.h>
-#include <spa/param/audio/format-utils.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-enum { RATE = 48000, PERIOD = 256 };
+#include "bench_pipewire.h"
+
+enum { RATE = PW_RATE, PERIOD = PW_PERIOD };
 
 static long long cpuNow(void)
 {
@@ -27,11 +28,6 @@ static long long cpuNow(void)
     return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-static long long now(void) { return (long long)nowNanoseconds(); }
-
-enum { MAX_MARKS = 512 };
-static long long sent[MAX_MARKS], received[MAX_MARKS];
-static volatile int sentCount, receivedCount;
 static long calls;
 
 /* Quiet noise-free silence with an impulse every 47th buffer: each impulse's send time kept. */
@@ -39,10 +35,12 @@ static void fill(SInt16 *samples, UInt32 frames)
 {
     memset(samples, 0, frames * 4);
     if (++calls % 47 == 0 && sentCount < MAX_MARKS) {
-        sent[sentCount++] = now();
+        sent[sentCount++] = benchNow();
         samples[0] = samples[1] = 20000;
     }
 }
+
+static void fillFrames(SInt16 *samples, uint32_t frames) { fill(samples, frames); }
 
 /* ---- the unit ---- */
 static AudioUnit unit;
@@ -74,116 +72,21 @@ static void unitStop(void)
     AudioComponentInstanceDispose(unit);
 }
 
-/* ---- the bare client: a pw_stream on a thread loop, as PipeWire's own examples play ---- */
-static struct pw_thread_loop *loop;
-static struct pw_stream *stream;
-
-static void process(void *data)
-{
-    (void)data;
-    struct pw_buffer *b = pw_stream_dequeue_buffer(stream);
-    if (!b) return;
-    struct spa_data *d = &b->buffer->datas[0];
-    uint32_t frames = d->maxsize / 4;
-    if (b->requested && b->requested < frames) frames = (uint32_t)b->requested;
-    if (d->data) fill(d->data, frames);
-    d->chunk->offset = 0;
-    d->chunk->stride = 4;
-    d->chunk->size = frames * 4;
-    pw_stream_queue_buffer(stream, b);
-}
-
-static const struct pw_stream_events events = {PW_VERSION_STREAM_EVENTS, .process = process};
-
-static void bareStart(void)
-{
-    loop = pw_thread_loop_new("bare", NULL);
-    char latency[32];
-    snprintf(latency, sizeof latency, "%d/%d", PERIOD, RATE);
-    stream = pw_stream_new_simple(pw_thread_loop_get_loop(loop), "bare",
-                                  pw_properties_new(PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, "Playback",
-                                                    PW_KEY_MEDIA_ROLE, "Music", PW_KEY_NODE_LATENCY, latency, NULL),
-                                  &events, NULL);
-    uint8_t buffer[1024];
-    struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(buffer, sizeof buffer);
-    struct spa_audio_info_raw info = {.format = SPA_AUDIO_FORMAT_S16, .rate = RATE, .channels = 2,
-                                      .position = {SPA_AUDIO_CHANNEL_FL, SPA_AUDIO_CHANNEL_FR}};
-    const struct spa_pod *params[1] = {spa_format_audio_raw_build(&builder, SPA_PARAM_EnumFormat, &info)};
-    pw_stream_connect(stream, PW_DIRECTION_OUTPUT, PW_ID_ANY,
-                      PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS | PW_STREAM_FLAG_RT_PROCESS, params, 1);
-    pw_thread_loop_start(loop);
-}
-
-static void bareStop(void)
-{
-    pw_thread_loop_stop(loop);
-    pw_stream_destroy(stream);
-    pw_thread_loop_destroy(loop);
-}
-
-/* The recorder: the sink's monitor, in this process, noting when each impulse arrives. */
-static struct pw_thread_loop *recorderLoop;
-static struct pw_stream *recorder;
-
-static void recorded(void *data)
-{
-    (void)data;
-    struct pw_buffer *b = pw_stream_dequeue_buffer(recorder);
-    if (!b) return;
-    struct spa_data *d = &b->buffer->datas[0];
-    const float *samples = d->data ? (const float *)((const char *)d->data + d->chunk->offset) : NULL;
-    uint32_t count = d->chunk->size / sizeof(float);
-    long long at = now();
-    for (uint32_t i = 0; samples && i < count; i += 2) {
-        if (samples[i] > 0.3f && receivedCount < MAX_MARKS) {
-            received[receivedCount++] = at;
-            break;
-        }
-    }
-    pw_stream_queue_buffer(recorder, b);
-}
-
-static const struct pw_stream_events recorderEvents = {PW_VERSION_STREAM_EVENTS, .process = recorded};
-
-static void recorderStart(void)
-{
-    recorderLoop = pw_thread_loop_new("recorder", NULL);
-    recorder = pw_stream_new_simple(pw_thread_loop_get_loop(recorderLoop), "recorder",
-                                    pw_properties_new(PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, "Capture",
-                                                      PW_KEY_STREAM_CAPTURE_SINK, "true", PW_KEY_NODE_LATENCY,
-                                                      "256/48000", NULL),
-                                    &recorderEvents, NULL);
-    uint8_t buffer[1024];
-    struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(buffer, sizeof buffer);
-    struct spa_audio_info_raw info = {.format = SPA_AUDIO_FORMAT_F32, .rate = RATE, .channels = 2,
-                                      .position = {SPA_AUDIO_CHANNEL_FL, SPA_AUDIO_CHANNEL_FR}};
-    const struct spa_pod *params[1] = {spa_format_audio_raw_build(&builder, SPA_PARAM_EnumFormat, &info)};
-    pw_stream_connect(recorder, PW_DIRECTION_INPUT, PW_ID_ANY,
-                      PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS | PW_STREAM_FLAG_RT_PROCESS, params, 1);
-    pw_thread_loop_start(recorderLoop);
-}
-
-
 typedef struct { double cpu, p50, p99; int marks; } Run;
 
 static Run measure(void (*start)(void), void (*stop)(void), double seconds)
 {
+    bareProduce = fillFrames;
     start();
     usleep(500000);
     sentCount = receivedCount = 0;
     long long cpu0 = cpuNow();
     usleep((useconds_t)(seconds * 1e6));
     long long cpu = cpuNow() - cpu0;
-    int marks = sentCount < receivedCount ? sentCount : receivedCount;
     stop();
     /* Pair each impulse with the first arrival after it was sent. */
     static double latency[MAX_MARKS];
-    int n = 0;
-    for (int i = 0, j = 0; i < marks && j < receivedCount; i++) {
-        while (j < receivedCount && received[j] < sent[i]) j++;
-        if (j < receivedCount) latency[n++] = (double)(received[j++] - sent[i]) / 1e6;
-    }
-    qsort(latency, (size_t)n, sizeof *latency, compareDoubles);
+    int n = pairedLatencies(latency);
     Run run = {(double)cpu / 1e6 / seconds, n ? latency[n / 2] : 0, n ? latency[(int)(n * 0.99)] : 0, n};
     return run;
 }
