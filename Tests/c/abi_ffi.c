@@ -13,6 +13,7 @@
 #include <ffi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "check.h"
 
 static void *library;
@@ -357,6 +358,84 @@ static void audioFiles(void)
     CHECK_STATUS(callPtr("AudioFileStreamClose", &bogus), kAudioFileStreamError_IllegalOperation);
 }
 
+/* Audio queues through libffi: an output queue whose callback is an ffi closure, fed one
+ * buffer and rendered offline (the samples come back), a Float32 parameter, the Boolean
+ * of Stop and Dispose, a time stamp. */
+static int queueCallbacks;
+static void queueHandler(ffi_cif *cif, void *ret, void **args, void *userData)
+{
+    (void)cif; (void)ret;
+    if (*(void **)args[0] == userData) queueCallbacks++;
+}
+
+static void audioQueues(void)
+{
+    ffi_cif cif;
+    ffi_type *callbackArgs[] = {T_PTR, T_PTR, T_PTR};
+    ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 3, &ffi_type_void, callbackArgs);
+    void *code = NULL;
+    ffi_closure *closure = ffi_closure_alloc(sizeof(ffi_closure), &code);
+    static int tag;
+    ffi_prep_closure_loc(closure, &cif, queueHandler, &tag, code);
+
+    AudioStreamBasicDescription f = {44100, kAudioFormatLinearPCM, kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked,
+                                     4, 1, 4, 2, 16, 0};
+    AudioQueueRef queue = NULL;
+    void *format = &f, *userData = &tag, *runLoop = NULL, *mode = NULL, *out = &queue;
+    UInt32 flags = 0;
+    ffi_type *n[] = {T_PTR, T_PTR, T_PTR, T_PTR, T_PTR, T_U32, T_PTR};
+    void *nv[] = {&format, &code, &userData, &runLoop, &mode, &flags, &out};
+    CHECK_STATUS(call("AudioQueueNewOutput", 7, n, nv), noErr);
+    if (!queue) return;
+    AudioQueueBufferRef buffer = NULL, rendered = NULL;
+    UInt32 bytes = 400;
+    void *bufferOut = &buffer, *renderedOut = &rendered;
+    ffi_type *a[] = {T_PTR, T_U32, T_PTR};
+    void *av[] = {&queue, &bytes, &bufferOut};
+    CHECK_STATUS(call("AudioQueueAllocateBuffer", 3, a, av), noErr);
+    void *arv[] = {&queue, &bytes, &renderedOut};
+    CHECK_STATUS(call("AudioQueueAllocateBuffer", 3, a, arv), noErr);
+    if (!buffer || !rendered) return;
+    for (int i = 0; i < 200; i++) ((SInt16 *)buffer->mAudioData)[i] = (SInt16)(i * 100 - 10000);
+    buffer->mAudioDataByteSize = 400;
+    UInt32 zero = 0;
+    void *noDescriptions = NULL;
+    ffi_type *e[] = {T_PTR, T_PTR, T_U32, T_PTR};
+    void *ev[] = {&queue, &buffer, &zero, &noDescriptions};
+    CHECK_STATUS(call("AudioQueueEnqueueBuffer", 4, e, ev), noErr);
+    UInt32 parameter = kAudioQueueParam_Volume;
+    Float32 volume = 1.0f;
+    ffi_type *p[] = {T_PTR, T_U32, T_F32};
+    void *pv[] = {&queue, &parameter, &volume};
+    CHECK_STATUS(call("AudioQueueSetParameter", 3, p, pv), noErr);
+    void *offline = &f, *layout = NULL;
+    ffi_type *o[] = {T_PTR, T_PTR, T_PTR};
+    void *ov[] = {&queue, &offline, &layout};
+    CHECK_STATUS(call("AudioQueueSetOfflineRenderFormat", 3, o, ov), noErr);
+    void *noTime = NULL;
+    ffi_type *st[] = {T_PTR, T_PTR};
+    void *stv[] = {&queue, &noTime};
+    CHECK_STATUS(call("AudioQueueStart", 2, st, stv), noErr);
+    AudioTimeStamp stamp = {0};
+    stamp.mFlags = kAudioTimeStampSampleTimeValid;
+    void *stampPointer = &stamp;
+    UInt32 frames = 100;
+    ffi_type *r[] = {T_PTR, T_PTR, T_PTR, T_U32};
+    void *rv[] = {&queue, &stampPointer, &rendered, &frames};
+    CHECK_STATUS(call("AudioQueueOfflineRender", 4, r, rv), noErr);
+    CHECK(rendered->mAudioDataByteSize == 400 && memcmp(rendered->mAudioData, buffer->mAudioData, 400) == 0,
+          "offline render through ffi gives the enqueued samples back");
+    for (int i = 0; i < 200 && queueCallbacks == 0; i++) usleep(5000);
+    CHECK(queueCallbacks == 1, "the output callback (an ffi closure) got its user data (%d calls)", queueCallbacks);
+    UInt8 immediate = 0x80;  /* any non-zero byte means true */
+    ffi_type *b[] = {T_PTR, T_BOOL};
+    void *bv[] = {&queue, &immediate};
+    CHECK_STATUS(call("AudioQueueStop", 2, b, bv), noErr);
+    CHECK_STATUS(call("AudioQueueDispose", 2, b, bv), noErr);
+    CHECK_STATUS(call("AudioQueueDispose", 2, b, bv), kAudio_ParamError);
+    ffi_closure_free(closure);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) { fprintf(stderr, "usage: %s LIBRARY\n", argv[0]); return 2; }
@@ -499,6 +578,7 @@ int main(int argc, char **argv)
 
     audioUnits();
     audioFiles();
+    audioQueues();
 
     for (int i = 0; i < LISTENERS; i++) ffi_closure_free(listeners[i].closure);
     ffi_closure_free(interruptionClosure);
