@@ -260,6 +260,47 @@ static void interruptQueue(void)
     AudioQueueDispose(p.queue, true);
 }
 
+/* ---- 2b. The silent switch silences SoloAmbient ---------------------------------------- */
+
+/* Whether the card's last `frames` frames are silent (quiet 1) or carry the tone (0). */
+static int recordingEnds(int quiet, long frames)
+{
+    long total = 0, loud = 0;
+    short *s = worldCardRecording(&total);
+    if (total < frames) { free(s); return 0; }
+    for (long i = total - frames; i < total; i++) if (abs(s[2 * i]) > 64) loud++;
+    free(s);
+    return quiet ? loud == 0 : loud > frames / 2;
+}
+
+static void silentSwitch(void)
+{
+    if (!worldOnCard() || !worldWithDaemon()) {
+        worldCannot("the silent switch is audiosessiond's (`audiosession silent`), and only the card hears the queue");
+        worldSkip("silent switch");
+        return;
+    }
+    UInt32 category = kAudioSessionCategory_SoloAmbientSound;
+    AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category);
+    Player p;
+    newTonePlayer(&p, 44100, 2, 0, CFRunLoopGetCurrent(), 1L << 40);
+    primeBuffers(&p, 1024);
+    worldRun("vcard %s", "record-reset");
+    CHECK_STATUS(AudioQueueStart(p.queue, NULL), noErr);
+    while (!recordingEnds(0, 4800)) spin();
+    worldRun("audiosession %s", "silent on");
+    while (!recordingEnds(1, 4800)) spin();
+    long atSilence = p.callbacks;
+    while (p.callbacks < atSilence + 10) spin();
+    CHECK(isRunning(p.queue) == 1, "SoloAmbient under the silent switch: the queue runs on, unheard");
+    worldRun("audiosession %s", "silent off");
+    while (!recordingEnds(0, 4800)) spin();
+    CHECK(1, "heard again once the switch is off");
+    AudioQueueDispose(p.queue, true);
+    category = kAudioSessionCategory_MediaPlayback;
+    AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category);
+}
+
 /* ---- 3. Pause, Reset, Stop(true) ------------------------------------------------------ */
 
 static void pauseResetStop(void)
@@ -900,6 +941,8 @@ int main(void)
     playTone(hardwareRate(), 1, 0, "Float32 at the hardware rate on a library thread");
     watchdogName = "interruption";
     interruptQueue();
+    watchdogName = "silent switch";
+    silentSwitch();
     watchdogName = "pause, reset, stop";
     pauseResetStop();
     watchdogName = "offline";
