@@ -15,6 +15,14 @@ enum { PW_RATE = 48000, PW_PERIOD = 256 };
 
 static long long benchNow(void) { return (long long)nowNanoseconds(); }
 
+/* The process's CPU time in nanoseconds. */
+static long long cpuNow(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
 static long long sent[MAX_MARKS], received[MAX_MARKS];
 static volatile int sentCount, receivedCount;
 
@@ -105,6 +113,21 @@ static void bareStop(void)
     pw_thread_loop_stop(bareLoop);
     pw_stream_destroy(bareStream);
     pw_thread_loop_destroy(bareLoop);
+}
+
+/* A session whose units and queues stream through PipeWire at 48 kHz with a 256-frame
+ * period, active, and the recorder listening. */
+static void benchSessionOnPipeWire(void)
+{
+    pw_init(NULL, NULL);
+    setenv("AUDIOTOOLBOX_STREAM", "pipewire", 1);
+    AudioSessionInitialize(NULL, NULL, NULL, NULL);
+    Float64 rate = PW_RATE;
+    AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareSampleRate, sizeof rate, &rate);
+    Float32 duration = (Float32)PW_PERIOD / PW_RATE;
+    AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareIOBufferDuration, sizeof duration, &duration);
+    AudioSessionSetActive(true);
+    recorderStart();
 }
 
 /* Pairs each impulse sent with the first arrival after it: latencies in ms, sorted;

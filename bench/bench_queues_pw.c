@@ -29,13 +29,6 @@
 
 enum { RATE = PW_RATE, PERIOD = PW_PERIOD };
 
-static long long cpuNow(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 /* ---- 1. latency ---- */
 static volatile int impulseWanted;
 
@@ -233,15 +226,7 @@ static double cpuRun(void (*start)(void), void (*stop)(void), double seconds)
 int main(int argc, char **argv)
 {
     if (argc < 2) { fprintf(stderr, "usage: bench_queues_pw AAC-FILE\n"); return 2; }
-    pw_init(NULL, NULL);
-    setenv("AUDIOTOOLBOX_STREAM", "pipewire", 1);
-    AudioSessionInitialize(NULL, NULL, NULL, NULL);
-    Float64 rate = RATE;
-    AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareSampleRate, sizeof rate, &rate);
-    Float32 duration = (Float32)PERIOD / RATE;
-    AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareIOBufferDuration, sizeof duration, &duration);
-    AudioSessionSetActive(true);
-    recorderStart();
+    benchSessionOnPipeWire();
 
     double qP50[5], qP99[5], bP50[5], bP99[5];
     int marks = 0;

@@ -21,13 +21,6 @@
 
 enum { RATE = PW_RATE, PERIOD = PW_PERIOD };
 
-static long long cpuNow(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 static long calls;
 
 /* Quiet noise-free silence with an impulse every 47th buffer: each impulse's send time kept. */
@@ -94,15 +87,7 @@ static Run measure(void (*start)(void), void (*stop)(void), double seconds)
 
 int main(void)
 {
-    pw_init(NULL, NULL);
-    setenv("AUDIOTOOLBOX_STREAM", "pipewire", 1);
-    AudioSessionInitialize(NULL, NULL, NULL, NULL);
-    Float64 rate = RATE;
-    AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareSampleRate, sizeof rate, &rate);
-    Float32 duration = (Float32)PERIOD / RATE;
-    AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareIOBufferDuration, sizeof duration, &duration);
-    AudioSessionSetActive(true);
-    recorderStart();
+    benchSessionOnPipeWire();
     double bare[5], units[5], bareP50[5], bareP99[5], unitP50[5], unitP99[5];
     int marks = 0;
     for (int i = 0; i < 5; i++) {
