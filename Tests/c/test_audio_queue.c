@@ -262,16 +262,6 @@ static void interruptQueue(void)
 
 /* ---- 2b. The silent switch silences SoloAmbient ---------------------------------------- */
 
-/* Whether the card's last `frames` frames are silent (quiet 1) or carry the tone (0). */
-static int recordingEnds(int quiet, long frames)
-{
-    long total = 0, loud = 0;
-    short *s = worldCardRecording(&total);
-    if (total < frames) { free(s); return 0; }
-    for (long i = total - frames; i < total; i++) if (abs(s[2 * i]) > 64) loud++;
-    free(s);
-    return quiet ? loud == 0 : loud > frames / 2;
-}
 
 static void silentSwitch(void)
 {
@@ -287,14 +277,14 @@ static void silentSwitch(void)
     primeBuffers(&p, 1024);
     worldRun("vcard %s", "record-reset");
     CHECK_STATUS(AudioQueueStart(p.queue, NULL), noErr);
-    while (!recordingEnds(0, 4800)) spin();
+    while (!worldCardEnds(0, 4800)) spin();
     worldRun("audiosession %s", "silent on");
-    while (!recordingEnds(1, 4800)) spin();
+    while (!worldCardEnds(1, 4800)) spin();
     long atSilence = p.callbacks;
     while (p.callbacks < atSilence + 10) spin();
     CHECK(isRunning(p.queue) == 1, "SoloAmbient under the silent switch: the queue runs on, unheard");
     worldRun("audiosession %s", "silent off");
-    while (!recordingEnds(0, 4800)) spin();
+    while (!worldCardEnds(0, 4800)) spin();
     CHECK(1, "heard again once the switch is off");
     AudioQueueDispose(p.queue, true);
     category = kAudioSessionCategory_MediaPlayback;

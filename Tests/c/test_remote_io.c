@@ -301,17 +301,6 @@ static void forkWhilePlaying(void)
 
 /* ---- 2c. The silent switch silences SoloAmbient ------------------------------------ */
 
-/* Whether the last `frames` frames the card recorded are silent (quiet 1), or carry the
- * tone (quiet 0: most samples of a half-scale sine are loud). */
-static int recordingEnds(int quiet, long frames)
-{
-    long total = 0, loud = 0;
-    short *s = worldCardRecording(&total);
-    if (total < frames) { free(s); return 0; }
-    for (long i = total - frames; i < total; i++) if (abs(s[2 * i]) > 64) loud++;
-    free(s);
-    return quiet ? loud == 0 : loud > frames / 2;
-}
 
 static void silentSwitch(void)
 {
@@ -325,15 +314,15 @@ static void silentSwitch(void)
     makeToneUnit(0, hardwareRate());
     worldRun("vcard %s", "record-reset");
     CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
-    while (!recordingEnds(0, 4800)) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    while (!worldCardEnds(0, 4800)) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
     worldRun("audiosession %s", "silent on");
     /* Until the card's last tenth of a second is silence (the watchdog bounds it). */
-    while (!recordingEnds(1, 4800)) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    while (!worldCardEnds(1, 4800)) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
     long atSilence = callbacks;
     awaitCallbacks(20);
     CHECK(callbacks > atSilence, "SoloAmbient under the silent switch: the unit runs on, unheard");
     worldRun("audiosession %s", "silent off");
-    while (!recordingEnds(0, 4800)) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    while (!worldCardEnds(0, 4800)) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
     CHECK(1, "heard again once the switch is off");
     AudioOutputUnitStop(unit);
     AudioComponentInstanceDispose(unit);

@@ -428,4 +428,16 @@ static inline long worldCardLoudFrames(void)
     return loud;
 }
 
+/* Whether the card's last `frames` frames are silent (quiet 1), or carry a tone (quiet 0:
+ * most samples of a half-scale sine are loud). */
+static inline int worldCardEnds(int quiet, long frames)
+{
+    long total = 0, loud = 0;
+    short *s = worldCardRecording(&total);
+    if (total < frames) { free(s); return 0; }
+    for (long i = total - frames; i < total; i++) if (abs(s[2 * i]) > 64) loud++;
+    free(s);
+    return quiet ? loud == 0 : loud > frames / 2;
+}
+
 #endif
