@@ -1,6 +1,7 @@
 import AudioFiles
 import AudioQueues
 import AudioSessionCore
+import AudioStreams
 import CAudioToolbox
 import CoreFoundation
 import Glibc
@@ -273,18 +274,14 @@ public func audioQueueEnqueueBufferWithParameters(_ queue: OpaquePointer?, _ poi
 private func sampleTime(of stamp: AudioTimeStamp, _ queue: AudioQueue) throws(QueueError) -> Double? {
     if stamp.mFlags & UInt32(kAudioTimeStampSampleTimeValid) != 0 { return stamp.mSampleTime }
     if stamp.mFlags & UInt32(kAudioTimeStampHostTimeValid) != 0 {
-        let now = (try? queue.currentTime(readDiscontinuity: false)) ?? (sampleTime: 0, hostTime: hostNow(), discontinuity: false)
+        let now = (try? queue.currentTime(readDiscontinuity: false))
+            ?? (sampleTime: 0, hostTime: IOThread.hostTime(), discontinuity: false)
         let seconds = (Double(stamp.mHostTime) - Double(now.hostTime)) / 1e9
         return now.sampleTime + seconds * queue.format.sampleRate
     }
     return nil
 }
 
-private func hostNow() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-}
 
 // MARK: Running
 
@@ -408,7 +405,7 @@ public func audioQueueGetProperty(_ queue: OpaquePointer?, _ id: UInt32, _ data:
     queueCall(queue) { r throws(QueueError) in
         guard let data, let size else { throw .parameter }
         let q = r.queue
-        guard let needed = propertySize(q, id) else { throw .invalidProperty }
+        guard propertySize(q, id) != nil else { throw .invalidProperty }
         func put<T>(_ value: T) throws(QueueError) {
             guard Int(size.pointee) >= MemoryLayout<T>.size else { throw .invalidPropertySize }
             data.storeBytes(of: value, as: T.self)
@@ -452,7 +449,7 @@ public func audioQueueGetProperty(_ queue: OpaquePointer?, _ id: UInt32, _ data:
         case kAudioQueueProperty_TimePitchAlgorithm: try put(q.parameters.timePitchAlgorithm)
         case kAudioQueueProperty_TimePitchBypass: try put(q.parameters.timePitchBypass)
         case hardwareCodecPolicy: try put(q.parameters.codecPolicy)
-        default: _ = needed; throw .invalidProperty
+        default: throw .invalidProperty
         }
     }
 }
@@ -678,7 +675,9 @@ public func audioQueueProcessingTapNew(_ queue: OpaquePointer?, _ callback: Audi
 }
 
 @_cdecl("AudioQueueProcessingTapDispose")
-public func audioQueueProcessingTapDispose(_ tap: OpaquePointer?) -> Int32 { tap == nil ? -50 : QueueError.invalidTapContext }
+public func audioQueueProcessingTapDispose(_ tap: OpaquePointer?) -> Int32 {
+    tap == nil ? QueueError.parameter.rawValue : QueueError.invalidTapContext.rawValue
+}
 
 @_cdecl("AudioQueueProcessingTapGetSourceAudio")
 public func audioQueueProcessingTapGetSourceAudio(_ tap: OpaquePointer?, _ frames: UInt32,
@@ -686,15 +685,11 @@ public func audioQueueProcessingTapGetSourceAudio(_ tap: OpaquePointer?, _ frame
                                                   _ flags: UnsafeMutablePointer<UInt32>?,
                                                   _ outFrames: UnsafeMutablePointer<UInt32>?,
                                                   _ data: UnsafeMutablePointer<AudioBufferList>?) -> Int32 {
-    tap == nil ? -50 : QueueError.invalidTapContext
+    tap == nil ? QueueError.parameter.rawValue : QueueError.invalidTapContext.rawValue
 }
 
 @_cdecl("AudioQueueProcessingTapGetQueueTime")
 public func audioQueueProcessingTapGetQueueTime(_ tap: OpaquePointer?, _ sampleTime: UnsafeMutablePointer<Float64>?,
                                                 _ frameCount: UnsafeMutablePointer<UInt32>?) -> Int32 {
-    tap == nil ? -50 : QueueError.invalidTapContext
-}
-
-extension QueueError {
-    static let invalidTapContext: Int32 = -66669
+    tap == nil ? QueueError.parameter.rawValue : QueueError.invalidTapContext.rawValue
 }

@@ -141,7 +141,7 @@ public final class AudioQueue: @unchecked Sendable {
         try configureUnit()
         // The thread holds the queue until it ends (at disposal): a queue disposed of from its
         // own callback is still there when the callback returns.
-        guard thread.start(turn: { [self] in turn() }, end: {}) else { throw .cannotStart }
+        guard thread.start(turn: { [self] in turn() }) else { throw .cannotStart }
     }
 
     deinit {

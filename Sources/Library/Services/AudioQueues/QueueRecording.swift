@@ -33,14 +33,9 @@ extension AudioQueue {
                 guard let next = state.withLock({ s -> QueueBuffer? in s.recordQueue.first }) else { break }
                 filling = (next, 0, 0, 0, recordedFrames)
             }
-            guard let f = filling else { break }
             let full = pcm != nil ? fillPCM(samples) : fillPackets(samples)
-            if full || (flushing && filling!.bytes > 0) {
-                complete()
-                continue
-            }
-            _ = f
-            break
+            guard full || (flushing && filling!.bytes > 0) else { break }
+            complete()
         }
         if flushing {
             // Stopped: what is left of the recording is dropped, and so are any frames
@@ -139,10 +134,9 @@ extension AudioQueue {
             return !s.disposed
         }
         guard live else { return }
-        let start = pcm == nil ? Double(f.start) : f.start
         state.withLock {
             $0.events.append(.input(f.buffer, packets: f.packets, descriptions: packetized ? f.buffer.descriptionStore : nil,
-                                    sampleTime: start, hostTime: IOThread.hostTime()))
+                                    sampleTime: f.start, hostTime: IOThread.hostTime()))
         }
     }
 

@@ -23,8 +23,8 @@ final class QueueThread: @unchecked Sendable {
 
     var isCurrent: Bool { threadID.load(ordering: .acquiring) == Int(bitPattern: UInt(pthread_self())) }
 
-    /// Starts the loop: `turn` runs after every wake-up until `quit` is set, then `end`.
-    func start(turn: @escaping () -> Void, end: @escaping () -> Void) -> Bool {
+    /// Starts the loop: `turn` runs after every wake-up until `quit` is set.
+    func start(turn: @escaping () -> Void) -> Bool {
         IOThread.spawn(name: "AT queue") { [self] in
             threadID.store(Int(bitPattern: UInt(pthread_self())), ordering: .releasing)
             while true {
@@ -33,7 +33,6 @@ final class QueueThread: @unchecked Sendable {
                 turn()
                 if quit.load(ordering: .acquiring) { break }
             }
-            end()
             exited.signal()
         }
     }
