@@ -226,6 +226,58 @@ static void awaitRenders(long count)
     while (renders < target) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.005, true);
 }
 
+/* A unit of `subType` that plays and records 16-bit at 44.1 kHz (the hardware runs at
+ * 48 kHz, so both resamplers run), its input callback calling AudioUnitRender; with
+ * `notified`, a render notify too. Started. */
+static AURenderCallbackStruct renderCallback = {render, NULL}, inputCallback = {input, NULL};
+static void startDuplexUnit(OSType subType, int notified)
+{
+    AudioComponentDescription d = {kAudioUnitType_Output, subType, kAudioUnitManufacturer_Apple, 0, 0};
+    CHECK_STATUS(AudioComponentInstanceNew(AudioComponentFindNext(NULL, &d), &unit), noErr);
+    UInt32 on = 1;
+    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioOutputUnitProperty_EnableIO, kAudioUnitScope_Input, 1, &on, sizeof on),
+                 noErr);
+    AudioStreamBasicDescription f = {44100, kAudioFormatLinearPCM,
+                                     kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
+    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f, sizeof f),
+                 noErr);
+    AudioStreamBasicDescription mono = f;
+    mono.mChannelsPerFrame = 1;
+    mono.mBytesPerFrame = mono.mBytesPerPacket = 2;
+    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 1, &mono,
+                                      sizeof mono), noErr);
+    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0,
+                                      &renderCallback, sizeof renderCallback), noErr);
+    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioOutputUnitProperty_SetInputCallback, kAudioUnitScope_Global, 1,
+                                      &inputCallback, sizeof inputCallback), noErr);
+    if (notified) CHECK_STATUS(AudioUnitAddRenderNotify(unit, notify, NULL), noErr);
+    CHECK_STATUS(AudioUnitInitialize(unit), noErr);
+    CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
+}
+
+/* Forgets what was counted, for the next armed stretch. */
+static void resetCounts(void)
+{
+    ioAllocations = ioFrees = ioLockWaits = ioBlockingCalls = 0;
+    memset(ioLocked, 0, sizeof ioLocked);
+    memset(otherLocked, 0, sizeof otherLocked);
+}
+
+/* Prints what the armed stretch counted on the I/O thread(s) of `what` and checks it is
+ * nothing: no allocation, no lock waited for or shared, no blocking call. */
+static void checkCounts(const char *what)
+{
+    long shared = 0;
+    for (unsigned i = 0; i < SLOTS; i++) if (ioLocked[i] && contains(otherLocked, ioLocked[i])) shared++;
+    printf("measured %s: on the I/O thread %ld allocations, %ld frees, %ld lock waits, %ld mutexes shared with other "
+           "threads, %ld blocking calls\n", what, ioAllocations, ioFrees, ioLockWaits, shared, ioBlockingCalls);
+    CHECK(ioAllocations == 0 && ioFrees == 0, "%s: no allocation on the I/O thread (%ld, %ld frees)", what,
+          ioAllocations, ioFrees);
+    CHECK(ioLockWaits == 0, "%s: no lock waited for on the I/O thread (%ld)", what, ioLockWaits);
+    CHECK(shared == 0, "%s: no mutex the I/O thread locks is locked by another thread meanwhile (%ld)", what, shared);
+    CHECK(ioBlockingCalls == 0, "%s: no sleep or wait on the I/O thread (%ld)", what, ioBlockingCalls);
+}
+
 /* ---- audio queues ------------------------------------------------------------------ */
 
 static volatile long played, recorded;
@@ -274,9 +326,7 @@ static void queues(void)
     CHECK_STATUS(AudioQueueStart(out, NULL), noErr);
     CHECK_STATUS(AudioQueueStart(in, NULL), noErr);
     while (played < 50) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.005, true);
-    ioAllocations = ioFrees = ioLockWaits = ioBlockingCalls = 0;
-    memset(ioLocked, 0, sizeof ioLocked);
-    memset(otherLocked, 0, sizeof otherLocked);
+    resetCounts();
     byName = 1;
     armed = 1;
     long startPlayed = played, startRecorded = recorded;
@@ -291,19 +341,11 @@ static void queues(void)
     long steadyPlayed = played - startPlayed, steadyRecorded = recorded - startRecorded;
     AudioQueueDispose(out, true);
     AudioQueueDispose(in, true);
-    long shared = 0;
-    for (unsigned i = 0; i < SLOTS; i++) if (ioLocked[i] && contains(otherLocked, ioLocked[i])) shared++;
-    printf("measured queues: %ld output and %ld input buffers; on the I/O threads %ld allocations, %ld frees, %ld lock "
-           "waits, %ld mutexes shared with other threads, %ld blocking calls\n", steadyPlayed, steadyRecorded,
-           ioAllocations, ioFrees, ioLockWaits, shared, ioBlockingCalls);
+    printf("measured queues: %ld output and %ld input buffers\n", steadyPlayed, steadyRecorded);
     CHECK(namedCalls > 0, "the interposition sees the queues' I/O threads (%ld calls)", namedCalls);
     CHECK(steadyPlayed >= 150 && steadyRecorded > 0, "the queues played and recorded (%ld, %ld)", steadyPlayed,
           steadyRecorded);
-    CHECK(ioAllocations == 0 && ioFrees == 0, "queues: no allocation on the I/O threads (%ld, %ld frees)",
-          ioAllocations, ioFrees);
-    CHECK(ioLockWaits == 0, "queues: no lock waited for on the I/O threads (%ld)", ioLockWaits);
-    CHECK(shared == 0, "queues: no mutex the I/O threads lock is locked by another thread meanwhile (%ld)", shared);
-    CHECK(ioBlockingCalls == 0, "queues: no sleep or wait on the I/O threads (%ld)", ioBlockingCalls);
+    checkCounts("queues");
 }
 
 /* ---- VoiceProcessingIO -------------------------------------------------------------- */
@@ -315,33 +357,10 @@ static void queues(void)
 static void voiceProcessing(void)
 {
     if (worldOnCard()) worldRun("vcard %s", "capture-signal echo 30 0.5");
-    AudioComponentDescription d = {kAudioUnitType_Output, kAudioUnitSubType_VoiceProcessingIO,
-                                   kAudioUnitManufacturer_Apple, 0, 0};
-    CHECK_STATUS(AudioComponentInstanceNew(AudioComponentFindNext(NULL, &d), &unit), noErr);
-    UInt32 on = 1;
-    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioOutputUnitProperty_EnableIO, kAudioUnitScope_Input, 1, &on, sizeof on),
-                 noErr);
-    AudioStreamBasicDescription f = {44100, kAudioFormatLinearPCM,
-                                     kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
-    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f, sizeof f),
-                 noErr);
-    AudioStreamBasicDescription mono = f;
-    mono.mChannelsPerFrame = 1;
-    mono.mBytesPerFrame = mono.mBytesPerPacket = 2;
-    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 1, &mono,
-                                      sizeof mono), noErr);
-    AURenderCallbackStruct renderCallback = {render, NULL}, inputCallback = {input, NULL};
-    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0,
-                                      &renderCallback, sizeof renderCallback), noErr);
-    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioOutputUnitProperty_SetInputCallback, kAudioUnitScope_Global, 1,
-                                      &inputCallback, sizeof inputCallback), noErr);
-    CHECK_STATUS(AudioUnitInitialize(unit), noErr);
-    CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
+    startDuplexUnit(kAudioUnitSubType_VoiceProcessingIO, 0);
     /* Two seconds to learn the echo path (at 5 ms a period). */
     awaitRenders(400);
-    ioAllocations = ioFrees = ioLockWaits = ioBlockingCalls = 0;
-    memset(ioLocked, 0, sizeof ioLocked);
-    memset(otherLocked, 0, sizeof otherLocked);
+    resetCounts();
     armed = 1;
     long startRenders = renders, startInputs = inputs;
     for (int i = 0; renders < startRenders + 400; i++) {
@@ -354,19 +373,10 @@ static void voiceProcessing(void)
     long steadyRenders = renders - startRenders, steadyInputs = inputs - startInputs;
     AudioOutputUnitStop(unit);
     AudioComponentInstanceDispose(unit);
-    long shared = 0;
-    for (unsigned i = 0; i < SLOTS; i++) if (ioLocked[i] && contains(otherLocked, ioLocked[i])) shared++;
-    printf("measured voice processing: %ld render and %ld input callbacks; on the I/O thread %ld allocations, %ld "
-           "frees, %ld lock waits, %ld mutexes shared with other threads, %ld blocking calls\n", steadyRenders,
-           steadyInputs, ioAllocations, ioFrees, ioLockWaits, shared, ioBlockingCalls);
+    printf("measured VoiceProcessingIO: %ld render and %ld input callbacks\n", steadyRenders, steadyInputs);
     CHECK(steadyRenders >= 400 && steadyInputs > 100, "VoiceProcessingIO rendered and recorded (%ld, %ld)",
           steadyRenders, steadyInputs);
-    CHECK(ioAllocations == 0 && ioFrees == 0, "VoiceProcessingIO: no allocation on the I/O thread (%ld, %ld frees)",
-          ioAllocations, ioFrees);
-    CHECK(ioLockWaits == 0, "VoiceProcessingIO: no lock waited for on the I/O thread (%ld)", ioLockWaits);
-    CHECK(shared == 0, "VoiceProcessingIO: no mutex the I/O thread locks is locked by another thread meanwhile (%ld)",
-          shared);
-    CHECK(ioBlockingCalls == 0, "VoiceProcessingIO: no sleep or wait on the I/O thread (%ld)", ioBlockingCalls);
+    checkCounts("VoiceProcessingIO");
 }
 
 int main(void)
@@ -394,30 +404,7 @@ int main(void)
                                          &duration), noErr);
     CHECK_STATUS(AudioSessionSetActive(true), noErr);
 
-    AudioComponentDescription d = {kAudioUnitType_Output, kAudioUnitSubType_RemoteIO, kAudioUnitManufacturer_Apple, 0,
-                                   0};
-    CHECK_STATUS(AudioComponentInstanceNew(AudioComponentFindNext(NULL, &d), &unit), noErr);
-    UInt32 on = 1;
-    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioOutputUnitProperty_EnableIO, kAudioUnitScope_Input, 1, &on, sizeof on),
-                 noErr);
-    /* 16-bit at 44.1 kHz both ways: the hardware runs at 48 kHz, so both resamplers run. */
-    AudioStreamBasicDescription f = {44100, kAudioFormatLinearPCM,
-                                     kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
-    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f, sizeof f),
-                 noErr);
-    AudioStreamBasicDescription mono = f;
-    mono.mChannelsPerFrame = 1;
-    mono.mBytesPerFrame = mono.mBytesPerPacket = 2;
-    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 1, &mono,
-                                      sizeof mono), noErr);
-    AURenderCallbackStruct renderCallback = {render, NULL}, inputCallback = {input, NULL};
-    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0,
-                                      &renderCallback, sizeof renderCallback), noErr);
-    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioOutputUnitProperty_SetInputCallback, kAudioUnitScope_Global, 1,
-                                      &inputCallback, sizeof inputCallback), noErr);
-    CHECK_STATUS(AudioUnitAddRenderNotify(unit, notify, NULL), noErr);
-    CHECK_STATUS(AudioUnitInitialize(unit), noErr);
-    CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
+    startDuplexUnit(kAudioUnitSubType_RemoteIO, 1);
 
     /* Steady state first: the stream's buffers and converters are made as it opens. */
     awaitRenders(50);
@@ -439,18 +426,10 @@ int main(void)
     long steadyRenders = renders - startRenders, steadyInputs = inputs - startInputs;
     AudioOutputUnitStop(unit);
 
-    long shared = 0;
-    for (unsigned i = 0; i < SLOTS; i++) if (ioLocked[i] && contains(otherLocked, ioLocked[i])) shared++;
-    printf("measured: %ld render and %ld input callbacks; on the I/O thread %ld allocations, %ld frees, %ld lock "
-           "waits, %ld mutexes shared with other threads, %ld blocking calls\n", steadyRenders, steadyInputs,
-           ioAllocations, ioFrees, ioLockWaits, shared, ioBlockingCalls);
+    printf("measured RemoteIO: %ld render and %ld input callbacks\n", steadyRenders, steadyInputs);
     CHECK(steadyRenders >= 400 && steadyInputs > 100, "the unit rendered and recorded (%ld, %ld)", steadyRenders,
           steadyInputs);
-    CHECK(ioAllocations == 0 && ioFrees == 0, "no allocation on the I/O thread (%ld, %ld frees)", ioAllocations,
-          ioFrees);
-    CHECK(ioLockWaits == 0, "no lock waited for on the I/O thread (%ld)", ioLockWaits);
-    CHECK(shared == 0, "no mutex the I/O thread locks is locked by another thread meanwhile (%ld)", shared);
-    CHECK(ioBlockingCalls == 0, "no sleep or wait on the I/O thread (%ld)", ioBlockingCalls);
+    checkCounts("RemoteIO");
     AudioComponentInstanceDispose(unit);
     queues();
     voiceProcessing();

@@ -64,8 +64,8 @@ final class EchoCanceller {
         // the device's buffer, and a recorded one a period before it reaches us; a lead
         // of one period cannot be too late. The filter then spans the rest of the device
         // buffer, the capture period and the room's own echo, whose strong part is over
-        // within about 150 ms.
-        // (Moved later by slips, never earlier than that.)
+        // within about 150 ms. The lead starts a little later than that period, so slips
+        // either way can be followed, and never goes below it.
         leastLead = period
         mostLead = period + 4096
         lead = period + 2 * Self.reach

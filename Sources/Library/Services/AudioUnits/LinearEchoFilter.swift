@@ -271,8 +271,8 @@ final class LinearEchoFilter {
         for i in 0..<block { error[i] = nearBlock[i] - scratchRe[block + i] }
     }
 
-    /// One normalised LMS step of the background filter on its own error, then one
-    /// partition held to `block` taps (a partition per block, in turn).
+    /// One normalised LMS step of the background filter on its own error, then its
+    /// strongest partition and one other (in turn) held to `block` taps.
     ///
     /// Once the filter has learnt an echo path, the step shrinks in each bin by the share
     /// of the foreground's error there that its echo estimate can explain: where a
