@@ -167,11 +167,8 @@ int main(void)
     recordFor(3, rate);
     processed = recordFor(2, rate);
     powers(processed, processed + 2 * (long)rate, rate, &talker, &echo);
-    double doubleTalkEcho = 10 * log10(bypassedEcho / echo), doubleTalkTalker = 10 * log10(talker / rawTalker);
     printf("measured: double talk: echo %.2e (%.1f dB below the bypassed echo), talker %+.1f dB\n", echo,
-           doubleTalkEcho, doubleTalkTalker);
-    (void)doubleTalkEcho;
-    (void)doubleTalkTalker;
+           10 * log10(bypassedEcho / echo), 10 * log10(talker / rawTalker));
 
     /* Gain control: a quiet talker alone, gain control off then on. */
     farEndOn = 0;
