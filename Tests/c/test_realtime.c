@@ -9,7 +9,8 @@
  *     library, the Swift runtime and CoreFoundation lock is seen: they are interposed
  *     here), and never waits for one,
  *   - never sleeps or waits on a condition or a semaphore,
- * except in the device's own exchange, which is the period's clock.
+ * except in the device's own exchange, which is the period's clock. Then the same for
+ * audio queues and for a VoiceProcessingIO unit.
  * The interposition is shown to work first: an allocation made inside the library on
  * the main thread is counted.
  */
@@ -351,8 +352,8 @@ static void queues(void)
 /* ---- VoiceProcessingIO -------------------------------------------------------------- */
 
 /* The same proof for VoiceProcessingIO, whose I/O thread also cancels the echo and
- * levels the voice. On the virtual card the microphone hears the unit's own tone back,
- * so the canceller learns an echo path and its slip watch runs while armed; the main
+ * levels the voice (WebRTC's audio processing). On the virtual card the microphone hears
+ * the unit's own tone back, so the canceller works on a real echo while armed; the main
  * thread flips gain control (which the I/O thread applies) as it goes. */
 static void voiceProcessing(void)
 {
