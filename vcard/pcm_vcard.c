@@ -582,6 +582,50 @@ static int playbackOrigin(const VPcm *pcm, long long *startNs, uint64_t *offset,
     return 1;
 }
 
+/* The playback's starts, oldest first, the last `most` of them: CLOCK_MONOTONIC ns and the
+ * frame of the recording each begins at. Returns how many (0 when unknown). */
+static int playbackStarts(const VPcm *pcm, long long *startNs, uint64_t *first, int most)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%.*s.starts", (int)(strlen(pcm->originPath) - strlen(".origin")), pcm->originPath);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    /* Lines are under 48 bytes: the file's last 4 KiB hold the last 64 and more. */
+    char text[4096 + 1];
+    struct stat info;
+    off_t from = fstat(fd, &info) == 0 && info.st_size > 4096 ? info.st_size - 4096 : 0;
+    ssize_t got = pread(fd, text, 4096, from);
+    close(fd);
+    if (got <= 0) return 0;
+    text[got] = 0;
+    char *line = text;
+    if (from > 0) {
+        /* The first line may be cut: from the next. */
+        line = strchr(text, '\n');
+        if (!line) return 0;
+        line++;
+    }
+    int count = 0;
+    while (*line) {
+        long long ns;
+        unsigned long long frame;
+        if (sscanf(line, "%lld %llu", &ns, &frame) == 2) {
+            if (count == most) {
+                memmove(startNs, startNs + 1, (size_t)(most - 1) * sizeof *startNs);
+                memmove(first, first + 1, (size_t)(most - 1) * sizeof *first);
+                count--;
+            }
+            startNs[count] = ns;
+            first[count] = frame;
+            count++;
+        }
+        char *next = strchr(line, '\n');
+        if (!next) break;
+        line = next + 1;
+    }
+    return count;
+}
+
 /* Frames [n, n + count) of the capture: the state's tone plus the echo of what the
  * playback played echoDelayMs before each frame's instant, as 16-bit stereo. */
 static void hear(VPcm *pcm, int16_t *out, uint64_t n, snd_pcm_uframes_t count)
@@ -604,38 +648,69 @@ static void hear(VPcm *pcm, int16_t *out, uint64_t n, snd_pcm_uframes_t count)
     uint64_t offset;
     unsigned playedRate;
     if (!state.echoGainLevel || !playbackOrigin(pcm, &startNs, &offset, &playedRate) || playedRate != rate) return;
+    /* Every start of the playback ("start-ns first-frame" per line, the latest last): an
+       echo heard just after a start may still be of what the start before played, and
+       between the two the speaker was silent. */
+    enum { MOST_STARTS = 64 };
+    long long starts[MOST_STARTS];
+    uint64_t firsts[MOST_STARTS];
+    int startCount = playbackStarts(pcm, starts, firsts, MOST_STARTS);
+    if (startCount == 0 || starts[startCount - 1] != startNs) {
+        /* Not listed (yet): the latest start alone. */
+        startCount = 1;
+        starts[0] = startNs;
+        firsts[0] = offset;
+    }
     /* Frame n was heard at anchorTime + (n - anchorFrames) / rate and echoes what was
-       played echoDelayMs before: the recording's frame
-       floor((anchorTime - delay - start) x rate) + (n - anchorFrames) of this start —
-       one frame on per frame, whatever the reads' sizes. */
+       played echoDelayMs before: in the latest start s begun by then, the recording's
+       frame firsts[s] + floor((anchorTime - delay - starts[s]) x rate) + (n - anchorFrames)
+       (one frame on per frame, whatever the reads' sizes), unless that start had run
+       dry by then: its frames end where the next start's begin. */
     long long anchorNs = (long long)pcm->anchorTime.tv_sec * 1000000000LL + pcm->anchorTime.tv_nsec;
-    /* 128 bits: nanoseconds times a rate overflow 64 after about a day. */
-    __int128 scaled = (__int128)(anchorNs - (long long)state.echoDelayMs * 1000000LL - startNs) * rate;
-    long long base = (long long)(scaled >= 0 ? scaled / (__int128)NS_PER_SECOND
-                                             : -((-scaled + (__int128)NS_PER_SECOND - 1) / (__int128)NS_PER_SECOND));
-    long long first = base + (long long)(n - pcm->anchorFrames);
+    long long bases[MOST_STARTS];
+    for (int k = 0; k < startCount; k++) {
+        /* 128 bits: nanoseconds times a rate overflow 64 after about a day. */
+        __int128 scaled = (__int128)(anchorNs - (long long)state.echoDelayMs * 1000000LL - starts[k]) * rate;
+        bases[k] = (long long)(scaled >= 0 ? scaled / (__int128)NS_PER_SECOND
+                                           : -((-scaled + (__int128)NS_PER_SECOND - 1) / (__int128)NS_PER_SECOND));
+    }
     int fd = open(pcm->recordPath, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
     double gain = state.echoGainLevel / 1000.0;
     int16_t played[2 * 512];
     for (snd_pcm_uframes_t i = 0; i < count;) {
-        snd_pcm_uframes_t chunk = count - i > 512 ? 512 : count - i;
-        long long at = first + (long long)i;
-        memset(played, 0, sizeof played);
-        /* Before the playback started there was nothing to echo. */
-        long long skip = at < 0 ? (-at < (long long)chunk ? -at : (long long)chunk) : 0;
-        if (skip < (long long)chunk) {
-            off_t position = (off_t)((offset + (uint64_t)(at + skip)) * BYTES_PER_FRAME);
-            ssize_t got = pread(fd, played + 2 * skip, (size_t)(chunk - (snd_pcm_uframes_t)skip) * BYTES_PER_FRAME,
-                                position);
-            (void)got; /* past the end: not played yet, silence */
-        }
-        for (snd_pcm_uframes_t j = 0; j < chunk; j++)
-            for (int c = 0; c < 2; c++) {
-                long v = out[2 * (i + j) + c] + lround(gain * played[2 * j + c]);
-                out[2 * (i + j) + c] = (int16_t)(v > 32767 ? 32767 : v < -32768 ? -32768 : v);
+        /* A run of frames that echo consecutive frames of one start (or silence). */
+        long long at = (long long)(n - pcm->anchorFrames) + (long long)i;
+        int s = startCount - 1;
+        while (s > 0 && bases[s] + at < 0) s--;
+        long long within = bases[s] + at;
+        snd_pcm_uframes_t run = count - i > 512 ? 512 : count - i;
+        long long first = -1; /* the recording's frame, or -1: silence */
+        if (within < 0) {
+            /* Before the first start known: nothing was played. */
+            if ((long long)run > -within) run = (snd_pcm_uframes_t)-within;
+        } else if (s + 1 < startCount && within >= (long long)(firsts[s + 1] - firsts[s])) {
+            /* After this start ran dry, before the next began: silence until the next. */
+            long long untilNext = -(bases[s + 1] + at);
+            if ((long long)run > untilNext) run = (snd_pcm_uframes_t)untilNext;
+        } else {
+            first = (long long)firsts[s] + within;
+            if (s + 1 < startCount) {
+                long long left = (long long)(firsts[s + 1] - firsts[s]) - within;
+                if ((long long)run > left) run = (snd_pcm_uframes_t)left;
             }
-        i += chunk;
+        }
+        if (first >= 0) {
+            memset(played, 0, run * BYTES_PER_FRAME);
+            ssize_t got = pread(fd, played, (size_t)run * BYTES_PER_FRAME, (off_t)((uint64_t)first * BYTES_PER_FRAME));
+            (void)got; /* past the end: not played yet, silence */
+            for (snd_pcm_uframes_t j = 0; j < run; j++)
+                for (int c = 0; c < 2; c++) {
+                    long v = out[2 * (i + j) + c] + lround(gain * played[2 * j + c]);
+                    out[2 * (i + j) + c] = (int16_t)(v > 32767 ? 32767 : v < -32768 ? -32768 : v);
+                }
+        }
+        i += run;
     }
     close(fd);
 }

@@ -54,6 +54,11 @@ public protocol DeviceLink: AnyObject {
     func deliver(_ playback: UnsafePointer<Int16>) -> LinkStatus
     /// The frames written and not yet heard.
     func playbackDelay() -> Int
+    /// Both directions at one instant: the frames written and not yet played plus the
+    /// frames heard and not yet read. An echo canceller lines up what it played with
+    /// what it recorded by it (the count moves when the device runs dry or over). nil
+    /// when the device does not say, or only one direction runs.
+    func roundTripFrames() -> Int?
     func close()
 }
 
@@ -137,6 +142,7 @@ final class ClockLink: DeviceLink {
     }
 
     func playbackDelay() -> Int { grant.periodFrames }
+    func roundTripFrames() -> Int? { nil }
     func close() {}
 }
 
@@ -232,6 +238,16 @@ final class ALSALink: DeviceLink {
 
     func receive(into samples: UnsafeMutablePointer<Int16>) -> LinkStatus {
         guard let capture else { return .ok }
+        // A blocking read takes what is there, then sleeps until avail_min (a period)
+        // more has come. On a device whose pointer moves frame by frame rather than a
+        // period at a time, that ends every read late by what the previous one left,
+        // the stream falls behind a little each period and playback runs dry. So wait
+        // for the whole period first; the read then takes it at once.
+        while snd_pcm_state(capture) == SND_PCM_STATE_RUNNING {
+            let available = snd_pcm_avail_update(capture)
+            if available < 0 || Int(available) >= grant.periodFrames { break }
+            if snd_pcm_wait(capture, 1000) < 0 { break }
+        }
         return transferPeriod(capture, restarts: true) { done, left in
             snd_pcm_readi(capture, samples + done * grant.captureChannels, left)
         }
@@ -267,6 +283,27 @@ final class ALSALink: DeviceLink {
         var frames: snd_pcm_sframes_t = 0
         guard snd_pcm_delay(playback, &frames) >= 0 else { return 0 }
         return max(0, Int(frames))
+    }
+
+    func roundTripFrames() -> Int? {
+        guard let playback, let capture else { return nil }
+        // The two counts must be read at one instant: a pair read further apart than a
+        // frame's time (a slow call, a preemption) is read again, a few times at most.
+        let frameNanoseconds = Int(1e9 / grant.sampleRate)
+        var best: (frames: Int, spread: Int)?
+        for _ in 0..<4 {
+            var before = timespec(), after = timespec()
+            var played: snd_pcm_sframes_t = 0
+            var heard: snd_pcm_sframes_t = 0
+            clock_gettime(CLOCK_MONOTONIC, &before)
+            // In a run dry or over the device has no position to give.
+            guard snd_pcm_delay(playback, &played) >= 0, snd_pcm_delay(capture, &heard) >= 0 else { return nil }
+            clock_gettime(CLOCK_MONOTONIC, &after)
+            let spread = (after.tv_sec - before.tv_sec) * 1_000_000_000 + (after.tv_nsec - before.tv_nsec)
+            if best == nil || spread < best!.spread { best = (Int(played) + Int(heard), spread) }
+            if spread <= frameNanoseconds { break }
+        }
+        return best?.frames
     }
 
     func close() {
@@ -310,6 +347,7 @@ final class PipeWireLink: PulledLink {
     }
 
     func playbackDelay() -> Int { Int(PipeWireDuplexPlaybackDelay(duplex)) }
+    func roundTripFrames() -> Int? { nil }
     /// Destroying the streams waits until their thread is out of its request: after
     /// this, `pull`'s procedure is never called again.
     func close() { PipeWireDuplexClose(duplex) }
