@@ -54,11 +54,6 @@ public protocol DeviceLink: AnyObject {
     func deliver(_ playback: UnsafePointer<Int16>) -> LinkStatus
     /// The frames written and not yet heard.
     func playbackDelay() -> Int
-    /// Both directions at one instant: the frames written and not yet played plus the
-    /// frames heard and not yet read. An echo canceller lines up what it played with
-    /// what it recorded by it (the count moves when the device runs dry or over). nil
-    /// when the device does not say, or only one direction runs.
-    func roundTripFrames() -> Int?
     func close()
 }
 
@@ -142,7 +137,6 @@ final class ClockLink: DeviceLink {
     }
 
     func playbackDelay() -> Int { grant.periodFrames }
-    func roundTripFrames() -> Int? { nil }
     func close() {}
 }
 
@@ -285,27 +279,6 @@ final class ALSALink: DeviceLink {
         return max(0, Int(frames))
     }
 
-    func roundTripFrames() -> Int? {
-        guard let playback, let capture else { return nil }
-        // The two counts must be read at one instant: a pair read further apart than a
-        // frame's time (a slow call, a preemption) is read again, a few times at most.
-        let frameNanoseconds = Int(1e9 / grant.sampleRate)
-        var best: (frames: Int, spread: Int)?
-        for _ in 0..<4 {
-            var before = timespec(), after = timespec()
-            var played: snd_pcm_sframes_t = 0
-            var heard: snd_pcm_sframes_t = 0
-            clock_gettime(CLOCK_MONOTONIC, &before)
-            // In a run dry or over the device has no position to give.
-            guard snd_pcm_delay(playback, &played) >= 0, snd_pcm_delay(capture, &heard) >= 0 else { return nil }
-            clock_gettime(CLOCK_MONOTONIC, &after)
-            let spread = (after.tv_sec - before.tv_sec) * 1_000_000_000 + (after.tv_nsec - before.tv_nsec)
-            if best == nil || spread < best!.spread { best = (Int(played) + Int(heard), spread) }
-            if spread <= frameNanoseconds { break }
-        }
-        return best?.frames
-    }
-
     func close() {
         // Dropped, not drained: a stopped unit falls silent at once, as on the phone.
         if let playback { snd_pcm_drop(playback); snd_pcm_close(playback) }
@@ -347,7 +320,6 @@ final class PipeWireLink: PulledLink {
     }
 
     func playbackDelay() -> Int { Int(PipeWireDuplexPlaybackDelay(duplex)) }
-    func roundTripFrames() -> Int? { nil }
     /// Destroying the streams waits until their thread is out of its request: after
     /// this, `pull`'s procedure is never called again.
     func close() { PipeWireDuplexClose(duplex) }
