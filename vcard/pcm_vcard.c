@@ -87,6 +87,7 @@ typedef struct {
     uint64_t read;
     int stateFD;                 /* the card's state, read at each transfer */
     char *originPath;            /* where the playback's latest start begins in its recording */
+    char *startsPath;            /* every start of the playback, one line each */
 } VPcm;
 
 enum { TIMER_OFF, TIMER_NOW, TIMER_AT };
@@ -287,10 +288,7 @@ static int playbackStart(snd_pcm_ioplug_t *io)
     /* Every start, one line each ("start-ns first-frame"), in <state>.playback.starts:
        a stream that restarts after running dry starts again, so benchmarks count
        underruns here. */
-    char startsPath[4200];
-    snprintf(startsPath, sizeof startsPath, "%.*s.starts", (int)(strlen(pcm->originPath) - strlen(".origin")),
-             pcm->originPath);
-    int startsFD = open(startsPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int startsFD = open(pcm->startsPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (startsFD >= 0) {
         char text[64];
         int length = snprintf(text, sizeof text, "%lld %llu\n",
@@ -484,6 +482,7 @@ static int closePcm(snd_pcm_ioplug_t *io)
     free(pcm->ratePath);
     free(pcm->startedPath);
     free(pcm->originPath);
+    free(pcm->startsPath);
     free(pcm);
     return 0;
 }
@@ -586,9 +585,7 @@ static int playbackOrigin(const VPcm *pcm, long long *startNs, uint64_t *offset,
  * frame of the recording each begins at. Returns how many (0 when unknown). */
 static int playbackStarts(const VPcm *pcm, long long *startNs, uint64_t *first, int most)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%.*s.starts", (int)(strlen(pcm->originPath) - strlen(".origin")), pcm->originPath);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(pcm->startsPath, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
     /* Lines are under 48 bytes: the file's last 4 KiB hold the last 64 and more. */
     char text[4096 + 1];
@@ -857,6 +854,7 @@ static void discard(VPcm *pcm)
     free(pcm->ratePath);
     free(pcm->startedPath);
     free(pcm->originPath);
+    free(pcm->startsPath);
     free(pcm);
 }
 
@@ -891,7 +889,9 @@ SND_PCM_PLUGIN_DEFINE_FUNC(vcard)
         pcm->ratePath = pathWithSuffix(statePath, ".playback.rate");
         pcm->startedPath = pathWithSuffix(statePath, ".playback.started");
         pcm->originPath = pathWithSuffix(statePath, ".playback.origin");
-        if (pcm->pollFD < 0 || !pcm->recordPath || !pcm->ratePath || !pcm->startedPath || !pcm->originPath) {
+        pcm->startsPath = pathWithSuffix(statePath, ".playback.starts");
+        if (pcm->pollFD < 0 || !pcm->recordPath || !pcm->ratePath || !pcm->startedPath || !pcm->originPath ||
+            !pcm->startsPath) {
             int err = pcm->pollFD < 0 ? -errno : -ENOMEM;
             discard(pcm);
             return err;
@@ -909,8 +909,10 @@ SND_PCM_PLUGIN_DEFINE_FUNC(vcard)
         pcm->stateFD = open(statePath, O_RDONLY | O_CLOEXEC);
         pcm->recordPath = pathWithSuffix(statePath, ".playback.raw");
         pcm->originPath = pathWithSuffix(statePath, ".playback.origin");
+        pcm->startsPath = pathWithSuffix(statePath, ".playback.starts");
         pcm->startedPath = pathWithSuffix(statePath, ".capture.started");
-        if (pcm->pollFD < 0 || pcm->stateFD < 0 || !pcm->recordPath || !pcm->originPath || !pcm->startedPath) {
+        if (pcm->pollFD < 0 || pcm->stateFD < 0 || !pcm->recordPath || !pcm->originPath || !pcm->startsPath ||
+            !pcm->startedPath) {
             int err = pcm->pollFD < 0 || pcm->stateFD < 0 ? -errno : -ENOMEM;
             discard(pcm);
             return err;
