@@ -218,7 +218,8 @@ static void record(VPcm *pcm, uint64_t to)
             close(fd);
         }
     }
-    if (pcm->recordFD < 0) pcm->recordFD = open(pcm->recordPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (pcm->recordFD < 0)
+        pcm->recordFD = open(pcm->recordPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
     if (pcm->recordFD < 0) return;
     uint64_t from = pcm->played;
     while (from < to) {
@@ -276,7 +277,7 @@ static int playbackStart(snd_pcm_ioplug_t *io)
        recording by time. ("start-ns first-frame rate") */
     struct stat recorded;
     uint64_t firstFrame = stat(pcm->recordPath, &recorded) == 0 ? (uint64_t)recorded.st_size / BYTES_PER_FRAME : 0;
-    int originFD = open(pcm->originPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int originFD = open(pcm->originPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
     if (originFD >= 0) {
         char text[96];
         int length = snprintf(text, sizeof text, "%lld %llu %u\n",
@@ -288,7 +289,7 @@ static int playbackStart(snd_pcm_ioplug_t *io)
     /* Every start, one line each ("start-ns first-frame"), in <state>.playback.starts:
        a stream that restarts after running dry starts again, so benchmarks count
        underruns here. */
-    int startsFD = open(pcm->startsPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int startsFD = open(pcm->startsPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
     if (startsFD >= 0) {
         char text[64];
         int length = snprintf(text, sizeof text, "%lld %llu\n",
@@ -299,7 +300,7 @@ static int playbackStart(snd_pcm_ioplug_t *io)
     }
     /* When the first frame of this start plays (CLOCK_MONOTONIC, ns): benchmarks
        measure how long sound takes to reach the card. */
-    int startedFD = open(pcm->startedPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int startedFD = open(pcm->startedPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
     if (startedFD >= 0) {
         char text[32];
         int length = snprintf(text, sizeof text, "%lld\n",
@@ -516,7 +517,7 @@ static int captureStart(snd_pcm_ioplug_t *io)
     pcm->running = 1;
     /* When this start's first frame was heard (CLOCK_MONOTONIC, ns): with the playback's
        origin it tells where an echo lands. */
-    int startedFD = open(pcm->startedPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int startedFD = open(pcm->startedPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
     if (startedFD >= 0) {
         char text[32];
         int length = snprintf(text, sizeof text, "%lld\n", (long long)now.tv_sec * 1000000000LL + (long long)now.tv_nsec);
@@ -568,7 +569,7 @@ static snd_pcm_sframes_t capturePointer(snd_pcm_ioplug_t *io)
  * at, and its rate. 0 when unknown. */
 static int playbackOrigin(const VPcm *pcm, long long *startNs, uint64_t *offset, unsigned *rate)
 {
-    int fd = open(pcm->originPath, O_RDONLY | O_CLOEXEC);
+    int fd = open(pcm->originPath, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return 0;
     char text[96];
     ssize_t got = read(fd, text, sizeof text - 1);
@@ -581,11 +582,14 @@ static int playbackOrigin(const VPcm *pcm, long long *startNs, uint64_t *offset,
     return 1;
 }
 
+/* The card's files are opened without blocking: a FIFO put in one's place must not
+ * stop the card (its reads and writes then just fail). */
+
 /* The playback's starts, oldest first, the last `most` of them: CLOCK_MONOTONIC ns and the
  * frame of the recording each begins at. Returns how many (0 when unknown). */
 static int playbackStarts(const VPcm *pcm, long long *startNs, uint64_t *first, int most)
 {
-    int fd = open(pcm->startsPath, O_RDONLY | O_CLOEXEC);
+    int fd = open(pcm->startsPath, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return 0;
     /* Lines are under 48 bytes: the file's last 4 KiB hold the last 64 and more. */
     char text[4096 + 1];
@@ -606,7 +610,9 @@ static int playbackStarts(const VPcm *pcm, long long *startNs, uint64_t *first, 
     while (*line) {
         long long ns;
         unsigned long long frame;
-        if (sscanf(line, "%lld %llu", &ns, &frame) == 2) {
+        /* A line that no start of this card could write is left out: the sums below
+           stay within their types. */
+        if (sscanf(line, "%lld %llu", &ns, &frame) == 2 && ns >= 0 && frame < (1ULL << 48)) {
             if (count == most) {
                 memmove(startNs, startNs + 1, (size_t)(most - 1) * sizeof *startNs);
                 memmove(first, first + 1, (size_t)(most - 1) * sizeof *first);
@@ -671,7 +677,7 @@ static void hear(VPcm *pcm, int16_t *out, uint64_t n, snd_pcm_uframes_t count)
         bases[k] = (long long)(scaled >= 0 ? scaled / (__int128)NS_PER_SECOND
                                            : -((-scaled + (__int128)NS_PER_SECOND - 1) / (__int128)NS_PER_SECOND));
     }
-    int fd = open(pcm->recordPath, O_RDONLY | O_CLOEXEC);
+    int fd = open(pcm->recordPath, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return;
     double gain = state.echoGainLevel / 1000.0;
     int16_t played[2 * 512];
