@@ -550,12 +550,26 @@ static int capturePrepare(snd_pcm_ioplug_t *io)
     return 0;
 }
 
+/* ioplug moves its application pointer on its own in snd_pcm_forward and snd_pcm_rewind:
+ * frames skipped unread were heard all the same, so the next read hears what comes after
+ * them. */
+static void syncRead(VPcm *pcm)
+{
+    uint64_t boundary = pcm->boundary;
+    if (boundary == 0) return;
+    uint64_t at = pcm->read % boundary, appl = (uint64_t)pcm->io.appl_ptr;
+    uint64_t ahead = (appl + boundary - at) % boundary, behind = (at + boundary - appl) % boundary;
+    if (ahead <= pcm->io.buffer_size) pcm->read += ahead;
+    else if (behind <= pcm->io.buffer_size && behind <= pcm->read) pcm->read -= behind;
+}
+
 /* What the clock has captured, never more than a buffer ahead of the reader (the card
  * waits for a late reader instead of overrunning). */
 static snd_pcm_sframes_t capturePointer(snd_pcm_ioplug_t *io)
 {
     VPcm *pcm = io->private_data;
     pthread_mutex_lock(&pcm->mutex);
+    syncRead(pcm);
     uint64_t captured = pcm->read;
     if (pcm->running) {
         captured = clockFrames(pcm, monotonicNow());
@@ -724,6 +738,7 @@ static snd_pcm_sframes_t captureTransfer(snd_pcm_ioplug_t *io, const snd_pcm_cha
     VPcm *pcm = io->private_data;
     int16_t block[2 * 1024];
     pthread_mutex_lock(&pcm->mutex);
+    syncRead(pcm);
     snd_pcm_channel_area_t blockAreas[2];
     for (unsigned int c = 0; c < 2; c++)
         blockAreas[c] = (snd_pcm_channel_area_t){.addr = block, .first = c * 16, .step = BYTES_PER_FRAME * 8};

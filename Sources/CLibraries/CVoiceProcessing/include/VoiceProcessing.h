@@ -1,6 +1,7 @@
 /* A C face for the WebRTC audio processing library (Debian's
- * libwebrtc-audio-processing, 0.3), for VoiceProcessingIO: echo cancellation against
- * what the unit plays, and automatic gain control, on mono Float frames of 10 ms. */
+ * libwebrtc-audio-processing, 0.3), for VoiceProcessingIO: automatic gain control and a
+ * high-pass filter on mono Float frames of 10 ms of what the unit records, its echo
+ * already cancelled. */
 #ifndef AT_VOICE_PROCESSING_H
 #define AT_VOICE_PROCESSING_H
 #ifdef __cplusplus
@@ -9,8 +10,8 @@ extern "C" {
 
 typedef struct VoiceProcessor VoiceProcessor;
 
-/* A processor for mono audio at `sampleRate` (8000, 16000, 32000, 44100 or 48000), echo
- * cancellation on, gain control as `automaticGain` says. NULL when the library refuses. */
+/* A processor for mono audio at `sampleRate` (8000, 16000, 32000, 44100 or 48000), gain
+ * control as `automaticGain` says. NULL when the library refuses. */
 VoiceProcessor *VoiceProcessorCreate(int sampleRate, int automaticGain);
 void VoiceProcessorDestroy(VoiceProcessor *processor);
 
@@ -20,12 +21,9 @@ int VoiceProcessorFrameLength(const VoiceProcessor *processor);
 /* Turns automatic gain control on or off (between frames). */
 int VoiceProcessorSetAutomaticGain(VoiceProcessor *processor, int on);
 
-/* Tells the processor one frame of what is played (the far end). 0 or the library's error. */
-int VoiceProcessorFarEnd(VoiceProcessor *processor, const float *frame);
-
-/* Processes one frame of what was recorded (the near end) in place; `delayMilliseconds`
- * is the time between a frame given to VoiceProcessorFarEnd and its echo arriving here. */
-int VoiceProcessorNearEnd(VoiceProcessor *processor, float *frame, int delayMilliseconds);
+/* Processes one frame of what was recorded (the near end, echo cancelled) in place.
+ * 0 or the library's error. */
+int VoiceProcessorNearEnd(VoiceProcessor *processor, float *frame);
 
 #ifdef __cplusplus
 }

@@ -205,6 +205,8 @@ final class StreamEngine {
     var hostTime: UInt64 = 0
     /// VoiceProcessingIO's echo canceller, when both directions run.
     let canceller: EchoCanceller?
+    /// The device ran dry or over since the canceller last lined up the two ends.
+    private var slipped = false
     /// Where the program's system sounds join this stream (stereo playback only).
     let bus: MixBus?
     /// The program renders exactly what the device takes, and nothing needs the output
@@ -321,12 +323,18 @@ final class StreamEngine {
         if capturing {
             let status = link.receive(into: captureRaw)
             if status == .gone { return .gone }
+            if let canceller, let roundTrip = link.roundTrip() {
+                canceller.align(roundTrip, frames: period, slipped: slipped || status == .xrun)
+                slipped = false
+            }
             deliverInput()
         }
         inPulled = 0
         guard playing else { return .ok }
         producePlayback()
-        return link.deliver(playRaw)
+        let status = link.deliver(playRaw)
+        if status == .xrun { slipped = true }
+        return status
     }
 
     /// On the device's own thread (a pulled stream): `count` frames into `out`, whole

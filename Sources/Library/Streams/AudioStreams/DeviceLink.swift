@@ -35,6 +35,18 @@ public struct StreamGrant: Equatable, Sendable {
     public let captureChannels: Int
 }
 
+/// Both directions of a duplex link at one instant.
+public struct RoundTrip: Sendable {
+    /// Frames written and not yet played, plus frames heard and not yet read. It moves
+    /// only when the device runs dry or over.
+    public let frames: Int
+    /// Frames heard that the link skipped, unread, since it was last asked: when
+    /// playback starts again after running dry, what the late thread left waiting in
+    /// capture beyond one buffer would otherwise stay between the two directions as
+    /// latency for good.
+    public let skippedCapture: Int
+}
+
 /// How a period's exchange with the device went.
 public enum LinkStatus: Sendable {
     case ok
@@ -54,6 +66,10 @@ public protocol DeviceLink: AnyObject {
     func deliver(_ playback: UnsafePointer<Int16>) -> LinkStatus
     /// The frames written and not yet heard.
     func playbackDelay() -> Int
+    /// Where the two directions stand, for an echo canceller to line up what it played
+    /// with what it recorded: nil when the device does not say, or only one direction
+    /// runs.
+    func roundTrip() -> RoundTrip?
     func close()
 }
 
@@ -137,6 +153,7 @@ final class ClockLink: DeviceLink {
     }
 
     func playbackDelay() -> Int { grant.periodFrames }
+    func roundTrip() -> RoundTrip? { nil }
     func close() {}
 }
 
@@ -145,6 +162,9 @@ final class ALSALink: DeviceLink {
     let grant: StreamGrant
     private let playback: OpaquePointer?
     private let capture: OpaquePointer?
+    private let ahead: Int
+    private let silence: UnsafeMutablePointer<Int16>
+    private var skipped = 0
 
     init?(name: String, plan: StreamPlan) {
         var playbackPCM: OpaquePointer?
@@ -161,7 +181,10 @@ final class ALSALink: DeviceLink {
             (rate, period, buffer, playbackChannels) = granted
         }
         if plan.capture {
-            guard let (pcm, granted) = Self.open(name, SND_PCM_STREAM_CAPTURE, rate: rate, period: period, channels: 1)
+            // Capture's buffer costs no latency (a period is read as soon as it is there)
+            // and lets the thread be late by several periods without losing sound.
+            guard let (pcm, granted) = Self.open(name, SND_PCM_STREAM_CAPTURE, rate: rate, period: period, channels: 1,
+                                                 periods: 8)
             else {
                 if let playbackPCM { snd_pcm_close(playbackPCM) }
                 return nil
@@ -174,21 +197,19 @@ final class ALSALink: DeviceLink {
         capture = capturePCM
         grant = StreamGrant(sampleRate: rate, periodFrames: period, bufferFrames: buffer,
                             playbackChannels: playbackChannels, captureChannels: captureChannels)
-        if let playbackPCM {
-            // Silence ahead of the first period, so that the stream starts with room to
-            // be late by up to one period without running dry.
-            let ahead = max(0, buffer - period)
-            let silence = UnsafeMutablePointer<Int16>.allocate(capacity: max(1, ahead * playbackChannels))
-            silence.initialize(repeating: 0, count: max(1, ahead * playbackChannels))
-            if ahead > 0 { _ = snd_pcm_writei(playbackPCM, silence, snd_pcm_uframes_t(ahead)) }
-            silence.deallocate()
-        }
+        // Silence queued ahead of the first period whenever playback (re)starts: see
+        // `deliver`. Made here, so that a restart on the I/O thread allocates nothing.
+        ahead = playbackPCM == nil ? 0 : max(0, buffer - period)
+        silence = .allocate(capacity: max(1, ahead * playbackChannels))
+        silence.initialize(repeating: 0, count: max(1, ahead * playbackChannels))
         if let capturePCM { snd_pcm_start(capturePCM) }
     }
 
-    /// Opens `name` blocking, 16-bit interleaved, with the rate and period nearest those
-    /// asked, two periods of buffer, and starts playback as soon as one period is queued.
-    private static func open(_ name: String, _ stream: snd_pcm_stream_t, rate: Double, period: Int, channels: UInt32)
+    /// Opens `name` blocking, 16-bit interleaved, with the rate, period and number of
+    /// periods in the buffer nearest those asked, and starts playback as soon as one
+    /// period is queued.
+    private static func open(_ name: String, _ stream: snd_pcm_stream_t, rate: Double, period: Int, channels: UInt32,
+                             periods: UInt32 = 2)
         -> (OpaquePointer, (rate: Double, period: Int, buffer: Int, channels: Int))? {
         var handle: OpaquePointer?
         // Non-blocking open: a busy device fails at once; then blocking transfers.
@@ -201,7 +222,7 @@ final class ALSALink: DeviceLink {
         var grantedChannels = channels
         var direction: Int32 = 0
         var periodFrames = snd_pcm_uframes_t(period)
-        var periods: UInt32 = 2
+        var periods = periods
         guard snd_pcm_hw_params_any(pcm, params) >= 0,
               snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED) >= 0,
               snd_pcm_hw_params_set_format(pcm, params, SND_PCM_FORMAT_S16_LE) >= 0,
@@ -247,12 +268,41 @@ final class ALSALink: DeviceLink {
         }
     }
 
+    /// Playback starts (and, after running dry, starts again) on its own at the start
+    /// threshold, with the rest of the buffer's worth of silence queued ahead of the
+    /// period, so that each period may come up to that much late without running dry.
+    /// With capture the period is written only once a captured one has been read: the
+    /// device has then played on for a period, and silence queued when it opened would
+    /// already be gone. So the silence goes in when playback is about to start, not
+    /// when it opens.
     func deliver(_ samples: UnsafePointer<Int16>) -> LinkStatus {
         guard let playback else { return .ok }
-        // Playback starts again on its own, at the start threshold.
         return transferPeriod(playback, restarts: false) { done, left in
-            snd_pcm_writei(playback, samples + done * grant.playbackChannels, left)
+            if done == 0 && snd_pcm_state(playback) == SND_PCM_STATE_PREPARED {
+                let primed = prime(playback)
+                if primed < 0 { return primed }
+            }
+            return snd_pcm_writei(playback, samples + done * grant.playbackChannels, left)
         }
+    }
+
+    /// The silence ahead of a (re)starting playback. Frames heard and not yet read count
+    /// towards it: they are periods the thread will hand over at once, so what is
+    /// waiting in both directions is a buffer's worth, as at the start. A late thread
+    /// may have left more than that in capture; the excess is skipped, or it would stay
+    /// between the two directions as latency (and a later delay would overrun capture).
+    private func prime(_ playback: OpaquePointer) -> snd_pcm_sframes_t {
+        var silent = ahead
+        if let capture, snd_pcm_state(capture) == SND_PCM_STATE_RUNNING {
+            let waiting = max(0, Int(snd_pcm_avail_update(capture)))
+            silent = max(0, ahead - waiting)
+            if waiting > ahead {
+                let forwarded = snd_pcm_forward(capture, snd_pcm_uframes_t(waiting - ahead))
+                if forwarded > 0 { skipped += Int(forwarded) }
+            }
+        }
+        guard silent > 0 else { return 0 }
+        return snd_pcm_writei(playback, silence, snd_pcm_uframes_t(silent))
     }
 
     /// Moves one period through `transfer(frames done, frames left)`, recovering from
@@ -279,11 +329,36 @@ final class ALSALink: DeviceLink {
         return max(0, Int(frames))
     }
 
+    func roundTrip() -> RoundTrip? {
+        guard let playback, let capture else { return nil }
+        // The two counts must be read at one instant: a pair read further apart than a
+        // frame's time (a slow call, a preemption) is read again, a few times at most.
+        let frameNanoseconds = Int(1e9 / grant.sampleRate)
+        var best: (frames: Int, spread: Int)?
+        for _ in 0..<4 {
+            var before = timespec(), after = timespec()
+            var played: snd_pcm_sframes_t = 0
+            var heard: snd_pcm_sframes_t = 0
+            clock_gettime(CLOCK_MONOTONIC, &before)
+            // In a run dry or over the device has no position to give.
+            guard snd_pcm_delay(playback, &played) >= 0, snd_pcm_delay(capture, &heard) >= 0 else { return nil }
+            clock_gettime(CLOCK_MONOTONIC, &after)
+            let spread = (after.tv_sec - before.tv_sec) * 1_000_000_000 + (after.tv_nsec - before.tv_nsec)
+            if best == nil || spread < best!.spread { best = (Int(played) + Int(heard), spread) }
+            if spread <= frameNanoseconds { break }
+        }
+        guard let best else { return nil }
+        defer { skipped = 0 }
+        return RoundTrip(frames: best.frames, skippedCapture: skipped)
+    }
+
     func close() {
         // Dropped, not drained: a stopped unit falls silent at once, as on the phone.
         if let playback { snd_pcm_drop(playback); snd_pcm_close(playback) }
         if let capture { snd_pcm_drop(capture); snd_pcm_close(capture) }
     }
+
+    deinit { silence.deallocate() }
 }
 
 /// A PipeWire playback stream, capture stream or both, named after the program with its
@@ -320,6 +395,7 @@ final class PipeWireLink: PulledLink {
     }
 
     func playbackDelay() -> Int { Int(PipeWireDuplexPlaybackDelay(duplex)) }
+    func roundTrip() -> RoundTrip? { nil }
     /// Destroying the streams waits until their thread is out of its request: after
     /// this, `pull`'s procedure is never called again.
     func close() { PipeWireDuplexClose(duplex) }
