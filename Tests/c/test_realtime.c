@@ -351,8 +351,9 @@ static void queues(void)
 
 /* ---- VoiceProcessingIO -------------------------------------------------------------- */
 
-/* The same proof for VoiceProcessingIO, whose I/O thread also cancels the echo and
- * levels the voice (WebRTC's audio processing). On the virtual card the microphone hears
+/* The same proof for VoiceProcessingIO, whose I/O thread also cancels the echo (our
+ * linear filter, lined up by the device's counts) and levels the voice (WebRTC's gain
+ * control). On the virtual card the microphone hears
  * the unit's own tone back, so the canceller works on a real echo while armed; the main
  * thread flips gain control (which the I/O thread applies) as it goes. */
 static void voiceProcessing(void)
