@@ -3,8 +3,11 @@
  * a 1 kHz tone rendered as Float32 interleaved, SInt16 interleaved at another rate than
  * the hardware's, and the iPhone's 8.24 canonical non-interleaved format plays for as
  * long as it was rendered, at its pitch and without gaps (on the virtual card, read from
- * what the card recorded); inNumberFrames follows PreferredHardwareIOBufferDuration and
- * time stamps advance by the frames rendered; starting the unit activates the session;
+ * what the card recorded; a stream that ran dry because its thread came late starts
+ * again with at most a buffer of silence, which is not counted as a gap, and a render
+ * callback held up 100 ms makes it do so); inNumberFrames follows
+ * PreferredHardwareIOBufferDuration and time stamps advance by the frames rendered;
+ * starting the unit activates the session;
  * an interruption stops the callbacks before Begin, IsRunning listeners see 0, nothing
  * reaches the card until the program restarts the unit after End, and a start during
  * the interruption is refused; input returns the card's capture signal in
@@ -30,6 +33,7 @@ static UInt64 lastHostTime;
 static double phase;
 static double toneRate;
 static int toneFormat; /* 0 Float32 interleaved, 1 SInt16 interleaved, 2 8.24 non-interleaved */
+static long lateCallback = -1; /* this callback sleeps 100 ms, as a thread held up does */
 
 enum { TONE_HZ = 1000 };
 
@@ -58,6 +62,7 @@ static OSStatus renderTone(void *refCon, AudioUnitRenderActionFlags *flags, cons
             ((SInt32 *)data->mBuffers[1].mData)[i] = (SInt32)lrint(v * (1 << 24));
         }
     }
+    if (callbacks == lateCallback) usleep(100000);
     callbacks++;
     framesRendered += frames;
     return noErr;
@@ -119,7 +124,7 @@ static void awaitCallbacks(long count)
 
 /* The tone as the card heard it: its length, pitch, level, and the longest quiet run
  * inside it (a gap). */
-static void checkRecordedTone(const char *what, double programFrames, double programRate)
+static int checkRecordedTone(const char *what, double programFrames, double programRate)
 {
     long frames = 0;
     short *s = worldCardRecording(&frames);
@@ -129,27 +134,30 @@ static void checkRecordedTone(const char *what, double programFrames, double pro
         if (abs(s[2 * i]) > 64) { if (first < 0) first = i; last = i; }
     }
     CHECK(first >= 0, "%s: the tone reached the card", what);
-    if (first < 0) { free(s); return; }
-    long length = last - first + 1;
+    if (first < 0) { free(s); return 0; }
+    /* The silence of a stream that ran dry and started again is not the tone's. */
+    WorldGaps gaps = worldCardGaps(s, first, last);
+    long length = last - first + 1 - gaps.restartSilence;
     double expected = programFrames * rate / programRate;
     /* A stop drops what was still queued: at most the buffer (two periods) and a period. */
     CHECK(length <= expected + 64 && length >= expected - 3 * 2048, "%s: %ld frames heard of %.0f rendered", what,
           length, expected);
-    long crossings = 0, quiet = 0, longestQuiet = 0, peak = 0, sameSides = 1;
+    long crossings = 0, peak = 0, sameSides = 1;
     for (long i = first + 1; i <= last; i++) {
         if (s[2 * (i - 1)] < 0 && s[2 * i] >= 0) crossings++;
-        if (abs(s[2 * i]) < 200) { quiet++; if (quiet > longestQuiet) longestQuiet = quiet; } else quiet = 0;
         if (abs(s[2 * i]) > peak) peak = abs(s[2 * i]);
         if (abs(s[2 * i] - s[2 * i + 1]) > 1) sameSides = 0;
     }
     double hz = crossings * (double)rate / (double)length;
-    printf("measured %s: %ld of %.0f frames heard at %d Hz, %.2f Hz, peak %ld, longest quiet %ld\n", what, length,
-           expected, rate, hz, peak, longestQuiet);
+    printf("measured %s: %ld of %.0f frames heard at %d Hz, %.2f Hz, peak %ld, longest quiet %ld, %d restarts "
+           "after running dry (%ld frames of silence)\n", what, length, expected, rate, hz, peak, gaps.longestGap,
+           gaps.restarts, gaps.restartSilence);
     CHECK(fabs(hz - TONE_HZ) < TONE_HZ * 0.01, "%s: %.1f Hz at the card", what, hz);
-    CHECK(longestQuiet <= 3, "%s: no gap (longest quiet run %ld frames)", what, longestQuiet);
+    CHECK(gaps.longestGap <= 3, "%s: no gap (longest quiet run %ld frames)", what, gaps.longestGap);
     CHECK(labs(peak - 16384) < 600, "%s: level 0.5 (peak %ld)", what, peak);
     CHECK(sameSides, "%s: both channels carry it", what);
     free(s);
+    return gaps.restarts;
 }
 
 /* A RemoteIO unit, initialised, whose render callback plays the tone in format `which`
@@ -174,9 +182,11 @@ static void makeToneUnit(int which, double rate)
 
 /* ---- 1. A tone in three formats ------------------------------------------------------- */
 
-static void playTone(int which, double rate, const char *what)
+/* `late`: the render callback of that number comes 100 ms late (-1: none). */
+static void playTone(int which, double rate, long late, const char *what)
 {
     makeToneUnit(which, rate);
+    lateCallback = late;
     if (worldOnCard()) worldRun("vcard %s", "record-reset");
     CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
     while (framesRendered < (long)(rate * 0.6)) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
@@ -196,7 +206,13 @@ static void playTone(int which, double rate, const char *what)
     long stoppedAt = callbacks;
     CHECK(badStamps == 0, "%s: sample times advance by the frames rendered, host times too (%ld bad)", what,
           badStamps);
-    if (worldOnCard()) checkRecordedTone(what, (double)framesRendered, rate);
+    if (worldOnCard()) {
+        int restarts = checkRecordedTone(what, (double)framesRendered, rate);
+        /* Held up for longer than its buffer lasts, the stream runs dry and starts again,
+           and the tone goes on after the silence. */
+        if (late >= 0) CHECK(restarts >= 1, "%s: the card ran dry and started again (%d restarts)", what, restarts);
+    }
+    lateCallback = -1;
     usleep(50000);
     CHECK(callbacks == stoppedAt, "%s: no callback after AudioOutputUnitStop returned", what);
     CHECK_STATUS(AudioComponentInstanceDispose(unit), noErr);
@@ -588,15 +604,16 @@ int main(int argc, char **argv)
     UInt32 size = sizeof current;
     CHECK_STATUS(AudioSessionGetProperty(kAudioSessionProperty_CurrentHardwareIOBufferDuration, &size, &current), noErr);
     double rate = hardwareRate();
-    playTone(0, rate, "Float32 interleaved");
+    playTone(0, rate, -1, "Float32 interleaved");
     UInt32 expected = (UInt32)lrint(current * rate);
     CHECK(firstFrames == expected && badFrames == 0,
           "inNumberFrames follows the IO buffer duration (%u, expected %u = %.4f s x %.0f Hz)", (unsigned)firstFrames,
           (unsigned)expected, current, rate);
     CHECK(current > 0.004 && current < 0.0065, "the session granted about the 5 ms asked (%.4f s)", current);
-    playTone(1, 44100, "SInt16 interleaved at 44.1 kHz");
-    playTone(1, rate, "SInt16 interleaved at the hardware's rate");
-    playTone(2, rate, "8.24 canonical non-interleaved");
+    playTone(1, 44100, -1, "SInt16 interleaved at 44.1 kHz");
+    playTone(1, rate, -1, "SInt16 interleaved at the hardware's rate");
+    playTone(2, rate, -1, "8.24 canonical non-interleaved");
+    playTone(0, rate, 20, "a render callback 100 ms late");
 
     if (worldOnCard()) worldRun("vcard %s", "capture-signal tone 440 0.5");
     if (worldOnCard()) {

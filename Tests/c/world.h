@@ -418,6 +418,56 @@ static inline int worldCardRate(void)
     return rate;
 }
 
+/* The quiet runs (left channel under 200) inside a tone the card heard, frames `first` to
+ * `last`. A stream whose thread came late runs dry, and the library starts it again
+ * with up to a buffer of silence ahead of its next period: on a busy machine that is a
+ * scheduling matter, not the library losing audio. So a quiet run that begins where
+ * the card's playback started again (its <state>.playback.starts, kept since `vcard
+ * record-reset`) and is no longer than the stream's buffer (the session's
+ * CurrentHardwareOutputLatency) is counted as a restart; any other is a gap. A zero
+ * crossing of the tone on either side may add a couple of quiet frames. */
+typedef struct {
+    long longestGap;     /* the longest quiet run that is not a restart's silence */
+    int restarts;        /* quiet runs that are */
+    long restartSilence; /* their frames together */
+} WorldGaps;
+
+static inline WorldGaps worldCardGaps(const short *s, long first, long last)
+{
+    WorldGaps gaps = {0, 0, 0};
+    long restartAt[256];
+    int restartCount = 0;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/state.playback.starts", getenv("VCARD_DIR"));
+    FILE *f = fopen(path, "r");
+    long long ns;
+    long frame;
+    while (f && restartCount < 256 && fscanf(f, "%lld %ld", &ns, &frame) == 2) restartAt[restartCount++] = frame;
+    if (f) fclose(f);
+    Float32 latency = 0;
+    UInt32 size = sizeof latency;
+    AudioSessionGetProperty(kAudioSessionProperty_CurrentHardwareOutputLatency, &size, &latency);
+    long buffer = (long)lround(latency * worldCardRate());
+    long quiet = 0;
+    for (long i = first + 1; i <= last + 1; i++) {
+        if (i <= last && abs(s[2 * i]) < 200) { quiet++; continue; }
+        if (quiet > 0) {
+            long from = i - quiet;
+            int restart = 0;
+            for (int r = 0; r < restartCount && !restart; r++)
+                restart = restartAt[r] > first && from >= restartAt[r] - 3 && from <= restartAt[r] && quiet <= buffer + 6;
+            if (restart) {
+                gaps.restarts++;
+                gaps.restartSilence += quiet;
+            } else if (quiet > gaps.longestGap) {
+                gaps.longestGap = quiet;
+            }
+        }
+        quiet = 0;
+    }
+    return gaps;
+}
+
 /* Frames where either channel is louder than 64. */
 static inline long worldCardLoudFrames(void)
 {
