@@ -470,21 +470,28 @@ static int playbackPollDescriptors(snd_pcm_ioplug_t *io, struct pollfd *pfd, uns
     return 1;
 }
 
-static int closePcm(snd_pcm_ioplug_t *io)
+/* Frees what an open made before the PCM existed (closing its lock releases the flock). */
+static void discard(VPcm *pcm)
 {
-    VPcm *pcm = io->private_data;
-    close(pcm->pollFD);
-    if (pcm->lockFD >= 0) close(pcm->lockFD); /* releases the flock */
-    if (pcm->recordFD >= 0) close(pcm->recordFD);
+    if (pcm->pollFD >= 0) close(pcm->pollFD);
+    if (pcm->lockFD >= 0) close(pcm->lockFD);
     if (pcm->stateFD >= 0) close(pcm->stateFD);
-    pthread_mutex_destroy(&pcm->mutex);
-    free(pcm->ring);
     free(pcm->recordPath);
     free(pcm->ratePath);
     free(pcm->startedPath);
     free(pcm->originPath);
     free(pcm->startsPath);
     free(pcm);
+}
+
+/* Closes a PCM: what it added while open, then what the open made. */
+static int closePcm(snd_pcm_ioplug_t *io)
+{
+    VPcm *pcm = io->private_data;
+    if (pcm->recordFD >= 0) close(pcm->recordFD);
+    pthread_mutex_destroy(&pcm->mutex);
+    free(pcm->ring);
+    discard(pcm);
     return 0;
 }
 
@@ -863,20 +870,6 @@ static char *pathWithSuffix(const char *path, const char *suffix)
     char *result = malloc(length);
     if (result) snprintf(result, length, "%s%s", path, suffix);
     return result;
-}
-
-/* Frees what an open made before the PCM existed. */
-static void discard(VPcm *pcm)
-{
-    if (pcm->pollFD >= 0) close(pcm->pollFD);
-    if (pcm->lockFD >= 0) close(pcm->lockFD);
-    if (pcm->stateFD >= 0) close(pcm->stateFD);
-    free(pcm->recordPath);
-    free(pcm->ratePath);
-    free(pcm->startedPath);
-    free(pcm->originPath);
-    free(pcm->startsPath);
-    free(pcm);
 }
 
 SND_PCM_PLUGIN_DEFINE_FUNC(vcard)

@@ -123,9 +123,12 @@ final class EchoCanceller {
     /// later recorded sample that much nearer its partner. The first measurement waits
     /// for the first period played: the silence the device queues ahead of it counts.
     func align(_ roundTrip: RoundTrip, frames: Int, slipped: Bool) {
+        // Once, after every move below: refilling the filter's span transforms all of it.
+        var moved = false
+        defer { if moved { reloadFilter() } }
         if measured && roundTrip.skippedCapture > 0 {
             lead -= roundTrip.skippedCapture
-            reloadFilter()
+            moved = true
         }
         guard slipped || !measured, played > 0 else { return }
         // The partner of the next sample heard lies this far behind the latest played.
@@ -144,7 +147,7 @@ final class EchoCanceller {
         } else {
             lead = measuredLead
         }
-        if measured && gap != 0 { reloadFilter() }
+        if measured && gap != 0 { moved = true }
         measured = true
     }
 

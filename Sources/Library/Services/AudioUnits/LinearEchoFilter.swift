@@ -175,10 +175,7 @@ final class LinearEchoFilter {
         for p in 0..<partitions {
             // Partition p: the two blocks ending p blocks before the latest whole one.
             for i in 0..<size { scratchRe[i] = far(ending + p * block + size - i) }
-            transform.forward(scratchRe, re: scratchRe, im: scratchIm)
-            let base = ((newest + p) % partitions) * bins
-            (farRe + base).update(from: scratchRe, count: bins)
-            (farIm + base).update(from: scratchIm, count: bins)
+            storeFar(scratchRe, partition: (newest + p) % partitions)
         }
     }
 
@@ -279,8 +276,14 @@ final class LinearEchoFilter {
     /// Transforms the far end's latest two blocks into the newest partition.
     private func learnFarBlock() {
         newest = (newest + partitions - 1) % partitions
-        transform.forward(farTime, re: scratchRe, im: scratchIm)
-        let base = newest * bins
+        storeFar(farTime, partition: newest)
+    }
+
+    /// Two blocks of far end (`size` samples, oldest first), transformed into
+    /// `partition`. `time` may be `scratchRe`.
+    private func storeFar(_ time: UnsafePointer<Float>, partition: Int) {
+        transform.forward(time, re: scratchRe, im: scratchIm)
+        let base = partition * bins
         (farRe + base).update(from: scratchRe, count: bins)
         (farIm + base).update(from: scratchIm, count: bins)
     }
