@@ -850,11 +850,13 @@ static volatile OSStatus hostileResults[4];
 static void disposeInCallback(void *data, AudioQueueRef q, AudioQueueBufferRef b)
 {
     (void)data;
+    /* Stop(true) hands the other buffers back through this callback during the call
+       (as on the phone): the step is taken before, so those nested calls do nothing. */
     if (hostileStep == 0) {
+        hostileStep = 1;
         hostileResults[0] = AudioQueueStop(q, true);
         hostileResults[1] = AudioQueueDispose(q, true);
         hostileResults[2] = AudioQueueEnqueueBuffer(q, b, 0, NULL);
-        hostileStep = 1;
     }
 }
 

@@ -175,9 +175,10 @@ int main(void)
     AudioUnitRenderActionFlags flags = 0;
     CHECK_STATUS(AudioUnitRender(unit, &flags, &ts, 0, 512, (AudioBufferList *)&list), kAudioUnitErr_Uninitialized);
     CHECK_STATUS(AudioUnitInitialize(unit), noErr);
-    /* Formats are fixed while initialized. */
+    /* A format set while initialized is taken, as the phone's units take it (programs
+       that shipped set it after AudioUnitInitialize: baresip since 2014, openal-soft). */
     CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &program,
-                                      sizeof program), kAudioUnitErr_Initialized);
+                                      sizeof program), noErr);
 
     CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
     CHECK(runningCalls == 1, "IsRunning listener told of the start (%d)", runningCalls);
@@ -217,6 +218,52 @@ int main(void)
     for (int i = 0; i < 256; i++) wrong += mono[i] != (Float32)(1000 + i - 100) / 32768.0f * 0.5f;
     CHECK(wrong == 0, "Float32 at half volume (%d wrong)", wrong);
 
+    /* NULL data pointers: the unit lends its own buffer (offline code relies on it). */
+    struct { UInt32 count; AudioBuffer buffers[1]; } lend = {1, {{1, 0, NULL}}};
+    next = 2000;
+    CHECK_STATUS(AudioUnitRender(unit, &flags, &ts, 0, 256, (AudioBufferList *)&lend), noErr);
+    wrong = 0;
+    const Float32 *lent = (const Float32 *)lend.buffers[0].mData;
+    for (int i = 0; lent && i < 256; i++) wrong += lent[i] != (Float32)(2000 + i - 100) / 32768.0f * 0.5f;
+    CHECK(lent != NULL && lend.buffers[0].mDataByteSize == 256 * 4 && wrong == 0,
+          "NULL mData renders into the unit's own buffer (%u bytes, %d wrong)", (unsigned)lend.buffers[0].mDataByteSize, wrong);
+
+    /* A format while initialized, rendered at once: SInt16 out now. */
+    AudioStreamBasicDescription shorts = lpcm(48000, kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 1, 16, 1);
+    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &shorts,
+                                      sizeof shorts), noErr);
+    SInt16 pcm16[256];
+    struct { UInt32 count; AudioBuffer buffers[1]; } sixteen = {1, {{1, sizeof pcm16, pcm16}}};
+    next = 3000;
+    CHECK_STATUS(AudioUnitRender(unit, &flags, &ts, 0, 256, (AudioBufferList *)&sixteen), noErr);
+    wrong = 0;
+    for (int i = 0; i < 256; i++) wrong += abs(pcm16[i] - (3000 + i - 100) / 2) > 1;
+    CHECK(wrong == 0, "a format set while initialized is what the next render gives (%d wrong)", wrong);
+    /* One the unit cannot convert to while initialized (another rate): refused, the old one kept. */
+    AudioStreamBasicDescription faster = lpcm(96000, kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 1, 16, 1);
+    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &faster,
+                                      sizeof faster), kAudioUnitErr_FormatNotSupported);
+    size = sizeof readBack;
+    CHECK_STATUS(AudioUnitGetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &readBack, &size),
+                 noErr);
+    CHECK(readBack.mSampleRate == 48000 && readBack.mBitsPerChannel == 16, "the refused format left the unit as it was");
+    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &floats,
+                                      sizeof floats), noErr);
+
+    /* Render quality: global, kept and read back. */
+    UInt32 quality = kRenderQuality_Low;
+    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_RenderQuality, kAudioUnitScope_Global, 0, &quality,
+                                      sizeof quality), noErr);
+    quality = 0;
+    size = sizeof quality;
+    CHECK_STATUS(AudioUnitGetProperty(unit, kAudioUnitProperty_RenderQuality, kAudioUnitScope_Global, 0, &quality, &size),
+                 noErr);
+    CHECK(quality == kRenderQuality_Low, "RenderQuality reads back (%u)", (unsigned)quality);
+    /* A size of 0 is a parameter error, as Apple's dispatch answers it. */
+    size = 0;
+    CHECK_STATUS(AudioUnitGetProperty(unit, kAudioUnitProperty_RenderQuality, kAudioUnitScope_Global, 0, &quality, &size),
+                 kAudio_ParamError);
+
     /* Bad inputs: a code each, nothing changed. */
     UInt32 frames = 0;
     size = sizeof frames;
@@ -245,6 +292,8 @@ int main(void)
     CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &otherRate,
                                       sizeof otherRate), noErr);
     CHECK_STATUS(AudioUnitInitialize(unit), kAudioUnitErr_FormatNotSupported);
+    /* Teardown code stops whatever it has: an uninitialized unit is not running, noErr. */
+    CHECK_STATUS(AudioOutputUnitStop(unit), noErr);
 
     CHECK_STATUS(AudioComponentInstanceDispose(unit), noErr);
     CHECK_STATUS(AudioComponentInstanceDispose(unit), kAudio_ParamError);

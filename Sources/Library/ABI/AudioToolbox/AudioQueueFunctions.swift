@@ -166,6 +166,7 @@ private func newQueue(_ direction: AudioQueue.Direction, _ format: UnsafePointer
             QueueHandles.call(handle, event)
         }
     }
+    queue.deliverNow = { event in QueueHandles.call(handle, event, serial: serial) }
     queue.unit.onGranted = { grant in UnitHandles.reportGrant(grant) }
     queue.onDisposed = { [unowned(unsafe) queue] in
         Runtime.withCurrent { $0.session.detach(queue.unit) }

@@ -220,6 +220,9 @@ private func propertyInfo(_ u: OutputUnit, _ id: UInt32, _ scope: UInt32, _ elem
     case kAudioOutputUnitProperty_IsRunning:
         guard where_ == .global else { throw .invalidScope }
         return (MemoryLayout<UInt32>.size, false)
+    case kAudioUnitProperty_RenderQuality:
+        guard where_ == .global else { throw .invalidScope }
+        return (MemoryLayout<UInt32>.size, true)
     default:
         throw .invalidProperty
     }
@@ -263,7 +266,7 @@ public func audioUnitGetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
                                  _ outData: UnsafeMutableRawPointer?, _ ioSize: UnsafeMutablePointer<UInt32>?) -> Int32 {
     unitCall(unit) { u throws(UnitError) in
         let info = try propertyInfo(u, id, scope, element)
-        guard let outData, let ioSize else { throw .parameter }
+        guard let outData, let ioSize, ioSize.pointee > 0 else { throw .parameter }
         guard Int(ioSize.pointee) >= info.size else { throw .invalidPropertyValue }
         let where_ = Scope(rawValue: scope)!
         switch Int(id) {
@@ -291,6 +294,8 @@ public func audioUnitGetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
             outData.storeBytes(of: u.lastRenderError, as: Int32.self)
         case kAudioOutputUnitProperty_IsRunning:
             outData.storeBytes(of: u.isRunning ? 1 : 0, as: UInt32.self)
+        case kAudioUnitProperty_RenderQuality:
+            outData.storeBytes(of: u.renderQuality, as: UInt32.self)
         default:
             // Write-only (the render callback).
             throw .invalidProperty
@@ -352,6 +357,8 @@ public func audioUnitSetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
         case kAUVoiceIOProperty_BypassVoiceProcessing, kAUVoiceIOProperty_VoiceProcessingEnableAGC,
              kAUVoiceIOProperty_MuteOutput:
             try u.setVoiceSwitch(voiceSwitch(id), inData.loadUnaligned(as: UInt32.self) != 0)
+        case kAudioUnitProperty_RenderQuality:
+            try u.setRenderQuality(inData.loadUnaligned(as: UInt32.self))
         default:
             throw .propertyNotWritable
         }
@@ -546,10 +553,9 @@ public func audioOutputUnitStart(_ unit: OpaquePointer?) -> Int32 {
 @_cdecl("AudioOutputUnitStop")
 public func audioOutputUnitStop(_ unit: OpaquePointer?) -> Int32 {
     var changed = false
-    let status = unitCall(unit) { u throws(UnitError) in
-        guard u.isInitialized else { throw .uninitialized }
-        changed = u.stop()
-    }
+    // An uninitialized unit is not running: stopping it is done (teardown code calls
+    // this unconditionally).
+    let status = unitCall(unit) { u in changed = u.stop() }
     if changed { UnitListeners.tell(unit, kAudioOutputUnitProperty_IsRunning) }
     return status
 }

@@ -31,6 +31,10 @@ public final class AudioQueue: @unchecked Sendable {
     /// Called on the queue's thread with each event, in order. Set once by the ABI layer
     /// before the queue is used.
     public var deliver: ((QueueEvent) -> Void)?
+    /// Calls the program for one event on the caller's thread, whatever run loop the
+    /// queue was given: the header has Stop(true), Reset, Dispose(true) and offline
+    /// rendering call back *during* the call. Set once by the ABI layer.
+    public var deliverNow: ((QueueEvent) -> Void)?
 
     /// Buffers a queue may have at once (each enqueued buffer is one chunk in flight).
     static let maximumBuffers = 1024
@@ -41,8 +45,12 @@ public final class AudioQueue: @unchecked Sendable {
         /// Start was called and no stop (the program's or the session's) since.
         var started = false
         var paused = false
-        /// Stop(false): the queue ends once what is enqueued has played.
+        /// Stop(false): the queue ends once what is enqueued has played. Also before
+        /// Start (a short file wholly primed): the Start then plays it all and stops.
         var stopping = false
+        /// Stop(true), Reset or Dispose(true) is handing the pending buffers back: an
+        /// enqueue from those callbacks is refused (kAudioQueueErr_EnqueueDuringReset).
+        var handingBack = false
         var disposing = false
         var disposed = false
         /// AudioQueueSetOfflineRenderFormat: rendered by AudioQueueOfflineRender, no device.
@@ -212,31 +220,69 @@ public final class AudioQueue: @unchecked Sendable {
     // MARK: Events
 
     /// Queues an event for the program and wakes the queue's thread.
-    func post(_ event: QueueEvent) {
+    func post(_ event: QueueEvent, wake: Bool = true) {
         state.withLock { $0.events.append(event) }
-        thread.wake()
+        if wake { thread.wake() }
     }
 
     /// The queue's thread, after each wake-up: played buffers returned, a finished drain
     /// ended, recorded buffers filled, then every event reported in order.
     private func turn() {
-        while let chunk = doneRing.pop() { returned(chunk) }
+        // Offline, the program's OfflineRender calls are the queue's clock: they hand
+        // back what was played and report every event, on the program's thread.
+        guard state.withLock({ $0.offline == nil }) else { return }
+        for buffer in takeReturned() { post(.output(buffer), wake: false) }
         if drained.load(ordering: .acquiring) { finishDrain() }
         if direction == .input { fillRecorded() }
-        while let event = state.withLock({ s -> QueueEvent? in s.events.isEmpty ? nil : s.events.removeFirst() }) {
-            deliver?(event)
+        while let event = nextEvent() { deliver?(event) }
+    }
+
+    private func nextEvent() -> QueueEvent? {
+        state.withLock { s -> QueueEvent? in s.events.isEmpty ? nil : s.events.removeFirst() }
+    }
+
+    /// The done ring has two consumers off the real-time thread (the queue's thread and
+    /// a program's call handing buffers back now): one at a time.
+    let returning = Locked(())
+
+    /// Everything in the done ring, finished with; the buffers to report, in order. No
+    /// lock is held once it returns: the program's callbacks may call the queue again.
+    private func takeReturned() -> [QueueBuffer] {
+        returning.withLock { _ in
+            var buffers: [QueueBuffer] = []
+            while let chunk = doneRing.pop() { if let buffer = returned(chunk) { buffers.append(buffer) } }
+            return buffers
         }
     }
 
-    private func returned(_ chunk: PlayChunk) {
+    /// A played or flushed chunk is finished with: its samples freed, its buffer no longer
+    /// enqueued. Returns the buffer to report, unless the queue is being disposed of
+    /// (no callback after AudioQueueDispose returns).
+    private func returned(_ chunk: PlayChunk) -> QueueBuffer? {
         chunk.samples?.deallocate()
-        guard let pointer = chunk.buffer else { return }
+        guard let pointer = chunk.buffer else { return nil }
         let buffer = QueueBuffer(pointer: pointer)
         let live = state.withLock { s -> Bool in
             s.enqueued.remove(buffer.key)
-            return !s.disposed
+            return !s.disposing || s.handingBack
         }
-        if live { state.withLock { $0.events.append(.output(buffer)) } }
+        return live ? buffer : nil
+    }
+
+    /// Every chunk in the done ring handed back through the output callback on the
+    /// caller's thread, now; an enqueue from those callbacks is refused.
+    func handBackNow() {
+        guard direction == .output else { return }
+        state.withLock { $0.handingBack = true }
+        for buffer in takeReturned() { deliverNow?(.output(buffer)) }
+        state.withLock { $0.handingBack = false }
+    }
+
+    /// Offline: every event waiting (buffers played, IsRunning) reported on the caller's
+    /// thread, inside AudioQueueOfflineRender.
+    func reportNow() {
+        for buffer in takeReturned() { post(.output(buffer), wake: false) }
+        while let event = nextEvent() { deliverNow?(event) }
     }
 
     // MARK: Running
@@ -273,12 +319,14 @@ public final class AudioQueue: @unchecked Sendable {
                 throw error == .cannotStartPlaying ? .cannotStartPlaying : .cannotStart
             }
         }
-        state.withLock { s in
+        // A Stop(false) made before this Start (or while the session had stopped the
+        // queue) still holds: the queue plays what is enqueued, then stops.
+        let stopping = state.withLock { s -> Bool in
             s.started = true
             s.paused = false
-            s.stopping = false
+            return s.stopping
         }
-        drainRequested.store(false, ordering: .releasing)
+        drainRequested.store(stopping, ordering: .releasing)
         drained.store(false, ordering: .releasing)
         if !wasRunning { post(.property(QueueProperty.isRunning)) }
         return !wasRunning
@@ -301,17 +349,24 @@ public final class AudioQueue: @unchecked Sendable {
     /// input queue's partly filled one with what it holds). Otherwise an output queue
     /// plays what is enqueued and then stops; an input queue stops after handing over
     /// what was recorded.
+    ///
+    /// Stop(false) on an output queue that has not started (or that the session stopped)
+    /// is remembered: the next Start plays what is enqueued and then stops, as the
+    /// classic file player relies on when a short file fits in its primed buffers.
     public func stop(immediately: Bool) throws(QueueError) {
-        let (started, paused, offline) = try state.withLock { s throws(QueueError) -> (Bool, Bool, Bool) in
+        let (started, paused) = try state.withLock { s throws(QueueError) -> (Bool, Bool) in
             guard !s.disposed else { throw .disposalPending }
-            return (s.started, s.paused, s.offline != nil)
+            return (s.started, s.paused)
         }
-        if !immediately && direction == .output && started && !paused && !offline && unit.isRunning {
+        if !immediately && direction == .output && !paused {
             state.withLock { $0.stopping = true }
-            drainRequested.store(true, ordering: .releasing)
+            // Running: the real-time thread (or OfflineRender) ends it once all has
+            // played. Not running: the Start to come does.
+            if started { drainRequested.store(true, ordering: .releasing) }
             return
         }
         halt(tell: started)
+        handBackNow()
     }
 
     /// Stops the stream and returns every buffer; the timeline starts again at 0.
@@ -370,18 +425,26 @@ public final class AudioQueue: @unchecked Sendable {
         let streaming = running && !offline && unit.isRunning
         if streaming { unit.stop() }
         flush(keepTime: true)
+        handBackNow()
         if streaming { _ = try? unit.start() }
     }
 
     /// The stream ended after a Stop(false): once what was played has left the device.
     private func finishDrain() {
         drained.store(false, ordering: .releasing)
-        let stopping = state.withLock { $0.stopping }
+        let (stopping, offline) = state.withLock { ($0.stopping, $0.offline != nil) }
         guard stopping else { return }
-        let latency = min(0.5, unit.latency)
+        // What was played must leave the device before IsRunning reads 0 (offline there
+        // is no device).
+        let latency = offline ? 0 : min(0.5, unit.latency)
         if latency > 0 { usleep(UInt32(latency * 1_000_000)) }
         halt(tell: true)
         if state.withLock({ $0.disposing }) { finishDisposal() }
+    }
+
+    /// Offline: the drain OfflineRender's rendering finished, ended on its thread.
+    func finishOfflineDrain() {
+        if drained.load(ordering: .acquiring) { finishDrain() }
     }
 
     /// The session stopped the unit (an interruption, a device gone): the queue is not
@@ -409,11 +472,17 @@ public final class AudioQueue: @unchecked Sendable {
             return s.started && !s.paused && s.offline == nil
         }
         if !immediately && direction == .output && playing && unit.isRunning {
+            // Played out, then disposed of; the buffers it plays are not reported (no
+            // callback after Dispose returns).
             state.withLock { $0.stopping = true }
             drainRequested.store(true, ordering: .releasing)
             return
         }
         unit.stop()
+        if immediately {
+            flush(keepTime: false)
+            handBackNow()
+        }
         finishDisposal()
     }
 

@@ -24,7 +24,7 @@ extension AudioQueue {
     public func enqueue(_ buffer: QueueBuffer, descriptions: UnsafeRawPointer?, descriptionCount: Int,
                         options: EnqueueOptions = EnqueueOptions()) throws(QueueError) -> Double {
         try state.withLock { s throws(QueueError) in
-            guard !s.disposing else { throw .enqueueDuringReset }
+            guard !s.disposing, !s.handingBack else { throw .enqueueDuringReset }
             guard s.buffers.contains(buffer.key) else { throw .invalidBuffer }
             guard !s.enqueued.contains(buffer.key) else { throw .invalidBuffer }
         }
@@ -148,12 +148,14 @@ extension AudioQueue {
     /// buffer.
     func render(frames: Int, list: UnsafeMutableRawPointer) {
         guard let data = list.load(fromByteOffset: 8 + 8, as: UnsafeMutableRawPointer?.self) else { return }
-        renderFloats(data.assumingMemoryBound(to: Float.self), frames: frames)
+        if renderFloats(data.assumingMemoryBound(to: Float.self), frames: frames) { thread.wake() }
     }
 
     /// Plays `frames` frames: scheduled silence, then the enqueued chunks in order, each
     /// handed back once played; silence when none waits. Allocates nothing, takes no lock.
-    func renderFloats(_ out: UnsafeMutablePointer<Float>, frames: Int) {
+    /// Returns whether a buffer was handed back or a drain ended (the caller wakes whoever
+    /// reports them).
+    func renderFloats(_ out: UnsafeMutablePointer<Float>, frames: Int) -> Bool {
         let delay = startDelay.exchange(0, ordering: .acquiringAndReleasing)
         if delay > 0 { leadIn += delay }
         var done = 0
@@ -206,7 +208,7 @@ extension AudioQueue {
         applyGain(out, frames: frames)
         if meteringOn.load(ordering: .relaxed) { meter(out, frames: frames) }
         playedFrames.add(frames, ordering: .releasing)
-        if handedBack { thread.wake() }
+        return handedBack
     }
 
     /// The queue's volume (ramped over VolumeRampTime) and pan.
@@ -317,8 +319,12 @@ extension AudioQueue {
     public var offlineFormat: StreamDescription? { state.withLock { $0.offlineDescription } }
 
     /// AudioQueueOfflineRender: the next `frames` frames into the buffer, in the offline
-    /// format, on the caller's thread (which is then the only one playing the queue).
+    /// format, on the caller's thread (which is then the only one playing the queue). The
+    /// buffers played are handed back, and a Stop(false) ended, inside the call: a program
+    /// that never runs its run loop (as Apple's offline-render sample) still gets them.
     public func offlineRender(frames: Int, into buffer: QueueBuffer) throws(QueueError) -> Double {
+        // What the Start reported, before the first callback.
+        reportNow()
         let layout = try state.withLock { s throws(QueueError) -> LinearPCM in
             guard !s.disposing else { throw .disposalPending }
             guard let offline = s.offline else { throw .invalidOfflineMode }
@@ -331,10 +337,13 @@ extension AudioQueue {
         if frames > 0 {
             let floats = UnsafeMutablePointer<Float>.allocate(capacity: frames * channels)
             defer { floats.deallocate() }
-            renderFloats(floats, frames: frames)
+            _ = renderFloats(floats, frames: frames)
             layout.encode(floats, frames: frames, into: [buffer.data], at: 0)
         }
         buffer.byteSize = frames * layout.bytesPerFrame
+        reportNow()
+        finishOfflineDrain()
+        reportNow()
         return time
     }
 }

@@ -199,8 +199,13 @@ final class StreamEngine {
     var inAvailable = 0
     var inSliceStart = 0
     var inSliceFrames = 0
-    /// Where a render callback pulling element 1 (the play-through pattern) reads next.
-    var inPulled = 0
+    /// What a render callback pulling element 1 (the play-through pattern) reads: the
+    /// capture at the program's rate, carried over from period to period. At a rate other
+    /// than the device's a period's capture is a fraction of a frame more or less than
+    /// the render asks for; carried, never padded, it stays one steady signal.
+    let backlog: UnsafeMutablePointer<Float>
+    let backlogCapacity: Int
+    var backlogFrames = 0
     var rendering = false
     var hostTime: UInt64 = 0
     /// VoiceProcessingIO's echo canceller, when both directions run.
@@ -262,6 +267,8 @@ final class StreamEngine {
             inputBuffers[i] = .allocate(byteCount: inCapacity * programIn.bytesPerFrame, alignment: 16)
         }
         inSource = inFloat
+        backlogCapacity = inCapacity * 4
+        backlog = .filled(0, count: backlogCapacity * captureChannels)
 
         bus = playing && playChannels == 2
             ? MixBus.offer(device: unit.fed.withLock { $0.device }, sampleRate: grant.sampleRate,
@@ -303,6 +310,7 @@ final class StreamEngine {
         inputStamp.deallocate()
         chunkFloat.deallocate()
         inConverted.deallocate()
+        backlog.deallocate()
         playRaw.deallocate()
         captureRaw.deallocate()
         outFloat.deallocate()
@@ -329,7 +337,6 @@ final class StreamEngine {
             }
             deliverInput()
         }
-        inPulled = 0
         guard playing else { return .ok }
         producePlayback()
         let status = link.deliver(playRaw)
@@ -479,7 +486,10 @@ final class StreamEngine {
             inAvailable = period
             inSource = inFloat
         }
-        guard let input = plan.input else { return }
+        guard let input = plan.input else {
+            keepForRender()
+            return
+        }
         inSliceStart = 0
         while inSliceStart < inAvailable {
             inSliceFrames = min(inAvailable - inSliceStart, Int(plan.maximumFrames))
@@ -492,24 +502,50 @@ final class StreamEngine {
         inSliceFrames = 0
     }
 
+    /// The period's capture joins what the render callback has not pulled yet; past the
+    /// backlog's room the oldest goes (a program that pulls less than it is given).
+    private func keepForRender() {
+        let channels = floatIn.channels
+        var from = inSource
+        var count = inAvailable
+        if count > backlogCapacity {
+            from += (count - backlogCapacity) * channels
+            count = backlogCapacity
+        }
+        let over = backlogFrames + count - backlogCapacity
+        if over > 0 { dropBacklog(over) }
+        (backlog + backlogFrames * channels).update(from: from, count: count * channels)
+        backlogFrames += count
+    }
+
+    private func dropBacklog(_ frames: Int) {
+        let channels = floatIn.channels
+        let kept = backlogFrames - frames
+        if kept > 0 { backlog.update(from: backlog + frames * channels, count: kept * channels) }
+        backlogFrames = max(0, kept)
+    }
+
     /// AudioUnitRender(element 1) inside the input callback: the slice it was told of, in
     /// the program's input format, into its buffers — or into the unit's own where it
     /// passes NULL data pointers.
     ///
     /// From the render callback instead (the play-through pattern: the microphone pulled
-    /// straight into the output), the period's capture in order, silence past its end.
+    /// straight into the output), the capture in order from the backlog. Until the backlog
+    /// holds a whole request, silence, and nothing is taken: the wait is paid once, at the
+    /// start, as latency, and no request later finds a fraction of a frame missing.
     func renderInput(frames: Int, list: UnsafeMutableRawPointer) throws(UnitError) {
-        let start: Int
+        let source: UnsafeMutablePointer<Float>
         var available: Int
+        var fromBacklog = false
         if inSliceFrames > 0 {
             guard frames <= inSliceFrames else { throw .tooManyFramesToProcess }
-            start = inSliceStart
+            source = inSource + inSliceStart * floatIn.channels
             available = frames
         } else if rendering && capturing && plan.inputEnabled {
-            guard frames <= inCapacity else { throw .tooManyFramesToProcess }
-            start = inPulled
-            available = max(0, min(frames, inAvailable - inPulled))
-            inPulled += available
+            guard frames <= backlogCapacity / 2 else { throw .tooManyFramesToProcess }
+            source = backlog
+            available = backlogFrames >= frames ? frames : 0
+            fromBacklog = true
         } else {
             throw .cannotDoInCurrentContext
         }
@@ -530,7 +566,7 @@ final class StreamEngine {
             destination[i] = data
         }
         withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 1) { from in
-            from[0] = UnsafeMutableRawPointer(inSource + start * floatIn.channels)
+            from[0] = UnsafeMutableRawPointer(source)
             let source = PCMLayout(sampleRate: programIn.sampleRate, encoding: .float32, channels: floatIn.channels,
                                    interleaved: true)
             convertPCM(from: source, from.baseAddress!, to: programIn, destination, frames: available, gain: 1)
@@ -544,6 +580,7 @@ final class StreamEngine {
                                                  count: (frames - available) * programIn.bytesPerFrame)
             }
         }
+        if fromBacklog && available > 0 { dropBacklog(available) }
     }
 }
 

@@ -122,6 +122,12 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
         /// GenericOutput's buffers for the program's side, made at Initialize; a render
         /// holds its own reference, so buffers remade meanwhile stay valid under it.
         var scratch: Scratch?
+        /// GenericOutput's own buffers for the pulled side, lent to an AudioUnitRender
+        /// whose buffer list has NULL data pointers (offline code relies on it).
+        var lent: Scratch?
+        /// kAudioUnitProperty_RenderQuality: kept and read back; the conversion is the
+        /// same at every quality.
+        var renderQuality: UInt32 = 0x7F
         var shouldAllocate = [true, true]
         var lastRenderError: Int32 = 0
         /// The I/O thread of a started unit, and one stopped by the session whose thread
@@ -240,21 +246,44 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
     /// accepted and the hardware's is read back (as the phone does).
     public func setFormat(_ layout: PCMLayout, scope: Scope, element: UInt32) throws(UnitError) {
         guard element < kind.elementCount else { throw .invalidElement }
-        try config.withLock { c throws(UnitError) in
+        // A new format while initialized, as programs that shipped on the phone set it
+        // (after AudioUnitInitialize): GenericOutput remakes its buffers; a running I/O
+        // unit's stream is made again with the new conversion.
+        let remade = try config.withLock { c throws(UnitError) -> Bool in
+            var plan = c.plan
             switch (scope, element, kind.hasDevice) {
-            case (.input, 0, _):
-                guard !c.initialized else { throw .initialized }
-                c.plan.programOut = layout
-            case (.output, 0, false):
-                guard !c.initialized else { throw .initialized }
-                c.plan.pulled = layout
-            case (.output, 1, true):
-                guard !c.initialized else { throw .initialized }
-                c.plan.programIn = layout
-            case (.output, 0, true), (.input, 1, true): break
+            case (.input, 0, _): plan.programOut = layout
+            case (.output, 0, false): plan.pulled = layout
+            case (.output, 1, true): plan.programIn = layout
+            case (.output, 0, true), (.input, 1, true): return false
             default: throw .invalidScope
             }
+            if c.initialized && !kind.hasDevice {
+                guard plan.programOut.sampleRate == plan.pulled.sampleRate else { throw .formatNotSupported }
+                c.plan = plan
+                makeBuffers(&c)
+                return false
+            }
+            c.plan = plan
+            return c.initialized && c.running
         }
+        if remade {
+            streamGeneration.add(1, ordering: .releasing)
+            config.withLock { $0.run }?.wake()
+        }
+    }
+
+    /// GenericOutput's buffers for both sides, sized for the largest slice.
+    private func makeBuffers(_ c: inout Config) {
+        c.scratch = Scratch(count: c.plan.programOut.bufferCount,
+                            bytes: Int(c.plan.maximumFrames) * c.plan.programOut.bytesPerFrame)
+        c.lent = Scratch(count: c.plan.pulled.bufferCount, bytes: Int(c.plan.maximumFrames) * c.plan.pulled.bytesPerFrame)
+    }
+
+    public var renderQuality: UInt32 { config.withLock { $0.renderQuality } }
+    public func setRenderQuality(_ quality: UInt32) throws(UnitError) {
+        guard quality <= 0x7F else { throw .invalidPropertyValue }
+        config.withLock { $0.renderQuality = quality }
     }
 
     public var maximumFramesPerSlice: UInt32 { config.withLock { $0.plan.maximumFrames } }
@@ -386,8 +415,7 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
             guard !c.initialized else { return }
             if !kind.hasDevice {
                 guard c.plan.programOut.sampleRate == c.plan.pulled.sampleRate else { throw .formatNotSupported }
-                c.scratch = Scratch(count: c.plan.programOut.bufferCount,
-                                    bytes: Int(c.plan.maximumFrames) * c.plan.programOut.bytesPerFrame)
+                makeBuffers(&c)
             }
             c.initialized = true
         }
@@ -401,6 +429,7 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
         config.withLock { c in
             c.initialized = false
             c.scratch = nil
+            c.lent = nil
         }
         return wasRunning
     }

@@ -7,18 +7,24 @@ extension OutputUnit {
     public func renderPulled(flags: UnsafeMutablePointer<UInt32>, timeStamp: UnsafeRawPointer, bus: UInt32,
                              frames: UInt32, list outputList: UnsafeMutableRawPointer) throws(UnitError) {
         guard !kind.hasDevice else { throw bus == 1 ? .cannotDoInCurrentContext : .invalidElement }
-        let (plan, scratch, initialized) = config.withLock { ($0.plan, $0.scratch, $0.initialized) }
-        guard initialized, let scratch else { throw .uninitialized }
+        let (plan, scratch, lent, initialized) = config.withLock { ($0.plan, $0.scratch, $0.lent, $0.initialized) }
+        guard initialized, let scratch, let lent else { throw .uninitialized }
         guard bus == 0 else { throw .invalidElement }
         guard frames <= plan.maximumFrames else { throw .tooManyFramesToProcess }
         let output = plan.pulled
         let count = Int(outputList.load(as: UInt32.self))
         guard count == output.bufferCount else { throw .parameter }
+        // A NULL data pointer borrows the unit's own buffer (valid until the next
+        // render), as the header allows; a given one must hold the slice.
         for i in 0..<count {
             let entry = outputList + 8 + 16 * i
-            guard entry.load(fromByteOffset: 8, as: UnsafeMutableRawPointer?.self) != nil,
-                  Int(entry.load(fromByteOffset: 4, as: UInt32.self)) >= Int(frames) * output.bytesPerFrame
-            else { throw .parameter }
+            if entry.load(fromByteOffset: 8, as: UnsafeMutableRawPointer?.self) == nil {
+                entry.storeBytes(of: UInt32(output.channelsPerBuffer), as: UInt32.self)
+                entry.storeBytes(of: lent.buffers[i], toByteOffset: 8, as: UnsafeMutableRawPointer.self)
+            } else if Int(entry.load(fromByteOffset: 4, as: UInt32.self)) < Int(frames) * output.bytesPerFrame {
+                throw .parameter
+            }
+            entry.storeBytes(of: UInt32(Int(frames) * output.bytesPerFrame), toByteOffset: 4, as: UInt32.self)
         }
         guard let render = plan.render else {
             config.withLock { $0.lastRenderError = UnitError.invalidProperty.rawValue }
