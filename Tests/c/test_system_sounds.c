@@ -44,6 +44,18 @@ static const char *writeSound(const char *name, int format, int rate, int channe
     return path;
 }
 
+/* Bytes this process has read through read(2) and pread(2) so far. */
+static long long bytesReadSoFar(void)
+{
+    FILE *io = fopen("/proc/self/io", "r");
+    long long bytes = -1;
+    char line[128];
+    while (io && fgets(line, sizeof line, io))
+        if (sscanf(line, "rchar: %lld", &bytes) == 1) break;
+    if (io) fclose(io);
+    return bytes;
+}
+
 static CFURLRef fileURL(const char *path)
 {
     return CFURLCreateFromFileSystemRepresentation(NULL, (const UInt8 *)path, (CFIndex)strlen(path), false);
@@ -120,6 +132,30 @@ int main(void)
     }
     SystemSoundID thirty = 0;
     CHECK_STATUS(create(justRight, &thirty), noErr);
+
+    /* A 2 GB WAV (sparse: its header says 6 hours) is refused from its header, before
+       anything of its data is read: the bytes this process reads (/proc/self/io's rchar)
+       stay far below the file's size. */
+    char huge[512];
+    snprintf(huge, sizeof huge, "%s/huge.wav", dir);
+    FILE *h = fopen(huge, "wb");
+    const unsigned dataBytes = 2000000000u;
+    unsigned char header[44] = {'R', 'I', 'F', 'F', 0, 0, 0, 0, 'W', 'A', 'V', 'E', 'f', 'm', 't', ' ', 16, 0, 0, 0, 1, 0, 2, 0,
+                                0x44, 0xAC, 0, 0, 0x10, 0xB1, 2, 0, 4, 0, 16, 0, 'd', 'a', 't', 'a', 0, 0, 0, 0};
+    for (int i = 0; i < 4; i++) {
+        header[4 + i] = (unsigned char)((dataBytes + 36) >> (8 * i));
+        header[40 + i] = (unsigned char)(dataBytes >> (8 * i));
+    }
+    CHECK(h && fwrite(header, 1, sizeof header, h) == sizeof header && ftruncate(fileno(h), 44 + (off_t)dataBytes) == 0,
+          "a sparse 2 GB WAV");
+    if (h) fclose(h);
+    long long readBefore = bytesReadSoFar();
+    SystemSoundID hugeID = 99;
+    CHECK_STATUS(create(huge, &hugeID), kAudioServicesSystemSoundExceededMaximumDurationError);
+    long long readDuring = bytesReadSoFar() - readBefore;
+    CHECK(hugeID == 99 && readDuring >= 0 && readDuring < 64LL << 20,
+          "a 2 GB system sound is refused from its header (%lld bytes read)", readDuring);
+    unlink(huge);
     SystemSoundID untouched = 7;
     CHECK_STATUS(AudioServicesCreateSystemSoundID(NULL, &untouched), kAudioServicesSystemSoundUnspecifiedError);
     CFURLRef web = CFURLCreateWithString(NULL, CFSTR("http://example.org/a.wav"), NULL);

@@ -50,6 +50,20 @@ public final class AudioFileReader: @unchecked Sendable {
     public static let packetBytesLimit = 512 << 20
 
     /// The container is found from its content: a program's file-type hint is not needed.
+    /// How long the file plays, in seconds, as its container's header says, read without
+    /// reading its packets (which opening a reader does, all of them); nil when the
+    /// header does not say. What refuses an over-long system sound at once.
+    public static func headerDuration(of source: ByteSource) -> Double? {
+        MediaCodecsQuiet()
+        let input = DemuxerInput(source)
+        var demuxer: OpaquePointer?
+        let opened = input.withMediaSource { MediaDemuxerOpen($0, nil, 1 << 20, &demuxer) }
+        guard opened == 0, let demuxer else { return nil }
+        defer { MediaDemuxerClose(demuxer) }
+        guard let info = MediaDemuxerInfo(demuxer)?.pointee, info.durationFrames > 0, info.sampleRate > 0 else { return nil }
+        return Double(info.durationFrames) / Double(info.sampleRate)
+    }
+
     public init(source: ByteSource) throws(AudioFileStatus) {
         MediaCodecsQuiet()
         self.source = source
