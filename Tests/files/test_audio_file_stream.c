@@ -302,10 +302,18 @@ static void streamsMatchFiles(void)
         if (!reference(names[n], &want)) continue;
         long size = 0;
         unsigned char *data = readMedia(names[n], &size);
-        for (unsigned seed = 1; seed <= 3; seed++) {
+        /* Seed 4, for CAF: one byte at a time, so the 'data' chunk's header arrives before
+           its edit count (which is not audio). */
+        unsigned seeds = strstr(names[n], ".caf") ? 4 : 3;
+        for (unsigned seed = 1; seed <= seeds; seed++) {
             Feed f = {0};
             if (!openFeed(&f)) continue;
-            OSStatus status = feedBytes(&f, data, size, seed * 7919u, seed == 3 ? 65536 : 8192, 0);
+            OSStatus status = noErr;
+            if (seed == 4)
+                for (long at = 0; at < size && status == noErr && !f.closed; at++)
+                    status = AudioFileStreamParseBytes(f.stream, 1, data + at, 0);
+            else
+                status = feedBytes(&f, data, size, seed * 7919u, seed == 3 ? 65536 : 8192, 0);
             CHECK(status == noErr, "%s (seed %u): ParseBytes gives %d", names[n], seed, (int)status);
             CHECK(f.ready == 1, "%s: ReadyToProducePackets once (%d)", names[n], f.ready);
             CHECK(f.announcedCount > 0 && f.announced[f.announcedCount - 1] == kAudioFileStreamProperty_ReadyToProducePackets,

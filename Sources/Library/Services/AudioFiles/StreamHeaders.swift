@@ -417,6 +417,9 @@ struct CAFHeaderReader: ContainerHeaderReader {
 
     private mutating func data(_ b: StreamBytes, size: Int64) throws(AudioFileStatus) -> HeaderStep {
         guard var format else { throw .invalidFile }
+        // The edit count too, before the header is done: fed a few bytes at a time, what
+        // follows the chunk header would otherwise pass for audio.
+        guard b.slice(0, 16) != nil else { return .needMore }
         let start = b.position + 16  // after the chunk header and its edit count
         let known = size >= 4 ? size - 4 : nil
         guard size >= 4 || size == -1 else { throw .invalidFile }
