@@ -384,8 +384,7 @@ public func audioFileSetProperty(_ id: OpaquePointer?, _ property: UInt32, _ siz
             switch Int(property) {
             case kAudioFilePropertyMagicCookieData:
                 guard size > 0, size <= 1 << 20 else { throw .badPropertySize }
-                guard w.packetCount == 0 else { throw .operationNotSupported }
-                w.magicCookie = Array(UnsafeRawBufferPointer(start: data, count: Int(size)))
+                try w.setMagicCookie(Array(UnsafeRawBufferPointer(start: data, count: Int(size))))
             case kAudioFilePropertyPacketTableInfo:
                 guard Int(size) >= MemoryLayout<AudioFilePacketTableInfo>.size else { throw .badPropertySize }
                 let t = data.loadUnaligned(as: AudioFilePacketTableInfo.self)

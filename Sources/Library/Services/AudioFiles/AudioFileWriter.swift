@@ -196,6 +196,20 @@ public final class AudioFileWriter {
         }
     }
 
+    /// kAudioFilePropertyMagicCookieData. Before the first packet: used when the header is
+    /// written. After: the same cookie again is fine (SpeakHere's recorder sets it at its
+    /// start and again at its stop); a new one is rewritten in a CAF, refused elsewhere
+    /// (the other containers' headers are already FFmpeg's).
+    public func setMagicCookie(_ cookie: [UInt8]) throws(AudioFileStatus) {
+        if packetCount == 0 || cookie == magicCookie {
+            magicCookie = cookie
+            return
+        }
+        guard let caf else { throw .operationNotSupported }
+        try caf.replaceCookie(cookie)
+        magicCookie = cookie
+    }
+
     /// Appends bytes of linear PCM (at the end of what is written).
     public func writeBytes(_ data: UnsafeRawPointer, count: Int, at start: Int64) throws(AudioFileStatus) {
         guard format.isLinearPCM else { throw .operationNotSupported }

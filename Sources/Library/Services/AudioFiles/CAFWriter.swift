@@ -50,6 +50,14 @@ final class CAFWriter {
     private var dataStart: Int64 = 0
     private var position: Int64 = 0
     private var started = false
+    /// Where the cookie's room starts (its 'kuki' chunk, then a 'free' one), up to the
+    /// data chunk: a cookie set after packets are written is rewritten there.
+    private var cookieRoomStart: Int64 = 0
+    /// A cookie too large for that room: written after the data, at the end.
+    private var lateCookie: [UInt8]?
+    /// Room left after the cookie for a later one (encoders' cookies are some tens of
+    /// bytes; PCM has none).
+    private var reserve: Int { format.isLinearPCM ? 0 : 128 }
 
     init(sink: ByteSink, format: StreamDescription) {
         self.sink = sink
@@ -79,11 +87,36 @@ final class CAFWriter {
         header += chunk("desc", size: 32) + Self.be(format.sampleRate.bitPattern, 8) + Self.be(UInt64(format.formatID), 4)
             + Self.be(UInt64(flags), 4) + Self.be(UInt64(format.bytesPerPacket), 4) + Self.be(UInt64(format.framesPerPacket), 4)
             + Self.be(UInt64(format.channelsPerFrame), 4) + Self.be(UInt64(format.bitsPerChannel), 4)
+        cookieRoomStart = Int64(header.count)
         if !cookie.isEmpty { header += chunk("kuki", size: Int64(cookie.count)) + cookie }
+        if reserve > 0 { header += chunk("free", size: Int64(reserve)) + [UInt8](repeating: 0, count: reserve) }
         // The data's size is unknown (-1) until the end; an edit count of 0 leads the data.
         header += chunk("data", size: -1) + [0, 0, 0, 0]
         try write(header)
         dataStart = position
+    }
+
+    /// A new cookie once packets are written (a recorder sets it again at its end): in
+    /// its room before the data when it fits, else after the data at the end, its old
+    /// room marked free.
+    func replaceCookie(_ cookie: [UInt8]) throws(AudioFileStatus) {
+        guard started else { return }
+        let room = Int(dataStart - 16 - cookieRoomStart)
+        var region: [UInt8]
+        if cookie.count + 12 == room || cookie.count + 24 <= room {
+            region = chunk("kuki", size: Int64(cookie.count)) + cookie
+            lateCookie = nil
+        } else {
+            region = []
+            lateCookie = cookie
+        }
+        let left = room - region.count
+        if left >= 12 { region += chunk("free", size: Int64(left - 12)) + [UInt8](repeating: 0, count: left - 12) }
+        guard region.count == room else { return }
+        let end = position
+        position = cookieRoomStart
+        try write(region)
+        position = end
     }
 
     func append(_ bytes: UnsafeRawBufferPointer, packetSizes: [UInt32]) throws(AudioFileStatus) {
@@ -100,6 +133,7 @@ final class CAFWriter {
         position = dataStart - 16
         try write(chunk("data", size: end - dataStart + 4))
         position = end
+        if let lateCookie { try write(chunk("kuki", size: Int64(lateCookie.count)) + lateCookie) }
         guard !format.isConstantBitRate else { return }
         var body: [UInt8] = []
         let perPacket = Int64(format.framesPerPacket)

@@ -105,6 +105,8 @@ public final class AudioQueue: @unchecked Sendable {
     /// On the queue's thread: the buffer being filled and how far.
     var filling: (buffer: QueueBuffer, frames: Int, bytes: Int, packets: Int, start: Double)?
     var recordedFrames = 0.0
+    /// Recording a packetized format: the frames of the packets handed to the program.
+    var encodedFrames = 0.0
     let recordedFramesAtomic = Atomic<Int>(0)
 
     /// A new queue in `format`; nil with the code when no queue takes it.

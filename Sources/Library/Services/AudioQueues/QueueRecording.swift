@@ -31,7 +31,10 @@ extension AudioQueue {
         while true {
             if filling == nil {
                 guard let next = state.withLock({ s -> QueueBuffer? in s.recordQueue.first }) else { break }
-                filling = (next, 0, 0, 0, recordedFrames)
+                // A packetized buffer starts where the packets before it end: the encoder's
+                // look-ahead takes frames early, and the times must still run on without a
+                // gap (0, 4096, 8192 … for buffers of four AAC packets).
+                filling = (next, 0, 0, 0, pcm != nil ? recordedFrames : encodedFrames)
             }
             let full = pcm != nil ? fillPCM(samples) : fillPackets(samples)
             guard full || (flushing && filling!.bytes > 0) else { break }
@@ -43,6 +46,7 @@ extension AudioQueue {
             samples.clear()
             codec.withLock { $0?.reset() }
             recordedFrames = 0
+            encodedFrames = 0
             recordedFramesAtomic.store(0, ordering: .releasing)
         }
     }
@@ -128,6 +132,7 @@ extension AudioQueue {
         f.buffer.byteSize = f.bytes
         let packetized = pcm == nil
         if packetized && f.buffer.descriptionCapacity > 0 { f.buffer.descriptionCount = f.packets }
+        if packetized { encodedFrames += Double(f.packets * Int(max(1, format.framesPerPacket))) }
         let live = state.withLock { s -> Bool in
             if let index = s.recordQueue.firstIndex(of: f.buffer) { s.recordQueue.remove(at: index) }
             s.enqueued.remove(f.buffer.key)
