@@ -1,6 +1,7 @@
 /* The audio queue file player: see aq_player.h. Compiles as C and as C++. */
 #include "aq_player.h"
 #include <AudioToolbox/AudioToolbox.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,8 @@ static AQPlayer player;
 /* What the harness reads. */
 static char runningChanges[16];
 static volatile long enqueued[kNumberBuffers], returned[kNumberBuffers], returnedWhenStopped = -1;
-static volatile long enqueueFailures;
+static volatile long enqueueFailures, onOpeningThread, elsewhere;
+static pthread_t openingThread;
 static volatile int priming, stoppedBeforeStart;
 
 #if TARGET_OS_IPHONE
@@ -50,6 +52,10 @@ static void AQBufferCallback(void *inUserData, AudioQueueRef inAQ, AudioQueueBuf
     AQPlayer *THIS = (AQPlayer *)inUserData;
     int index = bufferIndex(inCompleteAQBuffer);
     if (!priming && index >= 0) returned[index]++;
+    if (!priming) {
+        if (pthread_equal(pthread_self(), openingThread)) onOpeningThread++;
+        else elsewhere++;
+    }
 
     if (THIS->mIsDone) return;
 
@@ -139,6 +145,9 @@ long aq_player_open(const char *path, int use_run_loop)
     }
     returnedWhenStopped = -1;
     enqueueFailures = 0;
+    onOpeningThread = 0;
+    elsewhere = 0;
+    openingThread = pthread_self();
     stoppedBeforeStart = 0;
     player.mUsesRunLoop = use_run_loop != 0;
 
@@ -253,6 +262,8 @@ int aq_player_stopped_before_start(void) { return stoppedBeforeStart; }
 long aq_player_enqueued(int i) { return i >= 0 && i < kNumberBuffers ? enqueued[i] : 0; }
 long aq_player_returned(int i) { return i >= 0 && i < kNumberBuffers ? returned[i] : 0; }
 long aq_player_enqueue_failures(void) { return enqueueFailures; }
+long aq_player_callbacks_on_opening_thread(void) { return onOpeningThread; }
+long aq_player_callbacks_elsewhere(void) { return elsewhere; }
 long aq_player_packets_read(void) { return (long)player.mCurrentPacket; }
 
 long aq_player_packets_in_file(void)

@@ -49,6 +49,10 @@ int aq_player_stopped_before_start(void);
 long aq_player_enqueued(int i);
 long aq_player_returned(int i);
 long aq_player_enqueue_failures(void);
+/* The queue's calls of the output callback on the thread that opened the player, and on
+ * others. */
+long aq_player_callbacks_on_opening_thread(void);
+long aq_player_callbacks_elsewhere(void);
 /* Packets read from the file, and how many it has. */
 long aq_player_packets_read(void);
 long aq_player_packets_in_file(void);

@@ -9,9 +9,9 @@
  *
  * For each: the player's wait ends (IsRunning reads 0; the watchdog bounds it, nothing
  * is timed), the IsRunning listener saw 1 then 0, every buffer enqueued came back
- * through the callback before the listener saw 0, the whole file was read; on the
- * virtual ALSA card, the card heard the tone at 440 Hz for about the file's length.
- * Then AudioQueueDispose(queue, true).
+ * through the callback (on the run loop's thread, or not on the program's) before the
+ * listener saw 0, the whole file was read; on the virtual ALSA card, the card heard the
+ * tone at 440 Hz for about the file's length. Then AudioQueueDispose(queue, true).
  *
  * ffmpeg's CAF writer does not take AAC, so the AAC CAF is put together here from
  * ffmpeg's ADTS frames: 'desc', 'kuki' (an ES descriptor as Apple writes it), 'pakt'
@@ -250,6 +250,14 @@ static void play(const Media *m, int useRunLoop)
     CHECK(aq_player_returned_when_stopped() == enqueued,
           "%s: every buffer had played when IsRunning went to 0 (%ld of %ld back then)", label,
           aq_player_returned_when_stopped(), enqueued);
+    if (useRunLoop) {
+        CHECK(aq_player_callbacks_elsewhere() == 0, "%s: every callback on the run loop's thread (%ld elsewhere)", label,
+              aq_player_callbacks_elsewhere());
+    } else {
+        CHECK(aq_player_callbacks_on_opening_thread() == 0,
+              "%s: every callback on the queue's thread, none on the program's (%ld there)", label,
+              aq_player_callbacks_on_opening_thread());
+    }
     CHECK(aq_player_enqueue_failures() == 0, "%s: no enqueue was refused (%ld)", label, aq_player_enqueue_failures());
     long packets = aq_player_packets_in_file();
     CHECK(packets > 0 && aq_player_packets_read() == packets, "%s: the whole file was read (%ld of %ld packets)", label,

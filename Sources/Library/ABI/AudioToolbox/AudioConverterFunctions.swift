@@ -70,8 +70,15 @@ private func converterProperty(_ c: Converter, _ id: UInt32) throws(AudioFileSta
     case kAudioConverterSampleRateConverterComplexity: return bytesOf(UInt32(kAudioConverterSampleRateConverterComplexity_Normal))
     case kAudioConverterCodecQuality: return bytesOf(UInt32(kAudioConverterQuality_High))
     case kAudioConverterEncodeBitRate:
-        guard !c.destination.isLinearPCM else { throw .converterPropertyNotSupported }
+        guard c.encodes else { throw .converterPropertyNotSupported }
         return bytesOf(UInt32(clamping: c.bitRate))
+    case kAudioConverterApplicableEncodeBitRates, kAudioConverterAvailableEncodeBitRates:
+        guard c.encodes else { throw .converterPropertyNotSupported }
+        return arrayBytes(AACEncoding.bitRates(channels: Int(c.destination.channelsPerFrame))
+            .map { AudioValueRange(mMinimum: Double($0), mMaximum: Double($0)) })
+    case kAudioConverterApplicableEncodeSampleRates, kAudioConverterAvailableEncodeSampleRates:
+        guard c.encodes else { throw .converterPropertyNotSupported }
+        return arrayBytes(AACEncoding.sampleRates.map { AudioValueRange(mMinimum: $0, mMaximum: $0) })
     case kAudioConverterChannelMap:
         let map = c.channelMap ?? (0..<Int(c.destination.channelsPerFrame)).map { $0 < Int(c.source.channelsPerFrame) ? $0 : -1 }
         return (arrayBytes(map.map(Int32.init)))
@@ -87,9 +94,10 @@ public func audioConverterGetPropertyInfo(_ ref: OpaquePointer?, _ id: UInt32, _
         let handle = try converterHandle(ref)
         let value = try handle.serialized { () throws(AudioFileStatus) in try converterProperty(handle.converter, id) }
         outSize?.pointee = UInt32(value.count)
-        let writable: Set<Int> = [kAudioConverterDecompressionMagicCookie, kAudioConverterChannelMap,
+        var writable: Set<Int> = [kAudioConverterDecompressionMagicCookie, kAudioConverterChannelMap,
                                   kAudioConverterSampleRateConverterQuality, kAudioConverterSampleRateConverterComplexity,
                                   kAudioConverterCodecQuality, kAudioConverterPrimeMethod]
+        if handle.converter.encodes { writable.insert(kAudioConverterEncodeBitRate) }
         outWritable?.pointee = writable.contains(Int(id)) ? 1 : 0
     }
 }
@@ -135,7 +143,10 @@ public func audioConverterSetProperty(_ ref: OpaquePointer?, _ id: UInt32, _ siz
                 case UInt32(kAudioConverterSampleRateConverterComplexity_Mastering): c.quality = 0
                 default: throw .parameter
                 }
-            case kAudioConverterCodecQuality, kAudioConverterPrimeMethod, kAudioConverterEncodeBitRate:
+            case kAudioConverterEncodeBitRate:
+                guard size == 4 else { throw .converterBadPropertySize }
+                try c.setEncodeBitRate(Int64(data.loadUnaligned(as: UInt32.self)))
+            case kAudioConverterCodecQuality, kAudioConverterPrimeMethod:
                 guard size == 4 else { throw .converterBadPropertySize }
             default:
                 throw .converterPropertyNotSupported

@@ -140,8 +140,24 @@ private func formatProperty(_ id: UInt32, _ size: UInt32, _ specifier: UnsafeRaw
         guard let specifier, size == 4 else { throw .formatBadSpecifierSize }
         let id = specifier.loadUnaligned(as: UInt32.self)
         guard encodable.contains(id) else { throw .formatUnsupportedDataFormat }
-        let rates: [Double] = id == FormatID.mpeg4AAC ? [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000] : [8000, 192000]
-        return .bytes(arrayBytes(rates.map { AudioValueRange(mMinimum: $0, mMaximum: $0) }))
+        if id == FormatID.linearPCM { return .bytes(arrayBytes([AudioValueRange(mMinimum: 8000, mMaximum: 192000)])) }
+        return .bytes(arrayBytes(AACEncoding.sampleRates.map { AudioValueRange(mMinimum: $0, mMaximum: $0) }))
+    case kAudioFormatProperty_AvailableEncodeBitRates:
+        // Per format ID, as the header has it: the stereo stream's rates (mono takes the
+        // lower half of them).
+        guard let specifier, size == 4 else { throw .formatBadSpecifierSize }
+        guard specifier.loadUnaligned(as: UInt32.self) == FormatID.mpeg4AAC else { throw .formatUnsupportedDataFormat }
+        return .bytes(arrayBytes(AACEncoding.bitRates(channels: 2).map { AudioValueRange(mMinimum: Double($0), mMaximum: Double($0)) }))
+    case kAudioFormatProperty_Encoders, kAudioFormatProperty_Decoders:
+        // One codec for each format, in software: what AudioConverterNewSpecific is given.
+        guard let specifier, size == 4 else { throw .formatBadSpecifierSize }
+        let format = specifier.loadUnaligned(as: UInt32.self)
+        let encoders = id == UInt32(kAudioFormatProperty_Encoders)
+        let codecs = (encoders ? encodable : decodable).filter { $0 != FormatID.linearPCM }
+        guard codecs.contains(format) else { throw .formatUnsupportedDataFormat }
+        // 'aenc' or 'adec', by 'appl' (the header declares these names for iPhone code only).
+        let type: UInt32 = encoders ? 0x6165_6E63 : 0x6164_6563
+        return .bytes(arrayBytes([AudioClassDescription(mType: type, mSubType: format, mManufacturer: 0x6170_706C)]))
     case kAudioFormatProperty_NumberOfChannelsForLayout:
         guard let specifier else { throw .parameter }
         guard Int(size) >= MemoryLayout<AudioChannelLayoutTag>.size * 3 else { throw .formatBadSpecifierSize }

@@ -11,6 +11,8 @@ final class ExtAudioFileHandle: Guarded {
     /// The AudioFileID it reads or writes: made by it (closed with it) or the program's.
     let fileHandle: OpaquePointer
     let ownsFile: Bool
+    /// Its AudioConverterRef, once the program asked for it (kExtAudioFileProperty_AudioConverter).
+    var converterRef: OpaquePointer?
     init(_ role: Role, fileHandle: OpaquePointer, ownsFile: Bool) {
         self.role = role
         self.fileHandle = fileHandle
@@ -89,6 +91,7 @@ public func extAudioFileDispose(_ ref: OpaquePointer?) -> Int32 {
             do throws(AudioFileStatus) { try handle.serialized { () throws(AudioFileStatus) in try w.close() } } catch { failure = error }
         }
         if handle.ownsFile { _ = audioFiles.remove(handle.fileHandle) }
+        if let converter = handle.converterRef { _ = converters.remove(converter) }
         if let failure { throw failure }
     }
 }
@@ -138,6 +141,7 @@ public func extAudioFileWrite(_ ref: OpaquePointer?, _ frames: UInt32, _ list: U
         guard frames > 0 else { return }
         guard let list else { throw .parameter }
         try handle.serialized { () throws(AudioFileStatus) in
+            if w.framesWritten == 0 { try applyConverterSettings(handle) }
             let sources = try buffers(UnsafeMutablePointer(mutating: list), frames: Int(frames), format: w.clientFormat)
             try w.write(count: Int(frames), from: sources.map { UnsafeRawPointer($0) })
         }
@@ -174,6 +178,31 @@ public func extAudioFileTell(_ ref: OpaquePointer?, _ out: UnsafeMutablePointer<
 }
 
 
+/// The file's converter (kExtAudioFileProperty_AudioConverter): an Audio Converter between
+/// the client format and the file's. The program sets the encoder's properties on it (the
+/// bit rate) and then kExtAudioFileProperty_ConverterConfig; the file takes them then, or
+/// at its first write.
+private func fileConverter(_ handle: ExtAudioFileHandle) throws(AudioFileStatus) -> OpaquePointer {
+    if let made = handle.converterRef { return made }
+    let converter: Converter
+    switch handle.role {
+    case .reading(let r): converter = try Converter(from: r.file.format, to: r.clientFormat)
+    case .writing(let w):
+        converter = try Converter(from: w.clientFormat, to: w.file.format)
+        if converter.encodes && w.encodeBitRate > 0 { try? converter.setEncodeBitRate(w.encodeBitRate) }
+    }
+    let ref = converters.add(ConverterHandle(converter))
+    handle.converterRef = ref
+    return ref
+}
+
+/// What the program set on the file's converter, taken by the file's encoder.
+private func applyConverterSettings(_ handle: ExtAudioFileHandle) throws(AudioFileStatus) {
+    guard case .writing(let w) = handle.role, let ref = handle.converterRef, let c = converters.get(ref) else { return }
+    let rate = try c.serialized { () throws(AudioFileStatus) -> Int64 in c.converter.encodes ? c.converter.bitRate : 0 }
+    if rate > 0 { try w.setEncodeBitRate(rate) }
+}
+
 private func extProperty(_ handle: ExtAudioFileHandle, _ id: UInt32) throws(AudioFileStatus) -> [UInt8] {
     let fileFormat: StreamDescription, client: StreamDescription
     switch handle.role {
@@ -201,6 +230,7 @@ private func extProperty(_ handle: ExtAudioFileHandle, _ id: UInt32) throws(Audi
         guard case .reading(let r) = handle.role, let t = r.file.packetTable else { throw .extInvalidProperty }
         return packetTableBytes(t)
     case kExtAudioFileProperty_CodecManufacturer: return bytesOf(0x6170_706C)  // 'appl', kAppleSoftwareAudioCodecManufacturer
+    case kExtAudioFileProperty_AudioConverter: return bytesOf(UnsafeMutableRawPointer(try fileConverter(handle)))
     default: throw .extInvalidProperty
     }
 }
@@ -258,7 +288,9 @@ public func extAudioFileSetProperty(_ ref: OpaquePointer?, _ id: UInt32, _ size:
                     && count != channels { throw .extInvalidChannelMap }
             case kExtAudioFileProperty_CodecManufacturer:
                 guard size == 4 else { throw .extInvalidPropertySize }
-            case kExtAudioFileProperty_ConverterConfig, kExtAudioFileProperty_IOBufferSizeBytes, kExtAudioFileProperty_IOBuffer:
+            case kExtAudioFileProperty_ConverterConfig:
+                try applyConverterSettings(handle)
+            case kExtAudioFileProperty_IOBufferSizeBytes, kExtAudioFileProperty_IOBuffer:
                 return
             case kExtAudioFileProperty_FileLengthFrames, kExtAudioFileProperty_PacketTable, kExtAudioFileProperty_FileDataFormat,
                  kExtAudioFileProperty_AudioFile, kExtAudioFileProperty_AudioConverter, kExtAudioFileProperty_FileMaxPacketSize,

@@ -261,13 +261,34 @@ public final class ExtendedAudioFileWriter {
         if f.isLinearPCM {
             fileLayout = try LinearPCM(f)
         } else {
-            encoder = MediaEncoderOpen(MediaCodecAAC, Int32(f.sampleRate), Int32(f.channelsPerFrame), 0)
-            guard let encoder else { throw .unsupportedDataFormat }
-            frameSize = Int(MediaEncoderFrameSize(encoder))
-            var size: Int32 = 0
-            let config = MediaEncoderConfig(encoder, &size)
-            let asc = config.map { Array(UnsafeBufferPointer(start: $0, count: Int(size))) } ?? []
-            file.magicCookie = MagicCookie.esds(audioSpecificConfig: asc)
+            guard openEncoder(bitRate: 0) else { throw .unsupportedDataFormat }
+        }
+    }
+
+    /// The AAC encoder made (again) at `rate`, and the file's cookie with it.
+    private func openEncoder(bitRate rate: Int64) -> Bool {
+        guard let made = AACEncoding.openEncoder(file.format, bitRate: rate) else { return false }
+        MediaEncoderClose(encoder)
+        encoder = made
+        frameSize = Int(MediaEncoderFrameSize(made))
+        var size: Int32 = 0
+        let config = MediaEncoderConfig(made, &size)
+        let asc = config.map { Array(UnsafeBufferPointer(start: $0, count: Int(size))) } ?? []
+        file.magicCookie = MagicCookie.esds(audioSpecificConfig: asc)
+        return true
+    }
+
+    /// The bit rate the file is encoded at (0 for linear PCM).
+    public var encodeBitRate: Int64 { encoder.map { MediaEncoderBitRate($0) } ?? 0 }
+
+    /// The encoder's bit rate, as set on the file's converter (kExtAudioFileProperty_AudioConverter):
+    /// only before the first frame is written.
+    public func setEncodeBitRate(_ rate: Int64) throws(AudioFileStatus) {
+        guard encoder != nil else { throw .converterPropertyNotSupported }
+        guard rate != encodeBitRate else { return }
+        guard inputFrames == 0 else { throw .extInvalidOperationOrder }
+        guard AACEncoding.accepts(bitRate: rate, channels: Int(file.format.channelsPerFrame)), openEncoder(bitRate: rate) else {
+            throw .parameter
         }
     }
 

@@ -50,17 +50,38 @@ public final class Converter {
         } else {
             destinationPCM = nil
             guard destination.formatID == FormatID.mpeg4AAC, sourcePCM != nil else { throw .converterFormatNotSupported }
-            encoder = MediaEncoderOpen(MediaCodecAAC, Int32(destination.sampleRate), Int32(destination.channelsPerFrame), 0)
-            guard let encoder else { throw .converterFormatNotSupported }
-            encoderFrameSize = Int(MediaEncoderFrameSize(encoder))
-            bitRate = MediaEncoderBitRate(encoder)
-            var size: Int32 = 0
-            let config = MediaEncoderConfig(encoder, &size)
-            magicCookie = MagicCookie.esds(audioSpecificConfig: config.map { Array(UnsafeBufferPointer(start: $0, count: Int(size))) } ?? [],
-                                           bitRate: UInt32(clamping: bitRate))
+            guard openEncoder(bitRate: 0) else { throw .converterFormatNotSupported }
         }
         try makePipeline(force: false)
     }
+
+    /// The AAC encoder made (again) at `rate`, its cookie with it. False when FFmpeg
+    /// would not make one.
+    private func openEncoder(bitRate rate: Int64) -> Bool {
+        guard let made = AACEncoding.openEncoder(destination, bitRate: rate) else { return false }
+        MediaEncoderClose(encoder)
+        encoder = made
+        encoderInput.removeAll()
+        encoderFrameSize = Int(MediaEncoderFrameSize(made))
+        bitRate = MediaEncoderBitRate(made)
+        var size: Int32 = 0
+        let config = MediaEncoderConfig(made, &size)
+        magicCookie = MagicCookie.esds(audioSpecificConfig: config.map { Array(UnsafeBufferPointer(start: $0, count: Int(size))) } ?? [],
+                                       bitRate: UInt32(clamping: bitRate))
+        return true
+    }
+
+    /// kAudioConverterEncodeBitRate: the encoder starts over at the new rate (set it before
+    /// converting, as programs do).
+    public func setEncodeBitRate(_ rate: Int64) throws(AudioFileStatus) {
+        guard encoder != nil else { throw .converterPropertyNotSupported }
+        guard AACEncoding.accepts(bitRate: rate, channels: Int(destination.channelsPerFrame)) else { throw .parameter }
+        guard rate != bitRate else { return }
+        guard openEncoder(bitRate: rate) else { throw .parameter }
+    }
+
+    /// Whether this converter encodes (the encoder properties apply).
+    public var encodes: Bool { encoder != nil }
 
     deinit {
         MediaDecoderClose(decoder)
