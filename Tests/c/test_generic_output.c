@@ -239,10 +239,10 @@ int main(void)
     wrong = 0;
     for (int i = 0; i < 256; i++) wrong += abs(pcm16[i] - (3000 + i - 100) / 2) > 1;
     CHECK(wrong == 0, "a format set while initialized is what the next render gives (%d wrong)", wrong);
-    /* One the unit cannot convert to while initialized (another rate): refused, the old one kept. */
-    AudioStreamBasicDescription faster = lpcm(96000, kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 1, 16, 1);
-    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &faster,
-                                      sizeof faster), kAudioUnitErr_FormatNotSupported);
+    /* One the unit cannot take while initialized (big-endian): refused, the old one kept. */
+    AudioStreamBasicDescription swapped = lpcm(48000, kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsBigEndian, 1, 16, 1);
+    CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &swapped,
+                                      sizeof swapped), kAudioUnitErr_FormatNotSupported);
     size = sizeof readBack;
     CHECK_STATUS(AudioUnitGetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &readBack, &size),
                  noErr);
@@ -288,10 +288,12 @@ int main(void)
     AudioStreamBasicDescription bigEndian = lpcm(48000, kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsBigEndian, 1, 16, 1);
     CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &bigEndian,
                                       sizeof bigEndian), kAudioUnitErr_FormatNotSupported);
+    /* Two rates: the unit converts (test_converter_unit checks what it makes). */
     AudioStreamBasicDescription otherRate = lpcm(44100, kAudioFormatFlagIsFloat | kAudioFormatFlagIsPacked, 1, 32, 1);
     CHECK_STATUS(AudioUnitSetProperty(unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &otherRate,
                                       sizeof otherRate), noErr);
-    CHECK_STATUS(AudioUnitInitialize(unit), kAudioUnitErr_FormatNotSupported);
+    CHECK_STATUS(AudioUnitInitialize(unit), noErr);
+    CHECK_STATUS(AudioUnitUninitialize(unit), noErr);
     /* Teardown code stops whatever it has: an uninitialized unit is not running, noErr. */
     CHECK_STATUS(AudioOutputUnitStop(unit), noErr);
 

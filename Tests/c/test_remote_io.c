@@ -538,7 +538,9 @@ static void badInputs(void)
         {io, kAudioOutputUnitProperty_EnableIO, kAudioUnitScope_Input, 1, 2, kAudioUnitErr_InvalidPropertyValue, "EnableIO short"},
         {generic, kAudioOutputUnitProperty_EnableIO, kAudioUnitScope_Input, 1, 4, kAudioUnitErr_InvalidProperty, "EnableIO on GenericOutput"},
         {generic, kAudioOutputUnitProperty_SetInputCallback, kAudioUnitScope_Global, 0, sizeof(AURenderCallbackStruct), kAudioUnitErr_InvalidProperty, "input callback on GenericOutput"},
-        {io, kAudioOutputUnitProperty_SetInputCallback, kAudioUnitScope_Input, 1, sizeof(AURenderCallbackStruct), kAudioUnitErr_InvalidScope, "input callback, input scope"},
+        /* Any scope takes the input callback (mediastreamer2 sets it on input 0), not an element past 1. */
+        {io, kAudioOutputUnitProperty_SetInputCallback, kAudioUnitScope_Input, 2, sizeof(AURenderCallbackStruct), kAudioUnitErr_InvalidElement, "input callback, element 2"},
+        {io, kAudioOutputUnitProperty_SetInputCallback, 7, 1, sizeof(AURenderCallbackStruct), kAudioUnitErr_InvalidScope, "input callback, scope 7"},
         {io, kAUVoiceIOProperty_BypassVoiceProcessing, kAudioUnitScope_Global, 0, 4, kAudioUnitErr_InvalidProperty, "bypass on RemoteIO"},
         {io, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 2, sizeof(AudioStreamBasicDescription), kAudioUnitErr_InvalidElement, "format of element 2"},
     };

@@ -32,7 +32,7 @@ if ! flags=$(pkg-config --cflags --libs AudioToolbox-ios); then
 fi
 clang=/opt/swift/usr/bin/clang
 [ -x "$clang" ] || clang=clang
-patterns=${PATTERNS:-"sip_audio_session voip_driver game_audio voice_unit emulator_audio dsp_host openal_game radio_player speakhere_recorder afconvert_like"}
+patterns=${PATTERNS:-"sip_audio_session voip_driver game_audio voice_unit emulator_audio dsp_host openal_game radio_player speakhere_recorder afconvert_like aq_player aq_offline aq_reset baresip_audiounit voip_capture_16k openal_capture"}
 modes="virtual alsa"
 
 # run_case EXE MODE: the ALSA run gets a freshly set-up card (jacks and volume back to

@@ -417,14 +417,14 @@ static int pj_create_stream(void)
 
 static int pj_stream_start(void)
 {
-    AudioSessionSetActive(true);
+    logged("AudioSessionSetActive(true)", AudioSessionSetActive(true)); /* not checked by pjproject */
     return (int)logged("AudioOutputUnitStart", AudioOutputUnitStart(io_unit));
 }
 
 static void pj_stream_destroy(void)
 {
     logged("AudioOutputUnitStop", AudioOutputUnitStop(io_unit));
-    AudioSessionSetActive(false);
+    logged("AudioSessionSetActive(false)", AudioSessionSetActive(false)); /* not checked by pjproject */
     logged("AudioUnitUninitialize", AudioUnitUninitialize(io_unit));
     logged("AudioComponentInstanceDispose", AudioComponentInstanceDispose(io_unit));
     io_unit = NULL;
@@ -454,13 +454,7 @@ int vc_open(int which, int rate)
 
 int vc_start(void)
 {
-    if (variant == VC_PJ_INPUT_CALLBACK) {
-        UInt32 size = sizeof(st.hardware_rate);
-        AudioSessionGetProperty(kAudioSessionProperty_CurrentHardwareSampleRate, &size, &st.hardware_rate);
-        size = sizeof(st.io_buffer);
-        AudioSessionGetProperty(kAudioSessionProperty_CurrentHardwareIOBufferDuration, &size, &st.io_buffer);
-        return pj_stream_start();
-    }
+    if (variant == VC_PJ_INPUT_CALLBACK) return pj_stream_start();
     return ms2_start_audio_unit();
 }
 

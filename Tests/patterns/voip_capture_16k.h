@@ -25,7 +25,7 @@ typedef struct {
     volatile OSStatus first_render_error;
     volatile long lost_frames;    /* silence played for want of far-end audio */
     volatile UInt32 min_render_frames, max_render_frames;
-    Float64 hardware_rate;        /* as read before AudioOutputUnitStart */
+    Float64 hardware_rate;        /* as msiounit reads it before AudioOutputUnitStart */
     Float32 io_buffer;
     Float64 unit_latency;
     UInt32 render_quality;

@@ -172,7 +172,9 @@ private func readPackets(_ id: OpaquePointer?, _ ioBytes: UnsafeMutablePointer<U
     }
     ioPackets.pointee = UInt32(packets)
     ioBytes?.pointee = UInt32(bytes)
-    if packets == 0 && wanted > 0 && start >= reader.packetCount { throw .endOfFile }
+    // At the end, AudioFileReadPacketData says so ('eof?'); AudioFileReadPackets reads no
+    // packet and succeeds, which Apple's players and offline-render sample rely on.
+    if bytesIn && packets == 0 && wanted > 0 && start >= reader.packetCount { throw .endOfFile }
 }
 
 @_cdecl("AudioFileReadPacketData")

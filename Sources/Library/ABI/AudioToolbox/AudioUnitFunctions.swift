@@ -145,7 +145,56 @@ public func audioComponentInstanceDispose(_ instance: OpaquePointer?) -> Int32 {
     removed.uninitialize()
     Runtime.withCurrent { $0.session.detach(removed) }
     UnitListeners.all.withLock { $0.removeAll { $0.unit == key } }
+    UnitConnections.forget(key)
     return 0
+}
+
+/// Connections (kAudioUnitProperty_MakeConnection): the destination's input pulls the
+/// source unit's output through its render, as a render callback would. The links live
+/// until their destination is disposed of, so a render under way never loses its own.
+enum UnitConnections {
+    final class Link {
+        let source: OutputUnit
+        let output: UInt32
+        init(source: OutputUnit, output: UInt32) {
+            self.source = source
+            self.output = output
+        }
+    }
+    static let links = Locked<[UInt: [Link]]>([:])
+
+    /// Pulls the source with no lock taken: the link holds it.
+    static let pull: RenderCallback.Procedure = { refCon, flags, stamp, _, frames, list in
+        let link = Unmanaged<Link>.fromOpaque(refCon!).takeUnretainedValue()
+        guard let list else { return UnitError.parameter.rawValue }
+        do throws(UnitError) {
+            if link.source.kind.hasDevice {
+                guard link.output == 1 else { throw .invalidElement }
+                try link.source.renderInput(frames: frames, list: list)
+            } else {
+                try link.source.renderPulled(flags: flags, timeStamp: stamp, bus: link.output, frames: frames, list: list)
+            }
+            return 0
+        } catch {
+            return error.rawValue
+        }
+    }
+
+    static func connect(_ destination: OutputUnit, _ handle: OpaquePointer?, _ connection: AudioUnitConnection) throws(UnitError) {
+        guard connection.destInputNumber == 0 else { throw .invalidElement }
+        guard let sourceHandle = connection.sourceAudioUnit else {
+            destination.setRenderCallback(nil)
+            return
+        }
+        guard let source = UnitHandles.unit(sourceHandle), source !== destination else { throw .invalidPropertyValue }
+        guard connection.sourceOutputNumber < source.kind.elementCount else { throw .invalidElement }
+        let link = Link(source: source, output: connection.sourceOutputNumber)
+        let key = UInt(bitPattern: Int(bitPattern: handle.map { UnsafeRawPointer($0) }))
+        links.withLock { $0[key, default: []].append(link) }
+        destination.setRenderCallback(RenderCallback(procedure: pull, refCon: Unmanaged.passUnretained(link).toOpaque()))
+    }
+
+    static func forget(_ key: UInt) { _ = links.withLock { $0.removeValue(forKey: key) } }
 }
 
 @_cdecl("AudioComponentInstanceGetComponent")
@@ -205,8 +254,10 @@ private func propertyInfo(_ u: OutputUnit, _ id: UInt32, _ scope: UInt32, _ elem
         _ = try u.isEnabled(scope: where_, element: element)
         return (MemoryLayout<UInt32>.size, true)
     case kAudioOutputUnitProperty_SetInputCallback:
+        // In any scope: mediastreamer2 and Linphone have set it on the input scope of
+        // element 0 since 2012, and the phone takes it there.
         guard u.kind.hasDevice else { throw .invalidProperty }
-        guard where_ == .global else { throw .invalidScope }
+        _ = where_
         guard element < 2 else { throw .invalidElement }
         return (MemoryLayout<AURenderCallbackStruct>.size, true)
     case kAUVoiceIOProperty_BypassVoiceProcessing, kAUVoiceIOProperty_VoiceProcessingEnableAGC,
@@ -218,8 +269,13 @@ private func propertyInfo(_ u: OutputUnit, _ id: UInt32, _ scope: UInt32, _ elem
         guard where_ == .global else { throw .invalidScope }
         return (MemoryLayout<Int32>.size, false)
     case kAudioOutputUnitProperty_IsRunning:
+        guard u.kind.isOutput else { throw .invalidProperty }
         guard where_ == .global else { throw .invalidScope }
         return (MemoryLayout<UInt32>.size, false)
+    case kAudioUnitProperty_MakeConnection:
+        guard where_ == .input else { throw .invalidScope }
+        guard element == 0 else { throw .invalidElement }
+        return (MemoryLayout<AudioUnitConnection>.size, true)
     case kAudioUnitProperty_RenderQuality:
         guard where_ == .global else { throw .invalidScope }
         return (MemoryLayout<UInt32>.size, true)
@@ -359,6 +415,8 @@ public func audioUnitSetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
             try u.setVoiceSwitch(voiceSwitch(id), inData.loadUnaligned(as: UInt32.self) != 0)
         case kAudioUnitProperty_RenderQuality:
             try u.setRenderQuality(inData.loadUnaligned(as: UInt32.self))
+        case kAudioUnitProperty_MakeConnection:
+            try UnitConnections.connect(u, unit, inData.loadUnaligned(as: AudioUnitConnection.self))
         default:
             throw .propertyNotWritable
         }
@@ -537,6 +595,7 @@ public func audioUnitReset(_ unit: OpaquePointer?, _ scope: UInt32, _ element: U
 @_cdecl("AudioOutputUnitStart")
 public func audioOutputUnitStart(_ unit: OpaquePointer?) -> Int32 {
     guard let u = UnitHandles.unit(unit) else { return UnitError.parameter.rawValue }
+    guard u.kind.isOutput else { return UnitError.unimplemented.rawValue }
     // An I/O unit plays in the session: starting one activates an inactive session, and
     // a refused activation (a call, a non-mixing program that will not yield) refuses
     // the start with the session's code.
@@ -555,7 +614,10 @@ public func audioOutputUnitStop(_ unit: OpaquePointer?) -> Int32 {
     var changed = false
     // An uninitialized unit is not running: stopping it is done (teardown code calls
     // this unconditionally).
-    let status = unitCall(unit) { u in changed = u.stop() }
+    let status = unitCall(unit) { u throws(UnitError) in
+        guard u.kind.isOutput else { throw .unimplemented }
+        changed = u.stop()
+    }
     if changed { UnitListeners.tell(unit, kAudioOutputUnitProperty_IsRunning) }
     return status
 }

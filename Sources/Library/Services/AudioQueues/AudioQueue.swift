@@ -271,12 +271,14 @@ public final class AudioQueue: @unchecked Sendable {
         return live ? buffer : nil
     }
 
-    /// Every chunk in the done ring handed back through the output callback on the
-    /// caller's thread, now; an enqueue from those callbacks is refused.
-    func handBackNow() {
+    /// Every buffer played and not yet reported, then the `flushed` ones, handed back
+    /// through the output callback on the caller's thread, now; an enqueue from those
+    /// callbacks is refused.
+    func handBackNow(_ flushed: [PlayChunk]) {
         guard direction == .output else { return }
         state.withLock { $0.handingBack = true }
-        for buffer in takeReturned() { deliverNow?(.output(buffer)) }
+        let buffers = takeReturned() + flushed.compactMap { returned($0) }
+        for buffer in buffers { deliverNow?(.output(buffer)) }
         state.withLock { $0.handingBack = false }
     }
 
@@ -367,12 +369,13 @@ public final class AudioQueue: @unchecked Sendable {
             if started { drainRequested.store(true, ordering: .releasing) }
             return
         }
-        halt(tell: started)
-        handBackNow()
+        handBackNow(halt(tell: started))
     }
 
-    /// Stops the stream and returns every buffer; the timeline starts again at 0.
-    func halt(tell: Bool) {
+    /// Stops the stream and takes back every chunk (returned, for the caller to hand
+    /// back); the timeline starts again at 0.
+    @discardableResult
+    func halt(tell: Bool) -> [PlayChunk] {
         unit.stop()
         if direction == .input { thread.wake() }
         state.withLock { s in
@@ -380,27 +383,33 @@ public final class AudioQueue: @unchecked Sendable {
             s.paused = false
             s.stopping = false
         }
-        flush(keepTime: false)
+        let flushed = flush(keepTime: false)
         if tell { post(.property(QueueProperty.isRunning)) }
+        return flushed
     }
 
     /// With the stream stopped: every chunk waiting to be played goes back (the done
     /// ring's producer is the real-time thread, which is not running now), and the
     /// decoder forgets its state.
-    func flush(keepTime: Bool) {
+    ///
+    /// Returns the output chunks taken back, for the caller to hand back itself: they never
+    /// pass through the done ring, where the queue's thread would report them later.
+    @discardableResult
+    func flush(keepTime: Bool) -> [PlayChunk] {
         // Two threads stopping at once must not both act as the rings' other end.
         flushing.withLock { _ in flushLocked(keepTime: keepTime) }
     }
     let flushing = Locked(())
 
-    private func flushLocked(keepTime: Bool) {
+    private func flushLocked(keepTime: Bool) -> [PlayChunk] {
+        var flushed: [PlayChunk] = []
         switch direction {
         case .output:
-            if let chunk = current { doneRing.push(chunk) }
+            if let chunk = current { flushed.append(chunk) }
             current = nil
             position = 0
             leadIn = 0
-            state.withLock { _ in while let chunk = playRing.pop() { doneRing.push(chunk) } }
+            state.withLock { _ in while let chunk = playRing.pop() { flushed.append(chunk) } }
         case .input:
             // The queue's thread owns the buffer being filled: it hands it back.
             recordFlushRequested.store(true, ordering: .releasing)
@@ -413,7 +422,8 @@ public final class AudioQueue: @unchecked Sendable {
             playedFrames.store(0, ordering: .releasing)
             state.withLock { $0.scheduledEnd = 0 }
         }
-        thread.wake()
+        if direction == .input { thread.wake() }
+        return flushed
     }
     let recordFlushRequested = Atomic<Bool>(false)
 
@@ -426,8 +436,7 @@ public final class AudioQueue: @unchecked Sendable {
         }
         let streaming = running && !offline && unit.isRunning
         if streaming { unit.stop() }
-        flush(keepTime: true)
-        handBackNow()
+        handBackNow(flush(keepTime: true))
         if streaming { _ = try? unit.start() }
     }
 
@@ -440,7 +449,9 @@ public final class AudioQueue: @unchecked Sendable {
         // is no device).
         let latency = offline ? 0 : min(0.5, unit.latency)
         if latency > 0 { usleep(UInt32(latency * 1_000_000)) }
-        halt(tell: true)
+        // Nothing is left to take back after a drain, unless a buffer came in its last
+        // moment: that one is reported as played ones are.
+        for chunk in halt(tell: true) { if let buffer = returned(chunk) { post(.output(buffer), wake: false) } }
         if state.withLock({ $0.disposing }) { finishDisposal() }
     }
 
@@ -481,10 +492,7 @@ public final class AudioQueue: @unchecked Sendable {
             return
         }
         unit.stop()
-        if immediately {
-            flush(keepTime: false)
-            handBackNow()
-        }
+        if immediately { handBackNow(flush(keepTime: false)) }
         finishDisposal()
     }
 

@@ -156,6 +156,13 @@ extension AudioQueue {
     /// Returns whether a buffer was handed back or a drain ended (the caller wakes whoever
     /// reports them).
     func renderFloats(_ out: UnsafeMutablePointer<Float>, frames: Int) -> Bool {
+        let (done, handedBack) = renderEnqueued(out, frames: frames)
+        return finishPeriod(out, frames: frames, rendered: done) || handedBack
+    }
+
+    /// What is enqueued (and scheduled silence), up to `frames` frames; returns how many
+    /// were rendered and whether a buffer was handed back. Stops where the queue runs dry.
+    private func renderEnqueued(_ out: UnsafeMutablePointer<Float>, frames: Int) -> (Int, Bool) {
         let delay = startDelay.exchange(0, ordering: .acquiringAndReleasing)
         if delay > 0 { leadIn += delay }
         var done = 0
@@ -197,6 +204,13 @@ extension AudioQueue {
                 handedBack = true
             }
         }
+        return (done, handedBack)
+    }
+
+    /// The period's end: silence past what was rendered (and a Stop(false)'s drain ended
+    /// there), the queue's gain, metering, the time line. Returns whether a drain ended.
+    private func finishPeriod(_ out: UnsafeMutablePointer<Float>, frames: Int, rendered done: Int) -> Bool {
+        var handedBack = false
         if done < frames {
             (out + done * channels).update(repeating: 0, count: (frames - done) * channels)
             if drainRequested.load(ordering: .acquiring) && current == nil && playRing.isEmpty && leadIn == 0 {
@@ -337,7 +351,19 @@ extension AudioQueue {
         if frames > 0 {
             let floats = UnsafeMutablePointer<Float>.allocate(capacity: frames * channels)
             defer { floats.deallocate() }
-            _ = renderFloats(floats, frames: frames)
+            // Where the queue runs dry inside the request, the buffers played go back to
+            // the program now, and what it enqueues from those callbacks is rendered in
+            // this same call: the output has no gap at a buffer's end, as on the phone.
+            // (Bounded: a program enqueueing buffers trimmed to nothing cannot hold it here.)
+            var done = 0
+            for _ in 0..<256 {
+                let (rendered, _) = renderEnqueued(floats + done * channels, frames: frames - done)
+                done += rendered
+                guard done < frames, !drainRequested.load(ordering: .acquiring) else { break }
+                reportNow()
+                guard !playRing.isEmpty else { break }
+            }
+            _ = finishPeriod(floats, frames: frames, rendered: done)
             layout.encode(floats, frames: frames, into: [buffer.data], at: 0)
         }
         buffer.byteSize = frames * layout.bytesPerFrame

@@ -27,19 +27,24 @@ public enum UnitError: Int32, Error, Sendable {
 }
 
 /// The components this library provides: the two I/O units, which play and record
-/// through the session's device, and GenericOutput, pulled by AudioUnitRender (offline
-/// rendering, tests, processing).
+/// through the session's device; GenericOutput, pulled by AudioUnitRender (offline
+/// rendering, tests, processing); and AUConverter, pulled the same way, which converts
+/// format, rate, channels and interleaving between its input and its output.
 public enum UnitKind: CaseIterable, Sendable {
     case remoteIO
     case voiceProcessingIO
     case genericOutput
+    case converter
 
-    public var type: UInt32 { 0x6175_6F75 }               // 'auou'
+    public var type: UInt32 {
+        self == .converter ? 0x6175_6663 : 0x6175_6F75     // 'aufc' (format converter), 'auou' (output)
+    }
     public var subtype: UInt32 {
         switch self {
         case .remoteIO: return 0x7269_6F63                 // 'rioc'
         case .voiceProcessingIO: return 0x7670_696F        // 'vpio'
         case .genericOutput: return 0x6765_6E72            // 'genr'
+        case .converter: return 0x636F_6E76                // 'conv'
         }
     }
     public var manufacturer: UInt32 { 0x6170_706C }       // 'appl'
@@ -48,12 +53,15 @@ public enum UnitKind: CaseIterable, Sendable {
         case .remoteIO: return "Apple: AURemoteIO"
         case .voiceProcessingIO: return "Apple: AUVoiceProcessor"
         case .genericOutput: return "Apple: AUGenericOutput"
+        case .converter: return "Apple: AUConverter"
         }
     }
     /// 0xMMMMmmDD: 1.0.0.
     public var version: UInt32 { 0x0001_0000 }
     /// Plays and records through a device (elements 0 and 1), as opposed to being pulled.
-    public var hasDevice: Bool { self != .genericOutput }
+    public var hasDevice: Bool { self == .remoteIO || self == .voiceProcessingIO }
+    /// An output unit (AudioOutputUnitStart/Stop apply), as opposed to an effect-like one.
+    public var isOutput: Bool { self != .converter }
     public var elementCount: UInt32 { hasDevice ? 2 : 1 }
 }
 
@@ -122,6 +130,8 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
         /// GenericOutput's buffers for the program's side, made at Initialize; a render
         /// holds its own reference, so buffers remade meanwhile stay valid under it.
         var scratch: Scratch?
+        /// Rate conversion of a pulled unit whose sides differ in rate, made at Initialize.
+        var resampler: PulledResampler?
         /// GenericOutput's own buffers for the pulled side, lent to an AudioUnitRender
         /// whose buffer list has NULL data pointers (offline code relies on it).
         var lent: Scratch?
@@ -259,9 +269,13 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
             default: throw .invalidScope
             }
             if c.initialized && !kind.hasDevice {
-                guard plan.programOut.sampleRate == plan.pulled.sampleRate else { throw .formatNotSupported }
+                let old = c.plan
                 c.plan = plan
-                makeBuffers(&c)
+                guard makeBuffers(&c) else {
+                    c.plan = old
+                    _ = makeBuffers(&c)
+                    throw .formatNotSupported
+                }
                 return false
             }
             c.plan = plan
@@ -273,11 +287,16 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
         }
     }
 
-    /// GenericOutput's buffers for both sides, sized for the largest slice.
-    private func makeBuffers(_ c: inout Config) {
+    /// A pulled unit's buffers for both sides, sized for the largest slice, and its
+    /// resampler when the sides' rates differ. False if no resampler could be made.
+    private func makeBuffers(_ c: inout Config) -> Bool {
         c.scratch = Scratch(count: c.plan.programOut.bufferCount,
                             bytes: Int(c.plan.maximumFrames) * c.plan.programOut.bytesPerFrame)
         c.lent = Scratch(count: c.plan.pulled.bufferCount, bytes: Int(c.plan.maximumFrames) * c.plan.pulled.bytesPerFrame)
+        c.resampler = nil
+        guard c.plan.programOut.sampleRate != c.plan.pulled.sampleRate else { return true }
+        c.resampler = PulledResampler(program: c.plan.programOut, output: c.plan.pulled, maximumFrames: Int(c.plan.maximumFrames))
+        return c.resampler != nil
     }
 
     public var renderQuality: UInt32 { config.withLock { $0.renderQuality } }
@@ -414,8 +433,7 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
         try config.withLock { c throws(UnitError) in
             guard !c.initialized else { return }
             if !kind.hasDevice {
-                guard c.plan.programOut.sampleRate == c.plan.pulled.sampleRate else { throw .formatNotSupported }
-                makeBuffers(&c)
+                guard makeBuffers(&c) else { throw .formatNotSupported }
             }
             c.initialized = true
         }
@@ -430,6 +448,7 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
             c.initialized = false
             c.scratch = nil
             c.lent = nil
+            c.resampler = nil
         }
         return wasRunning
     }
@@ -495,9 +514,11 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
         }
     }
 
-    /// GenericOutput keeps nothing between renders; the I/O units' converters start
-    /// again at their next stream.
-    public func reset() {}
+    /// A pulled unit's resampler forgets what it holds (AudioUnitReset); the I/O units'
+    /// converters start again at their next stream.
+    public func reset() {
+        config.withLock { $0.resampler }?.reset()
+    }
 }
 
 /// One start of an I/O unit: its thread, told to stop through `stop`.

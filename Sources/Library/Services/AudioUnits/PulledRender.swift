@@ -7,7 +7,9 @@ extension OutputUnit {
     public func renderPulled(flags: UnsafeMutablePointer<UInt32>, timeStamp: UnsafeRawPointer, bus: UInt32,
                              frames: UInt32, list outputList: UnsafeMutableRawPointer) throws(UnitError) {
         guard !kind.hasDevice else { throw bus == 1 ? .cannotDoInCurrentContext : .invalidElement }
-        let (plan, scratch, lent, initialized) = config.withLock { ($0.plan, $0.scratch, $0.lent, $0.initialized) }
+        let (plan, scratch, lent, resampler, initialized) = config.withLock {
+            ($0.plan, $0.scratch, $0.lent, $0.resampler, $0.initialized)
+        }
         guard initialized, let scratch, let lent else { throw .uninitialized }
         guard bus == 0 else { throw .invalidElement }
         guard frames <= plan.maximumFrames else { throw .tooManyFramesToProcess }
@@ -29,6 +31,11 @@ extension OutputUnit {
         guard let render = plan.render else {
             config.withLock { $0.lastRenderError = UnitError.invalidProperty.rawValue }
             throw .invalidProperty
+        }
+        if let resampler {
+            try renderResampled(resampler, plan: plan, scratch: scratch, render: render, flags: flags, timeStamp: timeStamp,
+                                bus: bus, frames: frames, outputList: outputList)
+            return
         }
         let program = plan.programOut
         let list = scratch.list
@@ -60,6 +67,42 @@ extension OutputUnit {
                 destinations[i] = (outputList + 8 + 16 * i).load(fromByteOffset: 8, as: UnsafeMutableRawPointer?.self)
             }
             convertPCM(from: program, sources, to: output, destinations, frames: Int(frames), gain: plan.volume)
+        }
+        for i in 0..<plan.notifyCount {
+            var post = flags.pointee | (1 << 3)
+            _ = plan.notifies[i]?.call(&post, timeStamp, bus, frames, outputList)
+        }
+    }
+
+    /// The render when the two sides' rates differ: the resampler pulls the program in
+    /// slices (its own time line, in program frames) and the output is made from it.
+    private func renderResampled(_ resampler: PulledResampler, plan: RenderPlan, scratch: Scratch, render: RenderCallback,
+                                 flags: UnsafeMutablePointer<UInt32>, timeStamp: UnsafeRawPointer, bus: UInt32, frames: UInt32,
+                                 outputList: UnsafeMutableRawPointer) throws(UnitError) {
+        for i in 0..<plan.notifyCount {
+            var pre = flags.pointee | (1 << 2)
+            _ = plan.notifies[i]?.call(&pre, timeStamp, bus, frames, outputList)
+        }
+        resampler.render = render
+        resampler.program = plan.programOut
+        resampler.scratch = scratch
+        resampler.hostTime = timeStamp.load(fromByteOffset: 8, as: UInt64.self)
+        let status = resampler.read(frames: Int(frames))
+        resampler.render = nil
+        resampler.scratch = nil
+        if status != 0 {
+            config.withLock { $0.lastRenderError = status }
+            throw UnitError(rawValue: status) ?? .cannotDoInCurrentContext
+        }
+        let output = plan.pulled
+        let count = Int(outputList.load(as: UInt32.self))
+        withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 9) { pointers in
+            let destinations = pointers.baseAddress!
+            for i in 0..<min(8, count) {
+                destinations[i] = (outputList + 8 + 16 * i).load(fromByteOffset: 8, as: UnsafeMutableRawPointer?.self)
+            }
+            destinations[8] = UnsafeMutableRawPointer(resampler.resampled)
+            convertPCM(from: resampler.floatLayout, destinations + 8, to: output, destinations, frames: Int(frames), gain: plan.volume)
         }
         for i in 0..<plan.notifyCount {
             var post = flags.pointee | (1 << 3)

@@ -1,0 +1,108 @@
+import CSamplerate
+import Glibc
+
+/// Rate conversion for a pulled unit (GenericOutput, AUConverter) whose two sides differ
+/// in rate: the render callback is pulled in slices at the program's rate, made Float in
+/// the output's channels, and resampled with libsamplerate's callback API, the same
+/// resampler the I/O units use. Made at Initialize; a render allocates nothing.
+final class PulledResampler {
+    private var state: OpaquePointer?
+    let ratio: Double
+    let channels: Int
+    /// The most program frames asked of the render callback at a time, and what this
+    /// render asks: about what the output's frames need, so a callback that reads live
+    /// input (a microphone's period) is never asked for more than is there.
+    let slice: Int
+    var want = 1
+    let sliced: UnsafeMutablePointer<Float>
+    let resampled: UnsafeMutablePointer<Float>
+    let stamp: UnsafeMutableRawPointer
+    let floatLayout: PCMLayout
+
+    // What the render in progress pulls with: set before each read, plain values.
+    var render: RenderCallback?
+    var program = PCMLayout(sampleRate: 44100, encoding: .float32, channels: 1, interleaved: true)
+    var scratch: Scratch?
+    var time = 0.0
+    var hostTime: UInt64 = 0
+    var failure: Int32 = 0
+
+    init?(program: PCMLayout, output: PCMLayout, maximumFrames: Int) {
+        ratio = output.sampleRate / program.sampleRate
+        channels = output.channels
+        slice = max(1, maximumFrames)
+        sliced = .allocate(capacity: slice * channels)
+        sliced.initialize(repeating: 0, count: slice * channels)
+        resampled = .allocate(capacity: maximumFrames * channels)
+        resampled.initialize(repeating: 0, count: maximumFrames * channels)
+        stamp = .allocate(byteCount: TimeStampWriter.size, alignment: 8)
+        stamp.initializeMemory(as: UInt8.self, repeating: 0, count: TimeStampWriter.size)
+        floatLayout = PCMLayout(sampleRate: output.sampleRate, encoding: .float32, channels: output.channels, interleaved: true)
+        var error: Int32 = 0
+        // The callback's context is this object, which outlives the state (deinit deletes it).
+        state = src_callback_new({ data, output in
+            let resampler = Unmanaged<PulledResampler>.fromOpaque(data!).takeUnretainedValue()
+            output!.pointee = resampler.sliced
+            return resampler.pullSlice()
+        }, Int32(SRC_SINC_MEDIUM_QUALITY), Int32(channels), &error, Unmanaged.passUnretained(self).toOpaque())
+        guard state != nil else { return nil }
+    }
+
+    deinit {
+        if let state { src_delete(state) }
+        sliced.deallocate()
+        resampled.deallocate()
+        stamp.deallocate()
+    }
+
+    /// `frames` output frames (Float, interleaved, the output's channels) into `resampled`.
+    /// Returns the render callback's failure, 0 if none.
+    func read(frames: Int) -> Int32 {
+        failure = 0
+        want = min(slice, max(1, Int((Double(frames) / ratio).rounded(.up))))
+        var done = 0
+        while done < frames {
+            let made = src_callback_read(state, ratio, frames - done, resampled + done * channels)
+            if made <= 0 { break }
+            done += made
+        }
+        if done < frames { (resampled + done * channels).update(repeating: 0, count: (frames - done) * channels) }
+        return failure
+    }
+
+    func reset() {
+        src_reset(state)
+        time = 0
+    }
+
+    /// One slice of the program's audio, made Float in the output's channels.
+    private func pullSlice() -> Int {
+        guard let render, let scratch else { return 0 }
+        let list = scratch.list
+        let frames = want
+        let bytes = UInt32(frames * program.bytesPerFrame)
+        for (index, buffer) in scratch.buffers.enumerated() {
+            let entry = list + 8 + 16 * index
+            entry.storeBytes(of: UInt32(program.channelsPerBuffer), as: UInt32.self)
+            entry.storeBytes(of: bytes, toByteOffset: 4, as: UInt32.self)
+            entry.storeBytes(of: buffer, toByteOffset: 8, as: UnsafeMutableRawPointer.self)
+        }
+        TimeStampWriter.write(stamp, sampleTime: time, hostTime: hostTime)
+        var flags: UInt32 = 0
+        let status = render.call(&flags, stamp, 0, UInt32(frames), list)
+        time += Double(frames)
+        if status != 0 {
+            failure = status
+            return 0
+        }
+        withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 9) { pointers in
+            let sources = pointers.baseAddress!
+            for i in 0..<min(8, program.bufferCount) {
+                sources[i] = (list + 8 + 16 * i).load(fromByteOffset: 8, as: UnsafeMutableRawPointer?.self)
+            }
+            sources[8] = UnsafeMutableRawPointer(sliced)
+            convertPCM(from: program, sources, to: floatLayout, sources + 8, frames: frames, gain: 1)
+        }
+        return frames
+    }
+}
