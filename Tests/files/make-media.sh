@@ -52,4 +52,9 @@ head -c 4096 /dev/urandom > garbage.wav
 : > empty.wav
 head -c 3000 aac.m4a > truncated.m4a
 head -c 30 pcm16.wav > header-only.wav
+# Tagged files, as a player shows them: ID3 in an MP3, iTunes metadata in an M4A.
+tags=(-metadata title="Tone Poem" -metadata artist="Sine Ensemble" -metadata album="Test Signals"
+      -metadata genre=Electronic -metadata date=2014 -metadata track=3 -metadata comment="made by ffmpeg")
+ff -i source.wav -c:a libmp3lame -b:a 128k "${tags[@]}" tagged.mp3
+ff -i source.wav -c:a aac -b:a 128k "${tags[@]}" tagged.m4a
 echo done

@@ -912,6 +912,49 @@ static void hostile(void)
     free(s16);
 }
 
+/* kAudioFilePropertyInfoDictionary, as a player reads it to show a title: ID3 (MP3) and
+ * iTunes metadata (M4A) written by ffmpeg, under Apple's keys. */
+static void infoDictionaries(void)
+{
+    static const char *names[] = {"tagged.mp3", "tagged.m4a"};
+    for (int n = 0; n < 2; n++) {
+        AudioFileID file = NULL;
+        CFURLRef url = urlOf(mediaPath(names[n]));
+        CHECK_STATUS(AudioFileOpenURL(url, kAudioFileReadPermission, 0, &file), noErr);
+        CFRelease(url);
+        if (!file) continue;
+        UInt32 size = 0, writable = 1;
+        CHECK_STATUS(AudioFileGetPropertyInfo(file, kAudioFilePropertyInfoDictionary, &size, &writable), noErr);
+        CHECK(size == sizeof(CFDictionaryRef) && writable == 0, "%s: the info dictionary is a CFDictionaryRef", names[n]);
+        CFDictionaryRef info = NULL;
+        size = sizeof info;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyInfoDictionary, &size, &info), noErr);
+        struct { const char *key, *want; } expected[] = {
+            {kAFInfoDictionary_Title, "Tone Poem"}, {kAFInfoDictionary_Artist, "Sine Ensemble"},
+            {kAFInfoDictionary_Album, "Test Signals"}, {kAFInfoDictionary_Genre, "Electronic"},
+            {kAFInfoDictionary_Year, "2014"}, {kAFInfoDictionary_TrackNumber, "3"},
+            {kAFInfoDictionary_Comments, "made by ffmpeg"},
+        };
+        for (size_t i = 0; info && i < sizeof expected / sizeof *expected; i++) {
+            CFStringRef key = CFStringCreateWithCString(NULL, expected[i].key, kCFStringEncodingUTF8);
+            CFStringRef value = (CFStringRef)CFDictionaryGetValue(info, key);
+            char text[128] = "";
+            if (value && CFGetTypeID(value) == CFStringGetTypeID()) CFStringGetCString(value, text, sizeof text, kCFStringEncodingUTF8);
+            CHECK(strcmp(text, expected[i].want) == 0, "%s: '%s' is '%s' (got '%s')", names[n], expected[i].key, expected[i].want, text);
+            CFRelease(key);
+        }
+        CFStringRef durationKey = CFStringCreateWithCString(NULL, kAFInfoDictionary_ApproximateDurationInSeconds, kCFStringEncodingUTF8);
+        CFStringRef duration = info ? (CFStringRef)CFDictionaryGetValue(info, durationKey) : NULL;
+        double seconds = duration ? CFStringGetDoubleValue(duration) : 0;
+        CHECK(seconds > 0.9 && seconds < 1.2, "%s: about one second long (%.3f)", names[n], seconds);
+        CFRelease(durationKey);
+        if (info) CFRelease(info);
+        size = 2;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyInfoDictionary, &size, &info), kAudioFileBadPropertySizeError);
+        AudioFileClose(file);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) { fprintf(stderr, "usage: test_audio_files MEDIA_DIR\n"); return 2; }
@@ -931,6 +974,7 @@ int main(int argc, char **argv)
     converter();
     decodingConverter();
     formats();
+    infoDictionaries();
     hostile();
     return finish("test_audio_files");
 }

@@ -136,6 +136,22 @@ int MediaDemuxerOpen(const MediaSource *source, const char *formatHint, int64_t 
 
 const MediaStreamInfo *MediaDemuxerInfo(const MediaDemuxer *demuxer) { return &demuxer->info; }
 
+const char *MediaDemuxerTag(const MediaDemuxer *d, int index, const char **value) {
+    const AVDictionary *lists[2] = {d->format->metadata, d->stream >= 0 ? d->format->streams[d->stream]->metadata : NULL};
+    for (int l = 0; l < 2; l++) {
+        int count = lists[l] ? av_dict_count(lists[l]) : 0;
+        if (index < count) {
+            const AVDictionaryEntry *entry = NULL;
+            for (int i = 0; i <= index; i++) entry = av_dict_get(lists[l], "", entry, AV_DICT_IGNORE_SUFFIX);
+            if (!entry) return NULL;
+            *value = entry->value;
+            return entry->key;
+        }
+        index -= count;
+    }
+    return NULL;
+}
+
 int MediaDemuxerRead(MediaDemuxer *d, MediaPacket *out) {
     memset(out, 0, sizeof *out);
     for (;;) {

@@ -69,6 +69,10 @@ const MediaStreamInfo *MediaDemuxerInfo(const MediaDemuxer *demuxer);
 /* The next packet of the audio stream: 1, 0 at the end, negative on a damaged file. */
 int MediaDemuxerRead(MediaDemuxer *demuxer, MediaPacket *outPacket);
 void MediaDemuxerClose(MediaDemuxer *demuxer);
+/* The container's tags (ID3, iTunes metadata, RIFF INFO ...) and then the audio stream's,
+ * by index: the key's name (FFmpeg's: "title", "artist", "date" ...) and *value, or NULL
+ * past the last. Valid until Close. */
+const char *MediaDemuxerTag(const MediaDemuxer *demuxer, int index, const char **value);
 
 /* Decoding to interleaved Float32. config is the codec's configuration as FFmpeg takes it
  * (MediaStreamInfo.extradata). */

@@ -260,6 +260,23 @@ public func audioFileRemoveUserData(_ id: OpaquePointer?, _ userDataID: UInt32, 
 
 // MARK: properties
 
+/// kAudioFilePropertyInfoDictionary: the file's tags under Apple's keys (the
+/// kAFInfoDictionary_* strings), and its approximate duration, as CFStrings.
+private func infoDictionary(_ r: AudioFileReader) -> CFDictionary {
+    let names = ["title": "title", "artist": "artist", "album": "album", "genre": "genre", "composer": "composer",
+                 "copyright": "copyright", "comment": "comments", "track": "track number", "encoder": "encoding application",
+                 "lyricist": "lyricist", "subtitle": "subtitle", "date": "year", "TSRC": "ISRC", "isrc": "ISRC"]
+    var pairs: [(String, String)] = []
+    for (key, value) in r.tags {
+        guard let name = names[key] ?? names[key.lowercased()], !pairs.contains(where: { $0.0 == name }) else { continue }
+        // A date's year (ID3 and iTunes tags give "2014" or "2014-05-01").
+        pairs.append((name, name == "year" ? String(value.prefix(4)) : value))
+    }
+    let seconds = (r.estimatedDuration * 1000).rounded() / 1000
+    pairs.append(("approximate duration in seconds", "\(seconds)"))
+    return CFValues.dictionary(pairs.map { (CFValues.string($0.0), CFValues.string($0.1)) })
+}
+
 
 private func fileProperty(_ handle: AudioFileHandle, _ id: UInt32) throws(AudioFileStatus) -> [UInt8] {
     switch handle.role {
@@ -316,6 +333,9 @@ public func audioFileGetPropertyInfo(_ id: OpaquePointer?, _ property: UInt32, _
         if translations.contains(Int(property)) {
             size = property == UInt32(kAudioFilePropertyPacketToByte) || property == UInt32(kAudioFilePropertyByteToPacket)
                 ? MemoryLayout<AudioBytePacketTranslation>.size : MemoryLayout<AudioFramePacketTranslation>.size
+        } else if property == UInt32(kAudioFilePropertyInfoDictionary) {
+            guard case .reading = handle.role else { throw .unsupportedProperty }
+            size = MemoryLayout<CFDictionary>.size
         } else {
             size = try handle.serialized { () throws(AudioFileStatus) in try fileProperty(handle, property) }.count
         }
@@ -335,6 +355,14 @@ public func audioFileGetProperty(_ id: OpaquePointer?, _ property: UInt32, _ ioS
         guard let ioSize, let out else { throw .parameter }
         // The translations read their question from the buffer.
         switch Int(property) {
+        case kAudioFilePropertyInfoDictionary:
+            // A new dictionary each time, which the caller releases.
+            guard case .reading(let r) = handle.role else { throw .unsupportedProperty }
+            guard Int(ioSize.pointee) >= MemoryLayout<CFDictionary>.size else { throw .badPropertySize }
+            let made = try handle.serialized { () throws(AudioFileStatus) in infoDictionary(r) }
+            out.storeBytes(of: Unmanaged.passRetained(made).toOpaque(), as: UnsafeMutableRawPointer.self)
+            ioSize.pointee = UInt32(MemoryLayout<CFDictionary>.size)
+            return
         case kAudioFilePropertyPacketToFrame, kAudioFilePropertyFrameToPacket:
             try translateFrames(out, size: ioSize.pointee, packetToFrame: property == UInt32(kAudioFilePropertyPacketToFrame),
                                 framesPerPacket: handle.format.framesPerPacket)

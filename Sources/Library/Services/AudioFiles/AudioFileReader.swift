@@ -64,6 +64,21 @@ public final class AudioFileReader: @unchecked Sendable {
         return Double(info.durationFrames) / Double(info.sampleRate)
     }
 
+    /// The file's tags as FFmpeg names them (container first, then the stream), in order:
+    /// what kAudioFilePropertyInfoDictionary is made from.
+    public let tags: [(key: String, value: String)]
+
+    private static func tags(of demuxer: OpaquePointer) -> [(key: String, value: String)] {
+        var found: [(key: String, value: String)] = []
+        var value: UnsafePointer<CChar>?
+        var index: Int32 = 0
+        while found.count < 256, let key = MediaDemuxerTag(demuxer, index, &value) {
+            if let value { found.append((String(cString: key), String(cString: value))) }
+            index += 1
+        }
+        return found
+    }
+
     public init(source: ByteSource) throws(AudioFileStatus) {
         MediaCodecsQuiet()
         self.source = source
@@ -80,6 +95,7 @@ public final class AudioFileReader: @unchecked Sendable {
         }
         defer { MediaDemuxerClose(demuxer) }
         let info = MediaDemuxerInfo(demuxer)!.pointee
+        tags = Self.tags(of: demuxer)
         let container = withUnsafeBytes(of: info.container) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         fileType = try Self.fileType(container: container, codec: info.codec, head: head)
         guard info.sampleRate > 0, info.channels > 0, info.channels <= 64 else { throw .unsupportedDataFormat }
