@@ -306,9 +306,33 @@ static void keep(void *data, AudioQueueRef q, AudioQueueBufferRef b, const Audio
     counted(&recorded);
 }
 
+/* Processing taps on the I/O thread: the output queue's fetches its source and halves
+ * it, the input queue's siphons (looks only). Their own code allocates nothing. */
+static volatile long outputTapCalls, inputTapCalls;
+static void halvingTap(void *data, AudioQueueProcessingTapRef tap, UInt32 frames, AudioTimeStamp *t, UInt32 *flags,
+                       UInt32 *outFrames, AudioBufferList *io)
+{
+    (void)data;
+    UInt32 sourceFlags = 0;
+    if (AudioQueueProcessingTapGetSourceAudio(tap, frames, t, &sourceFlags, outFrames, io) != noErr) { *outFrames = 0; return; }
+    for (UInt32 b = 0; b < io->mNumberBuffers; b++) {
+        Float32 *x = io->mBuffers[b].mData;
+        for (UInt32 i = 0; i < *outFrames; i++) x[i] *= 0.5f;
+    }
+    (void)flags;
+    __atomic_add_fetch(&outputTapCalls, 1, __ATOMIC_RELAXED);
+}
+static void siphonTap(void *data, AudioQueueProcessingTapRef tap, UInt32 frames, AudioTimeStamp *t, UInt32 *flags,
+                      UInt32 *outFrames, AudioBufferList *io)
+{
+    (void)data; (void)tap; (void)frames; (void)t; (void)flags; (void)outFrames; (void)io;
+    __atomic_add_fetch(&inputTapCalls, 1, __ATOMIC_RELAXED);
+}
+
 /* The same proof for queues: an output queue at 44.1 kHz (the output resampler runs), an
  * AAC input queue (the encoder runs on the queue's own thread, not the I/O thread), the
- * program refilling and re-enqueueing from its callbacks and changing the volume. */
+ * program refilling and re-enqueueing from its callbacks and changing the volume, and a
+ * processing tap on each. */
 static void queues(void)
 {
     AudioStreamBasicDescription f = {44100, kAudioFormatLinearPCM,
@@ -317,6 +341,13 @@ static void queues(void)
     AudioQueueRef out = NULL, in = NULL;
     CHECK_STATUS(AudioQueueNewOutput(&f, refill, NULL, CFRunLoopGetCurrent(), kCFRunLoopCommonModes, 0, &out), noErr);
     CHECK_STATUS(AudioQueueNewInput(&aac, keep, NULL, CFRunLoopGetCurrent(), kCFRunLoopCommonModes, 0, &in), noErr);
+    UInt32 maxFrames = 0;
+    AudioStreamBasicDescription tapFormat;
+    AudioQueueProcessingTapRef outTap = NULL, inTap = NULL;
+    CHECK_STATUS(AudioQueueProcessingTapNew(out, halvingTap, NULL, kAudioQueueProcessingTap_PreEffects, &maxFrames, &tapFormat,
+                                            &outTap), noErr);
+    CHECK_STATUS(AudioQueueProcessingTapNew(in, siphonTap, NULL, kAudioQueueProcessingTap_PreEffects | kAudioQueueProcessingTap_Siphon,
+                                            &maxFrames, &tapFormat, &inTap), noErr);
     for (int i = 0; i < 3; i++) {
         AudioQueueBufferRef b;
         CHECK_STATUS(AudioQueueAllocateBuffer(out, 512 * 4, &b), noErr);
@@ -340,6 +371,7 @@ static void queues(void)
     armed = 0;
     byName = 0;
     long steadyPlayed = played - startPlayed, steadyRecorded = recorded - startRecorded;
+    CHECK(outputTapCalls > 0 && inputTapCalls > 0, "both taps ran (%ld, %ld)", outputTapCalls, inputTapCalls);
     AudioQueueDispose(out, true);
     AudioQueueDispose(in, true);
     printf("measured queues: %ld output and %ld input buffers\n", steadyPlayed, steadyRecorded);

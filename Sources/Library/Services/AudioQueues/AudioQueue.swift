@@ -107,6 +107,46 @@ public final class AudioQueue: @unchecked Sendable {
     var recordedFrames = 0.0
     /// Recording a packetized format: the frames of the packets handed to the program.
     var encodedFrames = 0.0
+
+    /// The processing tap, if any: held here, seen by the real-time thread through the
+    /// atomic (set and cleared only while the queue is stopped).
+    var tap: ProcessingTap?
+    let tapBits = Atomic<UInt>(0)
+    var activeTap: ProcessingTap? {
+        let bits = tapBits.load(ordering: .acquiring)
+        guard bits != 0 else { return nil }
+        return Unmanaged<ProcessingTap>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+    }
+
+    /// AudioQueueProcessingTapNew: one tap a queue, put on while it is not running
+    /// (offline queues render on the caller's thread: any time).
+    public func addTap(callback: @escaping ProcessingTap.Callback, clientData: UnsafeMutableRawPointer?,
+                       flags: UInt32) throws(QueueError) -> ProcessingTap {
+        let kind = flags & (ProcessingTap.preEffects | ProcessingTap.postEffects)
+        guard kind == ProcessingTap.preEffects || kind == ProcessingTap.postEffects,
+              flags & ~(ProcessingTap.preEffects | ProcessingTap.postEffects | ProcessingTap.siphon) == 0 else {
+            throw .invalidParameter
+        }
+        return try state.withLock { s throws(QueueError) -> ProcessingTap in
+            guard !s.disposing else { throw .disposalPending }
+            guard tap == nil else { throw .tooManyTaps }
+            guard s.offline != nil || !(s.started && unit.isRunning) else { throw .invalidRunState }
+            let made = ProcessingTap(queue: self, callback: callback, clientData: clientData, flags: flags)
+            tap = made
+            tapBits.store(UInt(bitPattern: Unmanaged.passUnretained(made).toOpaque()), ordering: .releasing)
+            return made
+        }
+    }
+
+    /// AudioQueueProcessingTapDispose: while the queue is not running.
+    public func removeTap(_ which: ProcessingTap) throws(QueueError) {
+        try state.withLock { s throws(QueueError) in
+            guard tap === which else { throw .invalidTapContext }
+            guard s.offline != nil || s.disposed || !(s.started && unit.isRunning) else { throw .invalidRunState }
+            tapBits.store(0, ordering: .releasing)
+            tap = nil
+        }
+    }
     let recordedFramesAtomic = Atomic<Int>(0)
 
     /// A new queue in `format`; nil with the code when no queue takes it.
@@ -503,6 +543,8 @@ public final class AudioQueue: @unchecked Sendable {
     private func finishDisposal() {
         state.withLock { $0.disposed = true }
         unit.uninitialize()
+        // Its tap goes with it (the stream is stopped: nothing runs it now).
+        tapBits.store(0, ordering: .releasing)
         thread.stop()
         // Everything still in flight, then every buffer, is freed.
         while let chunk = doneRing.pop() { chunk.samples?.deallocate() }

@@ -18,7 +18,9 @@ public enum QueueError: Int32, Error, Sendable {
     case codecNotFound = -66673
     case invalidCodecAccess = -66672
     case queueInvalidated = -66671
+    case tooManyTaps = -66670
     case invalidTapContext = -66669
+    case invalidTapType = -66667
     case enqueueDuringReset = -66632
     case invalidOfflineMode = -66626
     /// kAudio_ParamError: a NULL where an argument is needed.

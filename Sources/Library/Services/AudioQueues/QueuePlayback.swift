@@ -156,8 +156,29 @@ extension AudioQueue {
     /// Returns whether a buffer was handed back or a drain ended (the caller wakes whoever
     /// reports them).
     func renderFloats(_ out: UnsafeMutablePointer<Float>, frames: Int) -> Bool {
+        if let tap = activeTap { return tap.processOutput(out, frames: frames) }
         let (done, handedBack) = renderEnqueued(out, frames: frames)
         return finishPeriod(out, frames: frames, rendered: done) || handedBack
+    }
+
+    /// A processing tap's source: the queue's next `frames` frames (silence past what is
+    /// enqueued), with its volume and pan for a PostEffects tap. Returns whether a buffer
+    /// was handed back or a drain ended.
+    func tapSource(into out: UnsafeMutablePointer<Float>, frames: Int, withGain: Bool) -> Bool {
+        guard frames > 0 else { return false }
+        let (done, handedBack) = renderEnqueued(out, frames: frames)
+        let drained = fillRest(out, frames: frames, rendered: done)
+        if withGain { applyGain(out, frames: frames) }
+        return handedBack || drained
+    }
+
+    /// The queue's own effects (volume, its ramp, pan), after a PreEffects tap.
+    func applyEffects(_ out: UnsafeMutablePointer<Float>, frames: Int) { applyGain(out, frames: frames) }
+
+    /// A tapped period's end: metering and the time line.
+    func finishTapPeriod(_ out: UnsafeMutablePointer<Float>, frames: Int) {
+        if meteringOn.load(ordering: .relaxed) { meter(out, frames: frames) }
+        playedFrames.add(frames, ordering: .releasing)
     }
 
     /// What is enqueued (and scheduled silence), up to `frames` frames; returns how many
@@ -210,6 +231,16 @@ extension AudioQueue {
     /// The period's end: silence past what was rendered (and a Stop(false)'s drain ended
     /// there), the queue's gain, metering, the time line. Returns whether a drain ended.
     private func finishPeriod(_ out: UnsafeMutablePointer<Float>, frames: Int, rendered done: Int) -> Bool {
+        let drained = fillRest(out, frames: frames, rendered: done)
+        applyGain(out, frames: frames)
+        if meteringOn.load(ordering: .relaxed) { meter(out, frames: frames) }
+        playedFrames.add(frames, ordering: .releasing)
+        return drained
+    }
+
+    /// Silence past what was rendered, and a Stop(false)'s drain ended there. Returns
+    /// whether it ended.
+    private func fillRest(_ out: UnsafeMutablePointer<Float>, frames: Int, rendered done: Int) -> Bool {
         var handedBack = false
         if done < frames {
             (out + done * channels).update(repeating: 0, count: (frames - done) * channels)
@@ -219,9 +250,6 @@ extension AudioQueue {
                 handedBack = true
             }
         }
-        applyGain(out, frames: frames)
-        if meteringOn.load(ordering: .relaxed) { meter(out, frames: frames) }
-        playedFrames.add(frames, ordering: .releasing)
         return handedBack
     }
 
@@ -356,14 +384,19 @@ extension AudioQueue {
             // this same call: the output has no gap at a buffer's end, as on the phone.
             // (Bounded: a program enqueueing buffers trimmed to nothing cannot hold it here.)
             var done = 0
-            for _ in 0..<256 {
+            if activeTap != nil {
+                // A tap makes the period itself (and fetches what it wants).
+                _ = renderFloats(floats, frames: frames)
+                done = frames
+            }
+            for _ in 0..<256 where done < frames {
                 let (rendered, _) = renderEnqueued(floats + done * channels, frames: frames - done)
                 done += rendered
                 guard done < frames, !drainRequested.load(ordering: .acquiring) else { break }
                 reportNow()
                 guard !playRing.isEmpty else { break }
             }
-            _ = finishPeriod(floats, frames: frames, rendered: done)
+            if activeTap == nil { _ = finishPeriod(floats, frames: frames, rendered: done) }
             layout.encode(floats, frames: frames, into: [buffer.data], at: 0)
         }
         buffer.byteSize = frames * layout.bytesPerFrame

@@ -16,6 +16,7 @@ extension AudioQueue {
             captureList.storeBytes(of: UnsafeMutableRawPointer(captureFloats), toByteOffset: 16,
                                    as: UnsafeMutableRawPointer?.self)
             guard (try? unit.renderInput(frames: UInt32(n), list: captureList)) != nil else { return }
+            if let tap = activeTap { tap.processInput(captureFloats, frames: n) }
             if meteringOn.load(ordering: .relaxed) { meter(captureFloats, frames: n) }
             samples.write(captureFloats, frames: n)
             left -= n
