@@ -123,7 +123,14 @@ let package = Package(
         // Audio Queue Services: the program's buffers played and recorded on an I/O unit's
         // stream (so the session governs them as it governs units), compressed formats
         // through AudioFiles' converter.
-        .target(name: "AudioQueues", dependencies: ["AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "Locking"],
+        // Their time/pitch processing: a C face for SoundTouch (Debian: libsoundtouch-dev;
+        // LGPL 2.1, which a shared library may link whatever its users' licences, where
+        // Rubber Band is GPL).
+        .target(name: "CTimeStretch", path: "Sources/CLibraries/CTimeStretch",
+                cxxSettings: [.unsafeFlags(["-I/usr/include/soundtouch"])],
+                linkerSettings: [.linkedLibrary("SoundTouch")]),
+        .target(name: "AudioQueues", dependencies: ["AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "CTimeStretch",
+                                                    "Locking"],
                 path: "Sources/Library/Services/AudioQueues"),
         // Real sound cards: PCM negotiation, mixer, jack controls and control events.
         .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "CDescriptors", "Locking", "POSIXSupport"], path: "Sources/Library/Hardware/ALSABackend"),

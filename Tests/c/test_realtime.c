@@ -331,8 +331,8 @@ static void siphonTap(void *data, AudioQueueProcessingTapRef tap, UInt32 frames,
 
 /* The same proof for queues: an output queue at 44.1 kHz (the output resampler runs), an
  * AAC input queue (the encoder runs on the queue's own thread, not the I/O thread), the
- * program refilling and re-enqueueing from its callbacks and changing the volume, and a
- * processing tap on each. */
+ * program refilling and re-enqueueing from its callbacks and changing the volume, a
+ * processing tap on each, and time/pitch on the output queue. */
 static void queues(void)
 {
     AudioStreamBasicDescription f = {44100, kAudioFormatLinearPCM,
@@ -341,6 +341,12 @@ static void queues(void)
     AudioQueueRef out = NULL, in = NULL;
     CHECK_STATUS(AudioQueueNewOutput(&f, refill, NULL, CFRunLoopGetCurrent(), kCFRunLoopCommonModes, 0, &out), noErr);
     CHECK_STATUS(AudioQueueNewInput(&aac, keep, NULL, CFRunLoopGetCurrent(), kCFRunLoopCommonModes, 0, &in), noErr);
+    /* Time/pitch on the output queue too: its stretcher runs on the queue's own thread,
+       the I/O thread only reads what it made. */
+    UInt32 on = 1, algorithm = kAudioQueueTimePitchAlgorithm_TimeDomain;
+    CHECK_STATUS(AudioQueueSetProperty(out, kAudioQueueProperty_EnableTimePitch, &on, sizeof on), noErr);
+    CHECK_STATUS(AudioQueueSetProperty(out, kAudioQueueProperty_TimePitchAlgorithm, &algorithm, sizeof algorithm), noErr);
+    CHECK_STATUS(AudioQueueSetParameter(out, kAudioQueueParam_PlayRate, 1.5f), noErr);
     UInt32 maxFrames = 0;
     AudioStreamBasicDescription tapFormat;
     AudioQueueProcessingTapRef outTap = NULL, inTap = NULL;

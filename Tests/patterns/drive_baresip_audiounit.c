@@ -81,26 +81,6 @@ static int cardStarts(long *at, int max)
     return n;
 }
 
-/* Steps a sine of `hz` and `amplitude` cannot make in one sample at `rate` (both
- * samples audible), and samples exactly 0 between two loud neighbours, from `from`. */
-static long countClicks(const short *s, long count, int stride, double rate, double hz, double amplitude, long from,
-                        long *worstStep)
-{
-    double bound = amplitude * 2 * M_PI * hz / rate * 1.15 + 64;
-    long clicks = 0;
-    *worstStep = 0;
-    for (long i = from > 1 ? from : 1; i < count; i++) {
-        long a = s[(i - 1) * stride], b = s[i * stride];
-        long step = labs(b - a);
-        if (labs(a) >= 200 && labs(b) >= 200) {
-            if (step > *worstStep) *worstStep = step;
-            if (step > bound) clicks++;
-        }
-        if (b == 0 && i + 1 < count && labs(a) > amplitude / 3 && labs((long)s[(i + 1) * stride]) > amplitude / 3)
-            clicks++;
-    }
-    return clicks;
-}
 
 /* What the card heard of one player run: the tone's length at the card, its pitch and
  * peak, quiet runs inside it (a restart's primed silence at a recorded start, no longer
@@ -138,7 +118,8 @@ static void checkCard(const char *label, long toneFrames, double rate)
         quiet = 0;
     }
     long worstStep = 0;
-    long clicks = countClicks(s + 2 * first, length, 2, cardRate, TONE_HZ, (double)peak, 1, &worstStep);
+    long firstAt = -1;
+    long clicks = toneClicks(s + 2 * first, length, 2, cardRate, TONE_HZ, (double)peak, 1, &worstStep, &firstAt);
     printf("measured: %s at the card (%d Hz): %ld frames (expected %.0f), %.1f Hz, peak %ld, longest gap %ld, "
            "restarts %ld, steps %ld (largest %ld)\n",
            label, cardRate, length, expected, hz, peak, longestGap, restarts, clicks, worstStep);
@@ -226,7 +207,8 @@ static void checkCapture(const char *label, double rate, long frames)
         CHECK(peak == 0, "%s: the virtual device's silent microphone arrives (%ld frames, peak %ld)", label, frames, peak);
         return;
     }
-    long clicks = countClicks(rec.samples + skip, frames - skip, 1, rate, TONE_HZ, (double)peak, 1, &worstStep);
+    long firstAt = -1;
+    long clicks = toneClicks(rec.samples + skip, frames - skip, 1, rate, TONE_HZ, (double)peak, 1, &worstStep, &firstAt);
     printf("measured: %s: %ld frames at %.0f Hz, %.1f Hz, peak %ld, clicks %ld (largest step %ld)\n", label, frames,
            rate, hz, peak, clicks, worstStep);
     CHECK(fabs(hz - TONE_HZ) < 3, "%s: the card's %.0f Hz arrives (%.1f Hz)", label, TONE_HZ, hz);

@@ -17,20 +17,6 @@
 #define TONE_HZ 440.0
 #define SECONDS 2.5
 
-static long countClicks(const short *s, long count, double rate, double amplitude, long from, long *worstStep)
-{
-    double bound = amplitude * 2 * M_PI * TONE_HZ / rate * 1.15 + 64;
-    long clicks = 0;
-    *worstStep = 0;
-    for (long i = from > 1 ? from : 1; i < count; i++) {
-        long a = s[i - 1], b = s[i], next = i + 1 < count ? s[i + 1] : 0;
-        long step = labs(b - a);
-        if (step > *worstStep) *worstStep = step;
-        if (step > bound || (b == 0 && (labs(a) > bound || labs(next) > bound))) clicks++;
-    }
-    return clicks;
-}
-
 static void run(unsigned frequency)
 {
     static short captured[48000 * 4];
@@ -97,7 +83,8 @@ static void run(unsigned frequency)
         CHECK(peak == 0, "%s: the virtual device's silent microphone arrives (%ld frames, peak %ld)", label, got, peak);
         return;
     }
-    long clicks = countClicks(captured, got, frequency, (double)peak, skip, &worst);
+    long firstAt = -1;
+    long clicks = toneClicks(captured, got, 1, frequency, TONE_HZ, (double)peak, skip, &worst, &firstAt);
     printf("measured: %s: %ld samples after 200 ms, %.1f Hz, peak %ld, largest step %ld, clicks %ld\n", label,
            got - skip, hz, peak, worst, clicks);
     CHECK(fabs(hz - TONE_HZ) < 3, "%s: the card's %.0f Hz arrives (%.1f Hz)", label, TONE_HZ, hz);

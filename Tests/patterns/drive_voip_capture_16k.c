@@ -27,28 +27,6 @@ static const char *variantName(int variant)
     }
 }
 
-/* Clicks after `from`: a step larger than a sine of `hz` and `amplitude` makes in one
- * sample at `rate` (times 1.15, plus 64), or a sample exactly 0 next to one beyond that
- * step. Each sample counts once. */
-static long countClicks(const short *s, long count, double rate, double hz, double amplitude, long from,
-                        long *worstStep, long *firstAt)
-{
-    double bound = amplitude * 2 * M_PI * hz / rate * 1.15 + 64;
-    long clicks = 0;
-    *worstStep = 0;
-    *firstAt = -1;
-    for (long i = from > 1 ? from : 1; i < count; i++) {
-        long a = s[i - 1], b = s[i], next = i + 1 < count ? s[i + 1] : 0;
-        long step = labs(b - a);
-        if (step > *worstStep) *worstStep = step;
-        int click = step > bound || (b == 0 && (labs(a) > bound || labs(next) > bound));
-        if (click) {
-            if (*firstAt < 0) *firstAt = i;
-            clicks++;
-        }
-    }
-    return clicks;
-}
 
 static void run(int variant, double deviceRate)
 {
@@ -118,7 +96,7 @@ static void run(int variant, double deviceRate)
         return;
     }
     long worst = 0, firstAt = -1;
-    long clicks = countClicks(captured, got, RATE, TONE_HZ, (double)peak, skip, &worst, &firstAt);
+    long clicks = toneClicks(captured, got, 1, RATE, TONE_HZ, (double)peak, skip, &worst, &firstAt);
     printf("measured: %s: %ld samples after 200 ms, %.1f Hz, peak %ld, largest step %ld (a sine's: %.0f), "
            "clicks %ld%s",
            label, got - skip, hz, peak, worst, peak * 2 * M_PI * TONE_HZ / RATE, clicks, clicks ? " (first at " : "\n");

@@ -274,6 +274,29 @@ static inline void phoneCall(int begin)
     }
 }
 
+/* Clicks in a steady tone of `hz` at `amplitude`, from sample `from` on (every
+ * `stride`-th sample of `s`): a step larger than such a sine makes in one sample at `rate`
+ * (times 1.15, plus 64), or a sample exactly 0 beside a neighbour beyond that step. Each
+ * sample counts once. Gives back the largest step and the first click (-1: none). */
+static inline long toneClicks(const short *s, long count, int stride, double rate, double hz, double amplitude, long from,
+                              long *worstStep, long *firstAt)
+{
+    double bound = amplitude * 2 * M_PI * hz / rate * 1.15 + 64;
+    long clicks = 0;
+    *worstStep = 0;
+    *firstAt = -1;
+    for (long i = from > 1 ? from : 1; i < count; i++) {
+        long a = s[(i - 1) * stride], b = s[i * stride], next = i + 1 < count ? s[(i + 1) * stride] : 0;
+        long step = labs(b - a);
+        if (step > *worstStep) *worstStep = step;
+        if (step > bound || (b == 0 && (labs(a) > bound || labs(next) > bound))) {
+            if (*firstAt < 0) *firstAt = i;
+            clicks++;
+        }
+    }
+    return clicks;
+}
+
 /* Runs the run loop until *counter reaches `value` (the watchdog bounds it). */
 static inline void runUntil(volatile long *counter, long value)
 {

@@ -482,12 +482,13 @@ public func audioQueueSetProperty(_ queue: OpaquePointer?, _ id: UInt32, _ data:
             guard frames > 0, frames <= 1 << 20 else { throw .invalidPropertyValue }
             q.setParameters { $0.decodeBufferFrames = frames }
         case kAudioQueueProperty_EnableTimePitch:
-            // Time and pitch processing is not available: a queue always plays at its rate.
-            guard try word() == 0 else { throw .invalidPropertyValue }
+            // Taken at the next Start (set it before, as the header asks); output queues only.
+            let enabled = try word()
+            guard q.direction == .output || enabled == 0 else { throw .invalidPropertyValue }
+            q.setParameters { $0.timePitchEnabled = enabled != 0 ? 1 : 0 }
         case kAudioQueueProperty_TimePitchAlgorithm:
             let algorithm = try word()
-            guard [0x7370_6563, 0x7065_7264, 0x6970_6F6C].contains(algorithm) || algorithm == 0x7A65_726F
-            else { throw .invalidPropertyValue }
+            guard QueueParameters.algorithms.contains(algorithm) else { throw .invalidPropertyValue }
             q.setParameters { $0.timePitchAlgorithm = algorithm }
         case kAudioQueueProperty_TimePitchBypass:
             let bypass = try word()

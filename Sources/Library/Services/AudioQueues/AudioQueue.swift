@@ -108,6 +108,30 @@ public final class AudioQueue: @unchecked Sendable {
     /// Recording a packetized format: the frames of the packets handed to the program.
     var encodedFrames = 0.0
 
+    /// Time/pitch: the stage (made at a Start with EnableTimePitch set), seen by the
+    /// real-time thread through the atomic (set and cleared only while it is stopped).
+    var stage: TimePitchStage?
+    let stageBits = Atomic<UInt>(0)
+    var activeStage: TimePitchStage? {
+        let bits = stageBits.load(ordering: .acquiring)
+        guard bits != 0 else { return nil }
+        return Unmanaged<TimePitchStage>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+    }
+
+    /// At a Start: the stage made or dropped as EnableTimePitch says, and filled.
+    private func prepareTimePitch() {
+        let enabled = state.withLock { $0.parameters.timePitchEnabled != 0 } && direction == .output
+        if enabled && stage == nil {
+            stage = TimePitchStage(rate: rate, channels: channels)
+            stageBits.store(stage.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) } ?? 0, ordering: .releasing)
+        } else if !enabled && stage != nil {
+            stageBits.store(0, ordering: .releasing)
+            if let chunk = stage?.clear() { doneRing.push(chunk) }
+            stage = nil
+        }
+        if let stage { _ = stage.fill(from: self) }
+    }
+
     /// The processing tap, if any: held here, seen by the real-time thread through the
     /// atomic (set and cleared only while the queue is stopped).
     var tap: ProcessingTap?
@@ -273,6 +297,7 @@ public final class AudioQueue: @unchecked Sendable {
         // Offline, the program's OfflineRender calls are the queue's clock: they hand
         // back what was played and report every event, on the program's thread.
         guard state.withLock({ $0.offline == nil }) else { return }
+        _ = activeStage?.fill(from: self)
         for buffer in takeReturned() { post(.output(buffer), wake: false) }
         if drained.load(ordering: .acquiring) { finishDrain() }
         if direction == .input { fillRecorded() }
@@ -356,6 +381,7 @@ public final class AudioQueue: @unchecked Sendable {
             let ahead = Int(startTime.rounded()) - playedFrames.load(ordering: .acquiring)
             if ahead > 0 { startDelay.store(ahead, ordering: .releasing) }
         }
+        if !wasRunning { prepareTimePitch() }
         if !offline {
             do throws(UnitError) {
                 _ = try unit.start()
@@ -446,6 +472,7 @@ public final class AudioQueue: @unchecked Sendable {
         switch direction {
         case .output:
             if let chunk = current { flushed.append(chunk) }
+            if let chunk = stage?.clear() { flushed.append(chunk) }
             current = nil
             position = 0
             leadIn = 0
@@ -543,8 +570,10 @@ public final class AudioQueue: @unchecked Sendable {
     private func finishDisposal() {
         state.withLock { $0.disposed = true }
         unit.uninitialize()
-        // Its tap goes with it (the stream is stopped: nothing runs it now).
+        // Its tap and time/pitch stage go with it (the stream is stopped: nothing runs them).
         tapBits.store(0, ordering: .releasing)
+        stageBits.store(0, ordering: .releasing)
+        if let chunk = stage?.clear() { chunk.samples?.deallocate() }
         thread.stop()
         // Everything still in flight, then every buffer, is freed.
         while let chunk = doneRing.pop() { chunk.samples?.deallocate() }
@@ -602,12 +631,18 @@ public final class AudioQueue: @unchecked Sendable {
     }
 }
 
-/// Settings a queue keeps and reports but that change nothing it plays: the time/pitch
-/// settings (time/pitch processing is not available, and without it the phone ignores
-/// PlayRate and Pitch too), the decoder's buffer size (decoding happens whole, at
-/// enqueue), the hardware codec policy (there is no hardware codec). The converter's last
-/// error is reported.
+/// A queue's settings: the time/pitch ones (PlayRate and Pitch act only with
+/// EnableTimePitch, as on the phone), and some kept and reported that change nothing it
+/// plays: the decoder's buffer size (decoding happens whole, at enqueue), the hardware
+/// codec policy (there is no hardware codec). The converter's last error is reported.
 public struct QueueParameters: Sendable {
+    /// kAudioQueueProperty_TimePitchAlgorithm's values (AudioQueue.h).
+    public static let spectral: UInt32 = 0x7370_6563               // 'spec'
+    public static let timeDomain: UInt32 = 0x7469_646F             // 'tido'
+    public static let lowQualityZeroLatency: UInt32 = 0x6C71_7A6C  // 'lqzl'
+    public static let varispeed: UInt32 = 0x7673_7064              // 'vspd'
+    public static let algorithms: Set<UInt32> = [spectral, timeDomain, lowQualityZeroLatency, varispeed]
+
     public var playRate: Float = 1
     public var pitch: Float = 0
     public var decodeBufferFrames: UInt32 = 2048

@@ -184,6 +184,12 @@ extension AudioQueue {
     /// What is enqueued (and scheduled silence), up to `frames` frames; returns how many
     /// were rendered and whether a buffer was handed back. Stops where the queue runs dry.
     private func renderEnqueued(_ out: UnsafeMutablePointer<Float>, frames: Int) -> (Int, Bool) {
+        if let stage = activeStage {
+            // Time/pitch: what the stage made; the queue's thread is woken to make more.
+            let n = stage.ring.take(into: out, frames: frames)
+            let low = stage.ring.available < TimePitchStage.target / 2
+            return (n, low && !stage.finished.load(ordering: .acquiring))
+        }
         let delay = startDelay.exchange(0, ordering: .acquiringAndReleasing)
         if delay > 0 { leadIn += delay }
         var done = 0
@@ -244,7 +250,9 @@ extension AudioQueue {
         var handedBack = false
         if done < frames {
             (out + done * channels).update(repeating: 0, count: (frames - done) * channels)
-            if drainRequested.load(ordering: .acquiring) && current == nil && playRing.isEmpty && leadIn == 0 {
+            let empty = activeStage.map { $0.finished.load(ordering: .acquiring) && $0.ring.available == 0 }
+                ?? (current == nil && playRing.isEmpty && leadIn == 0)
+            if drainRequested.load(ordering: .acquiring) && empty {
                 drainRequested.store(false, ordering: .releasing)
                 drained.store(true, ordering: .releasing)
                 handedBack = true
@@ -390,8 +398,16 @@ extension AudioQueue {
                 done = frames
             }
             for _ in 0..<256 where done < frames {
+                if let stage = activeStage { _ = stage.fill(from: self) }
                 let (rendered, _) = renderEnqueued(floats + done * channels, frames: frames - done)
                 done += rendered
+                if let stage = activeStage {
+                    // Time/pitch: the stage is filled again until it has nothing more.
+                    reportNow()
+                    guard done < frames, stage.ring.available > 0 || !stage.finished.load(ordering: .acquiring) else { break }
+                    if rendered == 0 && playRing.isEmpty && !drainRequested.load(ordering: .acquiring) { break }
+                    continue
+                }
                 guard done < frames, !drainRequested.load(ordering: .acquiring) else { break }
                 reportNow()
                 guard !playRing.isEmpty else { break }
