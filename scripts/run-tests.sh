@@ -330,7 +330,7 @@ alsa_suite test_alsa_fallback AUDIOTOOLBOX_ALSA_CTL=no_such_card
 # AUDIOTOOLBOX_BACKEND=alsa and no card: initialisation fails, and can be retried.
 alsa_suite test_alsa_forced AUDIOTOOLBOX_BACKEND=alsa AUDIOTOOLBOX_ALSA_CTL=no_such_card
 
-echo "== Porting patterns (Tests/patterns: a SIP module, a VoIP driver, a game driver)"
+echo "== Porting patterns and sample-shaped programs (Tests/patterns: clients, Apple's samples, real clients reproduced)"
 # Built with AudioToolbox-ios by gcc, clang and g++; each run on the virtual device and
 # on the virtual ALSA card. One PASS/FAIL line per compiler and mode.
 while IFS= read -r line; do

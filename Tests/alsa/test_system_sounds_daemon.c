@@ -133,34 +133,24 @@ static void waitUntilGone(pid_t pid)
     }
 }
 
-/* How many plays the daemon has finished for dead programs (its log says each). */
-static int finishedByDaemon(void)
+/* What the daemon's log says of the plays it finished for dead programs: how many, and
+ * the frames the last one had left ("finishing ... (N frames left)"). */
+static int finishedByDaemon(long *lastLeft)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/audiotoolbox/audiosessiond.log", getenv("XDG_RUNTIME_DIR"));
     FILE *log = fopen(path, "r");
     char line[1024];
     int count = 0;
-    while (log && fgets(line, sizeof line, log)) if (strstr(line, "finishing ")) count++;
-    if (log) fclose(log);
-    return count;
-}
-
-/* The frames the daemon said it would finish ("... (N frames left)"), 0 before it did. */
-static long framesLeftByDaemon(void)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/audiotoolbox/audiosessiond.log", getenv("XDG_RUNTIME_DIR"));
-    FILE *log = fopen(path, "r");
-    char line[1024];
-    long left = 0;
+    if (lastLeft) *lastLeft = 0;
     while (log && fgets(line, sizeof line, log)) {
-        const char *at = strstr(line, "finishing ");
-        const char *open = at ? strrchr(line, '(') : NULL;
-        if (open) left = atol(open + 1);
+        if (!strstr(line, "finishing ")) continue;
+        count++;
+        const char *open = strrchr(line, '(');
+        if (open && lastLeft) *lastLeft = atol(open + 1);
     }
     if (log) fclose(log);
-    return left;
+    return count;
 }
 
 int main(void)
@@ -239,18 +229,18 @@ int main(void)
     /* The daemon plays what was left when it took over (its log says how much): the time
      * between the death and that moment is not played by anyone. Wait for its part. */
     long left = 0;
-    while ((left = framesLeftByDaemon()) == 0) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.05, true);
+    while (finishedByDaemon(&left) == 0) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.05, true);
     while (heardFrames() < left) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.05, true);
     waitUntilReleased();
     long heard = heardFrames();
     CHECK(left > 24000 && heard >= left + 4800 && heard <= 48000 + 4800,
           "the daemon finished the sound (%ld frames heard of 48000, %ld of them the daemon's)", heard, left);
-    CHECK(finishedByDaemon() == 1, "the daemon says it finished one play");
+    CHECK(finishedByDaemon(NULL) == 1, "the daemon says it finished one play");
     run("vcard record-reset");
     pid_t plain2 = killedMidSound(0, second);
     waitUntilGone(plain2);
     waitUntilReleased();
-    CHECK(finishedByDaemon() == 1, "without the property the daemon finishes nothing");
+    CHECK(finishedByDaemon(NULL) == 1, "without the property the daemon finishes nothing");
     CHECK(heardFrames() < 40000, "the sound stopped with its program (%ld frames)", heardFrames());
 
     run("vcard exclusive off");

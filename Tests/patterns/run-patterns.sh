@@ -3,7 +3,11 @@
 # VoIP driver, a game's sound driver; and the audio units ported programs use: a SIP
 # client's VoiceProcessingIO sound device, an emulator's RemoteIO ring buffer, a DSP
 # host's 8.24 play-through; an OpenAL game; a streaming radio player on an audio
-# queue), each a client module plus a drive_*.c harness,
+# queue; Apple's samples: the aqplay/SpeakHere player, aqofflinerender, SpeakHere's
+# recorder, a looping player's stop/reset/dispose, an afconvert-like conversion; and
+# reproductions of shipped clients: baresip's audiounit driver, mediastreamer2's and
+# pjproject's 16 kHz capture, openal-soft's capture), each a client module plus a
+# drive_*.c harness,
 # built with gcc, clang and g++ against `pkg-config AudioToolbox-ios` from PREFIX and
 # run on the in-process virtual device and on the virtual ALSA card (`vcard`).
 #

@@ -108,39 +108,30 @@ public final class AudioQueue: @unchecked Sendable {
     /// Recording a packetized format: the frames of the packets handed to the program.
     var encodedFrames = 0.0
 
-    /// Time/pitch: the stage (made at a Start with EnableTimePitch set), seen by the
-    /// real-time thread through the atomic (set and cleared only while it is stopped).
+    /// Time/pitch: the stage (made at a Start with EnableTimePitch set), and as the
+    /// real-time thread sees it.
     var stage: TimePitchStage?
-    let stageBits = Atomic<UInt>(0)
-    var activeStage: TimePitchStage? {
-        let bits = stageBits.load(ordering: .acquiring)
-        guard bits != 0 else { return nil }
-        return Unmanaged<TimePitchStage>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
-    }
+    let stageForRealTime = RealTimeReference<TimePitchStage>()
+    var activeStage: TimePitchStage? { stageForRealTime.current }
 
     /// At a Start: the stage made or dropped as EnableTimePitch says, and filled.
     private func prepareTimePitch() {
         let enabled = state.withLock { $0.parameters.timePitchEnabled != 0 } && direction == .output
         if enabled && stage == nil {
             stage = TimePitchStage(rate: rate, channels: channels)
-            stageBits.store(stage.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) } ?? 0, ordering: .releasing)
+            stageForRealTime.publish(stage)
         } else if !enabled && stage != nil {
-            stageBits.store(0, ordering: .releasing)
+            stageForRealTime.publish(nil)
             if let chunk = stage?.clear() { doneRing.push(chunk) }
             stage = nil
         }
         if let stage { _ = stage.fill(from: self) }
     }
 
-    /// The processing tap, if any: held here, seen by the real-time thread through the
-    /// atomic (set and cleared only while the queue is stopped).
+    /// The processing tap, if any, and as the real-time thread sees it.
     var tap: ProcessingTap?
-    let tapBits = Atomic<UInt>(0)
-    var activeTap: ProcessingTap? {
-        let bits = tapBits.load(ordering: .acquiring)
-        guard bits != 0 else { return nil }
-        return Unmanaged<ProcessingTap>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
-    }
+    let tapForRealTime = RealTimeReference<ProcessingTap>()
+    var activeTap: ProcessingTap? { tapForRealTime.current }
 
     /// AudioQueueProcessingTapNew: one tap a queue, put on while it is not running
     /// (offline queues render on the caller's thread: any time).
@@ -157,7 +148,7 @@ public final class AudioQueue: @unchecked Sendable {
             guard s.offline != nil || !(s.started && unit.isRunning) else { throw .invalidRunState }
             let made = ProcessingTap(queue: self, callback: callback, clientData: clientData, flags: flags)
             tap = made
-            tapBits.store(UInt(bitPattern: Unmanaged.passUnretained(made).toOpaque()), ordering: .releasing)
+            tapForRealTime.publish(made)
             return made
         }
     }
@@ -167,7 +158,7 @@ public final class AudioQueue: @unchecked Sendable {
         try state.withLock { s throws(QueueError) in
             guard tap === which else { throw .invalidTapContext }
             guard s.offline != nil || s.disposed || !(s.started && unit.isRunning) else { throw .invalidRunState }
-            tapBits.store(0, ordering: .releasing)
+            tapForRealTime.publish(nil)
             tap = nil
         }
     }
@@ -571,8 +562,8 @@ public final class AudioQueue: @unchecked Sendable {
         state.withLock { $0.disposed = true }
         unit.uninitialize()
         // Its tap and time/pitch stage go with it (the stream is stopped: nothing runs them).
-        tapBits.store(0, ordering: .releasing)
-        stageBits.store(0, ordering: .releasing)
+        tapForRealTime.publish(nil)
+        stageForRealTime.publish(nil)
         if let chunk = stage?.clear() { chunk.samples?.deallocate() }
         thread.stop()
         // Everything still in flight, then every buffer, is freed.

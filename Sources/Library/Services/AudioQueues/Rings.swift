@@ -97,3 +97,20 @@ final class SampleRing: @unchecked Sendable {
     /// Consumer only (or with the producer stopped): forgets what waits.
     func clear() { read.store(written.load(ordering: .acquiring), ordering: .releasing) }
 }
+
+/// An object the real-time thread reads with one atomic load: no lock, and no retain of
+/// its own (the owner holds it strongly, and publishes or withdraws it only while the
+/// real-time thread is stopped, so the reader never sees it freed).
+final class RealTimeReference<Object: AnyObject>: @unchecked Sendable {
+    private let bits = Atomic<UInt>(0)
+
+    func publish(_ object: Object?) {
+        bits.store(object.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) } ?? 0, ordering: .releasing)
+    }
+
+    var current: Object? {
+        let value = bits.load(ordering: .acquiring)
+        guard value != 0 else { return nil }
+        return Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: value)!).takeUnretainedValue()
+    }
+}
