@@ -125,7 +125,7 @@ public final class AudioQueue: @unchecked Sendable {
             if let chunk = stage?.clear() { doneRing.push(chunk) }
             stage = nil
         }
-        if let stage { _ = stage.fill(from: self) }
+        stage?.fill(from: self)
     }
 
     /// The processing tap, if any, and as the real-time thread sees it.
@@ -288,7 +288,7 @@ public final class AudioQueue: @unchecked Sendable {
         // Offline, the program's OfflineRender calls are the queue's clock: they hand
         // back what was played and report every event, on the program's thread.
         guard state.withLock({ $0.offline == nil }) else { return }
-        _ = activeStage?.fill(from: self)
+        activeStage?.fill(from: self)
         for buffer in takeReturned() { post(.output(buffer), wake: false) }
         if drained.load(ordering: .acquiring) { finishDrain() }
         if direction == .input { fillRecorded() }

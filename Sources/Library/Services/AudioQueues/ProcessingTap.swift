@@ -174,7 +174,7 @@ public final class ProcessingTap: @unchecked Sendable {
                 woke = drained || woke
                 interleave(frames: n, into: target)
             }
-            if !isPostEffects { queue.applyEffects(target, frames: n) }
+            if !isPostEffects { queue.applyGain(target, frames: n) }
             queue.finishTapPeriod(target, frames: n)
             done += n
         }

@@ -172,9 +172,6 @@ extension AudioQueue {
         return handedBack || drained
     }
 
-    /// The queue's own effects (volume, its ramp, pan), after a PreEffects tap.
-    func applyEffects(_ out: UnsafeMutablePointer<Float>, frames: Int) { applyGain(out, frames: frames) }
-
     /// A tapped period's end: metering and the time line.
     func finishTapPeriod(_ out: UnsafeMutablePointer<Float>, frames: Int) {
         if meteringOn.load(ordering: .relaxed) { meter(out, frames: frames) }
@@ -247,7 +244,7 @@ extension AudioQueue {
     /// Silence past what was rendered, and a Stop(false)'s drain ended there. Returns
     /// whether it ended.
     private func fillRest(_ out: UnsafeMutablePointer<Float>, frames: Int, rendered done: Int) -> Bool {
-        var handedBack = false
+        var ended = false
         if done < frames {
             (out + done * channels).update(repeating: 0, count: (frames - done) * channels)
             let empty = activeStage.map { $0.finished.load(ordering: .acquiring) && $0.ring.available == 0 }
@@ -255,14 +252,14 @@ extension AudioQueue {
             if drainRequested.load(ordering: .acquiring) && empty {
                 drainRequested.store(false, ordering: .releasing)
                 drained.store(true, ordering: .releasing)
-                handedBack = true
+                ended = true
             }
         }
-        return handedBack
+        return ended
     }
 
     /// The queue's volume (ramped over VolumeRampTime) and pan.
-    private func applyGain(_ out: UnsafeMutablePointer<Float>, frames: Int) {
+    func applyGain(_ out: UnsafeMutablePointer<Float>, frames: Int) {
         let target = Float(bitPattern: volumeBits.load(ordering: .relaxed))
         let pan = Float(bitPattern: panBits.load(ordering: .relaxed))
         let ramp = rampFrames.load(ordering: .relaxed)
@@ -398,7 +395,7 @@ extension AudioQueue {
                 done = frames
             }
             for _ in 0..<256 where done < frames {
-                if let stage = activeStage { _ = stage.fill(from: self) }
+                activeStage?.fill(from: self)
                 let (rendered, _) = renderEnqueued(floats + done * channels, frames: frames - done)
                 done += rendered
                 if let stage = activeStage {

@@ -52,18 +52,17 @@ final class TimePitchStage: @unchecked Sendable {
     }
 
     /// Fills the ring up to its target from the queue's enqueued chunks; each chunk fully
-    /// fed is handed back (pushed to the done ring). Returns whether one was.
-    func fill(from queue: AudioQueue) -> Bool {
+    /// fed is handed back (pushed to the done ring, which the caller then reports from).
+    func fill(from queue: AudioQueue) {
         filling.withLock { _ in fillLocked(queue) }
     }
 
-    private func fillLocked(_ queue: AudioQueue) -> Bool {
+    private func fillLocked(_ queue: AudioQueue) {
         let wanted = Self.settings(queue.parameters)
         if wanted != applied {
             TimeStretchSet(stretcher, wanted.tempo, wanted.rate, wanted.semitones)
             applied = wanted
         }
-        var handedBack = false
         while ring.available < Self.target {
             let ready = Int(TimeStretchAvailable(stretcher))
             if ready > 0 {
@@ -89,7 +88,6 @@ final class TimePitchStage: @unchecked Sendable {
             if let done = chunk {
                 queue.doneRing.push(done)
                 chunk = nil
-                handedBack = true
             }
             if let next = queue.playRing.pop() {
                 chunk = next
@@ -109,7 +107,6 @@ final class TimePitchStage: @unchecked Sendable {
             if flushed { finished.store(true, ordering: .releasing) }
             break
         }
-        return handedBack
     }
 
     /// Everything in it forgotten (Stop(true), Reset, Dispose): returns the chunk it was
