@@ -209,8 +209,19 @@ static long heardMiddle(double *hz, long *peak)
     *peak = 0;
     long length = first < 0 ? 0 : last - first + 1;
     if (length > 0) {
-        long edge = length / 8;
-        *hz = pitchOf(s + 2 * (first + edge), length - 2 * edge, 2, cardPlaybackRate(), peak);
+        /* The middle's left channel, without runs of silence: a restart after the device
+         * ran dry (a busy machine) inserts up to a buffer of it, which is not the tone's
+         * pitch. Gaps are the length check's business. */
+        long edge = length / 8, kept = 0;
+        short *tone = (short *)malloc(sizeof(short) * (size_t)length);
+        for (long i = first + edge; tone && i < last - edge; i++) {
+            long quiet = 0;
+            while (i + quiet < last - edge && abs(s[2 * (i + quiet)]) <= 64) quiet++;
+            if (quiet >= 32) { i += quiet - 1; continue; }
+            tone[kept++] = s[2 * i];
+        }
+        if (tone) *hz = pitchOf(tone, kept, 1, cardPlaybackRate(), peak);
+        free(tone);
     }
     free(s);
     return length;
