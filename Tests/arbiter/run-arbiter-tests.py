@@ -681,6 +681,44 @@ def case_h3(c):
                   "the call over and P active again")
 
 
+def case_h4(c):
+    """A program that never calls AudioSessionInitialize has the default session, as on
+    the phone: its unit's start activates it (SoloAmbient), which interrupts a
+    MediaPlayback program; a call stops that unit though nobody listens; a late
+    AudioSessionInitialize adopts the session, and the call's End reaches its listener."""
+    a, b = c.start("A", ("B", ["--no-session"]))
+    a.set_category("medi")
+    c.wait_joined([a])
+    b.send("othr")
+    line = b.expect(r"^othr \S+ \d+$")
+    if line != "othr !ini 0":
+        b.fail(f"the session API before AudioSessionInitialize answered '{line}', expected 'othr !ini 0'")
+    a.command("activate")
+    b.command("unit start")
+    a.expect(r"^BEGIN$")
+    status = c.wait_status(lambda s: b.pid in sessions_by_pid(s) and session(s, b)["state"] == "active",
+                           "B's default session active")
+    check_session(status, b, category="solo")
+    check_session(status, a, state="interrupted", by=[b])
+    c.tool("call", "start")
+    deadline = time.monotonic() + HANG
+    while True:
+        b.send("running")
+        line = b.expect(r"^running -?\d+ -?\d+$")
+        if line == "running 0 -1":
+            break
+        if time.monotonic() >= deadline:
+            b.fail(f"the call did not stop the default session's unit: '{line}'")
+        time.sleep(0.05)
+    # B runs its run loop: the Begin went, to no listener, when the call began.
+    b.command("init")
+    b.command("activate", "what")  # the call goes on
+    c.tool("call", "end")
+    b.expect(r"^END resume$")
+    c.wait_status(lambda s: s["systemInterruptions"] == [] and session(s, b)["state"] == "inactive",
+                  "the call over and B inactive")
+
+
 def case_h2(c):
     """An alarm is a system interruption too: it silences a mixing game as well (the
     2010 guide's alarm scenario)."""
@@ -1743,6 +1781,7 @@ CASES = [
     ("h-call", case_h),
     ("h2-alarm", case_h2),
     ("h3-reactivate-after-call", case_h3),
+    ("h4-default-session", case_h4),
     ("i0-concurrent-start", case_i0),
     ("i-64-sessions", case_i),
     ("j-other-audio-playing", case_j),

@@ -20,6 +20,9 @@
  *                               6000 * sin(i / 9), 16-bit stereo at 48 kHz, made at the first start)
  *   queue start|stop         -> "queue start|stop <status>"    (an output audio queue playing the
  *                               same tone, three buffers refilled on the queue's own thread)
+ *   running                  -> "running <unit> <queue>"      (IsRunning of each, -1 if none)
+ *   init                     -> "init <status>"                (AudioSessionInitialize and the listeners,
+ *                               for a program started with --no-session)
  *   quit                     -> "quit 0", then exits
  *
  * <status> is 0 or the four-character code ("activate what"), a number if unprintable.
@@ -29,7 +32,9 @@
  * End of stdin is a quit, so a test that dies takes its programs with it.
  *
  * Options: --deactivate-in-begin (Begin deactivates: "begin-deactivate <status>"),
- *          --reactivate-on-end (an End with ShouldResume reactivates: "end-activate <status>").
+ *          --reactivate-on-end (an End with ShouldResume reactivates: "end-activate <status>"),
+ *          --no-session (no AudioSessionInitialize until the `init` command: a program that
+ *          plays with the default session every iPhone program has).
  *
  * Every API call happens on the main thread: a second thread only reads stdin and hands
  * the lines over through a version-0 CFRunLoopSource, as a ported app's UI would.
@@ -47,7 +52,7 @@
 static pthread_t mainThread;
 static CFRunLoopRef mainLoop;
 static CFRunLoopSourceRef commandSource;
-static int deactivateInBegin, reactivateOnEnd;
+static int deactivateInBegin, reactivateOnEnd, noSession;
 
 /* Lines read but not yet handled, oldest first; `inputDone` once stdin ended. */
 static pthread_mutex_t pendingLock = PTHREAD_MUTEX_INITIALIZER;
@@ -212,6 +217,39 @@ static OSStatus queueCommand(const char *what)
     return AudioQueueStart(toneQueue, NULL);
 }
 
+/* AudioSessionInitialize on the main run loop, then the three property listeners. */
+static OSStatus initSession(void)
+{
+    char b[16];
+    OSStatus status = AudioSessionInitialize(NULL, NULL, interruptionListener, NULL);
+    if (status != noErr) return status;
+    static char othr[] = "othr", died[] = "died", vol[] = "vol";
+    status = AudioSessionAddPropertyListener(kAudioSessionProperty_CurrentHardwareOutputVolume, propertyListener, vol);
+    if (status != noErr) say("listen-failed vol %s", statusText(status, b));
+    status = AudioSessionAddPropertyListener(kAudioSessionProperty_OtherAudioIsPlaying, propertyListener, othr);
+    if (status != noErr) say("listen-failed othr %s", statusText(status, b));
+    status = AudioSessionAddPropertyListener(kAudioSessionProperty_ServerDied, propertyListener, died);
+    if (status != noErr) say("listen-failed died %s", statusText(status, b));
+    return noErr;
+}
+
+static int unitRunning(void)
+{
+    UInt32 running = 0, size = sizeof running;
+    if (!toneUnit) return -1;
+    if (AudioUnitGetProperty(toneUnit, kAudioOutputUnitProperty_IsRunning, kAudioUnitScope_Global, 0, &running, &size))
+        return -2;
+    return (int)running;
+}
+
+static int queueRunning(void)
+{
+    UInt32 running = 0, size = sizeof running;
+    if (!toneQueue) return -1;
+    if (AudioQueueGetProperty(toneQueue, kAudioQueueProperty_IsRunning, &running, &size)) return -2;
+    return (int)running;
+}
+
 /* Handles one command line; returns 0 once the program should stop. */
 static int handle(char *text)
 {
@@ -260,6 +298,10 @@ static int handle(char *text)
         say("unit %s %s", arg, statusText(unitCommand(arg), b));
     } else if (strcmp(command, "queue") == 0 && arg != NULL && (!strcmp(arg, "start") || !strcmp(arg, "stop"))) {
         say("queue %s %s", arg, statusText(queueCommand(arg), b));
+    } else if (strcmp(command, "running") == 0 && arg == NULL) {
+        say("running %d %d", unitRunning(), queueRunning());
+    } else if (strcmp(command, "init") == 0 && arg == NULL) {
+        say("init %s", statusText(initSession(), b));
     } else if (strcmp(command, "quit") == 0) {
         say("quit 0");
         return 0;
@@ -330,8 +372,9 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--deactivate-in-begin") == 0) deactivateInBegin = 1;
         else if (strcmp(argv[i], "--reactivate-on-end") == 0) reactivateOnEnd = 1;
+        else if (strcmp(argv[i], "--no-session") == 0) noSession = 1;
         else {
-            fprintf(stderr, "usage: %s [--deactivate-in-begin] [--reactivate-on-end]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--deactivate-in-begin] [--reactivate-on-end] [--no-session]\n", argv[0]);
             return 2;
         }
     }
@@ -341,19 +384,14 @@ int main(int argc, char **argv)
     mainThread = pthread_self();
     mainLoop = CFRunLoopGetMain();
 
-    char b[16];
-    OSStatus status = AudioSessionInitialize(NULL, NULL, interruptionListener, NULL);
-    if (status != noErr) {
-        say("init-failed %s", statusText(status, b));
-        return 1;
+    if (!noSession) {
+        char b[16];
+        OSStatus status = initSession();
+        if (status != noErr) {
+            say("init-failed %s", statusText(status, b));
+            return 1;
+        }
     }
-    static char othr[] = "othr", died[] = "died", vol[] = "vol";
-    status = AudioSessionAddPropertyListener(kAudioSessionProperty_CurrentHardwareOutputVolume, propertyListener, vol);
-    if (status != noErr) say("listen-failed vol %s", statusText(status, b));
-    status = AudioSessionAddPropertyListener(kAudioSessionProperty_OtherAudioIsPlaying, propertyListener, othr);
-    if (status != noErr) say("listen-failed othr %s", statusText(status, b));
-    status = AudioSessionAddPropertyListener(kAudioSessionProperty_ServerDied, propertyListener, died);
-    if (status != noErr) say("listen-failed died %s", statusText(status, b));
 
     CFRunLoopSourceContext context = {0};
     context.version = 0;

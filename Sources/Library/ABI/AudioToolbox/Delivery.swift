@@ -1,5 +1,6 @@
 import AudioSessionCore
 import CAudioToolbox
+import Locking
 
 /// Makes the program's callbacks: each `ListenerCall` the session queued becomes a call
 /// of the interruption listener or of the property listeners registered at that moment.
@@ -7,16 +8,21 @@ import CAudioToolbox
 /// library lock held.
 final class ListenerDispatcher: @unchecked Sendable {
     let listeners: ListenerRegistry
-    let interruptionListener: AudioSessionInterruptionListener?
-    let interruptionClientData: UnsafeMutableRawPointer?
+    /// The program's interruption listener and its data. Set at creation, or once later
+    /// when AudioSessionInitialize adopts the default session (Runtime.adopt).
+    private let interruption: Locked<(listener: AudioSessionInterruptionListener?, clientData: UnsafeMutableRawPointer?)>
     /// Set once by the runtime before the session starts, so before any call is queued.
     var session: Session!
 
     init(listeners: ListenerRegistry, interruptionListener: AudioSessionInterruptionListener?,
          interruptionClientData: UnsafeMutableRawPointer?) {
         self.listeners = listeners
-        self.interruptionListener = interruptionListener
-        self.interruptionClientData = interruptionClientData
+        interruption = Locked((interruptionListener, interruptionClientData))
+    }
+
+    /// The listener AudioSessionInitialize gives a default session it adopts.
+    func setInterruptionListener(_ listener: AudioSessionInterruptionListener?, clientData: UnsafeMutableRawPointer?) {
+        interruption.withLock { $0 = (listener, clientData) }
     }
 
     func call(_ call: ListenerCall) {
@@ -35,7 +41,8 @@ final class ListenerDispatcher: @unchecked Sendable {
             UnitHandles.awaitQuiet()
             QueueHandles.awaitQuiet()
         }
-        guard let listener = interruptionListener else { return }
+        let (listener, interruptionClientData) = interruption.withLock { $0 }
+        guard let listener else { return }
         Log.debug("interruption listener, state \(phase.state)")
         switch phase {
         case .begin:

@@ -1,10 +1,13 @@
 import AudioSessionCore
 
 /// Runs one C entry point: looks up the session, maps thrown codes to `OSStatus`, and
-/// logs failures. The only place result codes cross into C.
+/// logs failures. The only place result codes cross into C. The session API needs
+/// AudioSessionInitialize; `defaultSessionToo` lets the virtual device's controls act on
+/// a program's default session as well (the world they simulate is there either way).
 @inline(__always)
-func entryPoint(_ name: StaticString, _ body: (Runtime) throws(ResultCode) -> Void) -> Int32 {
-    let status = Runtime.withCurrent { runtime -> Int32 in
+func entryPoint(_ name: StaticString, defaultSessionToo: Bool = false,
+                _ body: (Runtime) throws(ResultCode) -> Void) -> Int32 {
+    let run = { (runtime: Runtime) -> Int32 in
         do throws(ResultCode) {
             try body(runtime)
             return ResultCode.noError.rawValue
@@ -13,6 +16,7 @@ func entryPoint(_ name: StaticString, _ body: (Runtime) throws(ResultCode) -> Vo
             return error.rawValue
         }
     }
+    let status = defaultSessionToo ? Runtime.withCurrent(run) : Runtime.withInitialized(run)
     guard let status else {
         Log.error("\(name): \(ResultCode.notInitialized)")
         return ResultCode.notInitialized.rawValue

@@ -53,35 +53,35 @@ private func ports(_ code: UInt32) throws(ResultCode) -> Set<Port> {
 
 @_cdecl("AudioSessionVirtualDeviceConnectPort")
 public func audioSessionVirtualDeviceConnectPort(_ port: UInt32) -> Int32 {
-    entryPoint("AudioSessionVirtualDeviceConnectPort") { runtime throws(ResultCode) in
+    entryPoint("AudioSessionVirtualDeviceConnectPort", defaultSessionToo: true) { runtime throws(ResultCode) in
         try virtualDevice(runtime).connect(try ports(port))
     }
 }
 
 @_cdecl("AudioSessionVirtualDeviceDisconnectPort")
 public func audioSessionVirtualDeviceDisconnectPort(_ port: UInt32) -> Int32 {
-    entryPoint("AudioSessionVirtualDeviceDisconnectPort") { runtime throws(ResultCode) in
+    entryPoint("AudioSessionVirtualDeviceDisconnectPort", defaultSessionToo: true) { runtime throws(ResultCode) in
         try virtualDevice(runtime).disconnect(try ports(port))
     }
 }
 
 @_cdecl("AudioSessionVirtualDeviceSetOutputVolume")
 public func audioSessionVirtualDeviceSetOutputVolume(_ volume: Float) -> Int32 {
-    entryPoint("AudioSessionVirtualDeviceSetOutputVolume") { runtime throws(ResultCode) in
+    entryPoint("AudioSessionVirtualDeviceSetOutputVolume", defaultSessionToo: true) { runtime throws(ResultCode) in
         try virtualDevice(runtime).setOutputVolume(volume)
     }
 }
 
 @_cdecl("AudioSessionVirtualDeviceSetInputGainSettable")
 public func audioSessionVirtualDeviceSetInputGainSettable(_ settable: UInt8) -> Int32 {
-    entryPoint("AudioSessionVirtualDeviceSetInputGainSettable") { runtime throws(ResultCode) in
+    entryPoint("AudioSessionVirtualDeviceSetInputGainSettable", defaultSessionToo: true) { runtime throws(ResultCode) in
         try virtualDevice(runtime).setInputGainSettable(isTrue(settable))
     }
 }
 
 @_cdecl("AudioSessionVirtualDeviceSetSampleRates")
 public func audioSessionVirtualDeviceSetSampleRates(_ rates: UnsafePointer<Double>?, _ count: UInt32) -> Int32 {
-    entryPoint("AudioSessionVirtualDeviceSetSampleRates") { runtime throws(ResultCode) in
+    entryPoint("AudioSessionVirtualDeviceSetSampleRates", defaultSessionToo: true) { runtime throws(ResultCode) in
         guard let rates else { throw .unspecified }
         guard count <= 16 else { throw .unsupportedProperty }
         try virtualDevice(runtime).setSampleRates(Array(UnsafeBufferPointer(start: rates, count: Int(count))))
@@ -90,28 +90,28 @@ public func audioSessionVirtualDeviceSetSampleRates(_ rates: UnsafePointer<Doubl
 
 @_cdecl("AudioSessionVirtualDeviceSetOtherAudioPlaying")
 public func audioSessionVirtualDeviceSetOtherAudioPlaying(_ playing: UInt8) -> Int32 {
-    entryPoint("AudioSessionVirtualDeviceSetOtherAudioPlaying") { runtime throws(ResultCode) in
+    entryPoint("AudioSessionVirtualDeviceSetOtherAudioPlaying", defaultSessionToo: true) { runtime throws(ResultCode) in
         try inProcessArbiter(runtime).setOtherAudioPlaying(isTrue(playing))
     }
 }
 
 @_cdecl("AudioSessionVirtualDeviceBeginInterruption")
 public func audioSessionVirtualDeviceBeginInterruption() -> Int32 {
-    entryPoint("AudioSessionVirtualDeviceBeginInterruption") { runtime throws(ResultCode) in
+    entryPoint("AudioSessionVirtualDeviceBeginInterruption", defaultSessionToo: true) { runtime throws(ResultCode) in
         try inProcessArbiter(runtime).beginInterruption()
     }
 }
 
 @_cdecl("AudioSessionVirtualDeviceEndInterruption")
 public func audioSessionVirtualDeviceEndInterruption(_ shouldResume: UInt8) -> Int32 {
-    entryPoint("AudioSessionVirtualDeviceEndInterruption") { runtime throws(ResultCode) in
+    entryPoint("AudioSessionVirtualDeviceEndInterruption", defaultSessionToo: true) { runtime throws(ResultCode) in
         try inProcessArbiter(runtime).endInterruption(shouldResume: isTrue(shouldResume))
     }
 }
 
 @_cdecl("AudioSessionVirtualDeviceServerDied")
 public func audioSessionVirtualDeviceServerDied() -> Int32 {
-    entryPoint("AudioSessionVirtualDeviceServerDied") { runtime throws(ResultCode) in
+    entryPoint("AudioSessionVirtualDeviceServerDied", defaultSessionToo: true) { runtime throws(ResultCode) in
         let arbiter = try inProcessArbiter(runtime)
         runtime.virtualDevice?.serverDied()
         arbiter.serverDied()

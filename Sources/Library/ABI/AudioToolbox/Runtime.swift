@@ -23,9 +23,11 @@ extension ListenerRegistry {
     }
 }
 
-/// The process's one session and everything wired to it, created by
-/// AudioSessionInitialize and kept until the process exits (or forks: the child starts
-/// without one).
+/// The process's one session and everything wired to it, kept until the process exits
+/// (or forks: the child starts without one). AudioSessionInitialize creates it; so does
+/// the first unit or queue to start in a program that never calls it, as the default
+/// session every iPhone program has (SoloAmbient, no listener, on the main run loop),
+/// which a later AudioSessionInitialize adopts.
 final class Runtime: @unchecked Sendable {
     /// The virtual device when it is the session's hardware; nil on an ALSA card.
     let virtualDevice: VirtualAudioDevice?
@@ -37,13 +39,18 @@ final class Runtime: @unchecked Sendable {
     let session: Session
     let listeners: ListenerRegistry
     let callbacks: CallbackQueue<ListenerCall>
-    /// The run loop's doorbell, rung by audiosessiond (see DaemonArbiter); nil without it.
-    let doorbell: RunLoopDoorbell?
+    let dispatcher: ListenerDispatcher
+    /// The run loop's doorbell, rung by audiosessiond (see DaemonArbiter); nil without
+    /// it, and for a default session until AudioSessionInitialize names its run loop.
+    private(set) var doorbell: RunLoopDoorbell?
 
     /// Builds the session and its delivery, then starts hardware events — last, so that
     /// no event can arrive before everything it reaches exists.
+    /// `isDefault`: the session of a program that has not called AudioSessionInitialize,
+    /// whose run loop it may never run: the daemon's messages are read on the arbiter's
+    /// thread alone until the program names a run loop.
     init(runLoop: CFRunLoop, mode: CFString, interruptionListener: AudioSessionInterruptionListener?,
-         clientData: UnsafeMutableRawPointer?) throws(ResultCode) {
+         clientData: UnsafeMutableRawPointer?, isDefault: Bool = false) throws(ResultCode) {
         Runtime.loadControlNames()
         let (backend, virtualDevice) = try Runtime.chooseBackend()
         let (arbiter, inProcess) = Runtime.chooseArbiter()
@@ -60,10 +67,25 @@ final class Runtime: @unchecked Sendable {
         daemonArbiter = arbiter as? DaemonArbiter
         self.listeners = listeners
         self.callbacks = callbacks
+        self.dispatcher = dispatcher
         session = Session(backend: backend, arbiter: arbiter, sink: callbacks)
         dispatcher.session = session
-        doorbell = daemonArbiter.flatMap { daemon in Runtime.ringableRunLoop(runLoop, mode: mode, daemon, callbacks) }
+        if !isDefault {
+            doorbell = daemonArbiter.flatMap { daemon in Runtime.ringableRunLoop(runLoop, mode: mode, daemon, callbacks) }
+        }
         session.start()
+    }
+
+    /// AudioSessionInitialize in a program whose default session exists: the session,
+    /// with the units and queues it already governs, becomes the program's, delivering
+    /// to `interruptionListener` on `runLoop` from now on.
+    private func adopt(runLoop: CFRunLoop, mode: CFString, interruptionListener: AudioSessionInterruptionListener?,
+                       clientData: UnsafeMutableRawPointer?) {
+        dispatcher.setInterruptionListener(interruptionListener, clientData: clientData)
+        callbacks.move(to: runLoop, mode: mode)
+        if let daemonArbiter {
+            doorbell = Runtime.ringableRunLoop(runLoop, mode: mode, daemonArbiter, callbacks)
+        }
     }
 
     /// A doorbell on the run loop for the daemon to ring: the run loop then reads the
@@ -187,33 +209,80 @@ final class Runtime: @unchecked Sendable {
 
     // MARK: The process-wide instance
 
+    /// A runtime exists (the program's, or the default session).
     private static let initialized = Atomic<Bool>(false)
+    /// AudioSessionInitialize has made or adopted it: the session API answers.
+    private static let initializedByProgram = Atomic<Bool>(false)
     private static let initializing = Locked<Void>(())
     nonisolated(unsafe) private static var instance: Unmanaged<Runtime>?
 
-    /// Runs `body` with the runtime, or returns nil before AudioSessionInitialize. One
-    /// atomic load and no reference counting: the runtime is never released.
+    /// Runs `body` with the runtime, or returns nil before one exists (the default session
+    /// counts: services obey it). One atomic load and no reference counting: the runtime
+    /// is never released.
     @inline(__always)
     static func withCurrent<T>(_ body: (Runtime) -> T) -> T? {
         guard initialized.load(ordering: .acquiring), let instance else { return nil }
         return instance._withUnsafeGuaranteedRef(body)
     }
 
-    /// Creates the runtime once: `alreadyInitialized` if it exists, the error `make`
-    /// throws if it fails (a later call may try again).
-    static func create(_ make: () throws(ResultCode) -> Runtime) -> ResultCode {
+    /// Runs `body` with the runtime the program initialised, or returns nil before
+    /// AudioSessionInitialize: the session API answers kAudioSessionNotInitialized until
+    /// then, default session or not, as on the phone.
+    @inline(__always)
+    static func withInitialized<T>(_ body: (Runtime) -> T) -> T? {
+        guard initializedByProgram.load(ordering: .acquiring), let instance else { return nil }
+        return instance._withUnsafeGuaranteedRef(body)
+    }
+
+    /// AudioSessionInitialize: creates the runtime with `make`, or adopts the default
+    /// session with the program's run loop and listener. `alreadyInitialized` after the
+    /// first success; the error `make` throws if it fails (a later call may try again).
+    static func initialize(runLoop: CFRunLoop, mode: CFString, interruptionListener: AudioSessionInterruptionListener?,
+                           clientData: UnsafeMutableRawPointer?) -> ResultCode {
         initializing.withLock { _ in
-            guard !initialized.load(ordering: .relaxed) else { return .alreadyInitialized }
-            do throws(ResultCode) {
-                instance = Unmanaged.passRetained(try make())
-            } catch {
-                return error
+            guard !initializedByProgram.load(ordering: .relaxed) else { return .alreadyInitialized }
+            if initialized.load(ordering: .relaxed), let instance {
+                instance._withUnsafeGuaranteedRef {
+                    $0.adopt(runLoop: runLoop, mode: mode, interruptionListener: interruptionListener, clientData: clientData)
+                }
+                Log.debug("AudioSessionInitialize: the default session adopted")
+            } else {
+                do throws(ResultCode) {
+                    try make(Runtime(runLoop: runLoop, mode: mode, interruptionListener: interruptionListener,
+                                     clientData: clientData))
+                } catch {
+                    return error
+                }
             }
-            initialized.store(true, ordering: .releasing)
-            installForkHandler
-            instance!._withUnsafeGuaranteedRef { SystemSoundServices.sessionMade($0.session) }
+            initializedByProgram.store(true, ordering: .releasing)
             return .noError
         }
+    }
+
+    /// The default session, made if no session exists yet; false when it cannot be made
+    /// (the program's services then play ungoverned, as before any session).
+    static func ensureDefaultSession() -> Bool {
+        if initialized.load(ordering: .acquiring) { return true }
+        return initializing.withLock { _ in
+            if initialized.load(ordering: .relaxed) { return true }
+            do throws(ResultCode) {
+                try make(Runtime(runLoop: CFRunLoopGetMain(), mode: kCFRunLoopDefaultMode, interruptionListener: nil,
+                                 clientData: nil, isDefault: true))
+                Log.debug("the program's default session made")
+                return true
+            } catch {
+                Log.notice("no default session (\(error)): this program's audio plays ungoverned")
+                return false
+            }
+        }
+    }
+
+    /// Publishes a new runtime. Called with `initializing` held.
+    private static func make(_ runtime: Runtime) {
+        instance = Unmanaged.passRetained(runtime)
+        initialized.store(true, ordering: .releasing)
+        installForkHandler
+        SystemSoundServices.sessionMade(runtime.session)
     }
 
     // MARK: fork
@@ -240,6 +309,7 @@ final class Runtime: @unchecked Sendable {
             }
             Runtime.instance = nil
             Runtime.initialized.store(false, ordering: .releasing)
+            Runtime.initializedByProgram.store(false, ordering: .releasing)
         }
     }()
 }
@@ -253,9 +323,11 @@ extension Runtime {
     /// A unit or queue about to start plays in the session: the session feeds it from now
     /// on and is activated if it is not active. Returns 0, `refusal` (a reason of the
     /// caller's, checked once the service is fed), or the session's code for a refused
-    /// activation; 0 without a session (the service plays ungoverned).
+    /// activation. A program with no session gets its default one here; 0 when even that
+    /// cannot be made (the service plays ungoverned).
     static func startingService(_ service: AudioService, refusal: () -> Int32 = { 0 }) -> Int32 {
-        withCurrent { runtime -> Int32 in
+        _ = ensureDefaultSession()
+        return withCurrent { runtime -> Int32 in
             runtime.session.attach(service)
             let refused = refusal()
             if refused != 0 { return refused }

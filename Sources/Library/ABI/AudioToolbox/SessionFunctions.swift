@@ -10,15 +10,12 @@ import CoreFoundation
 public func audioSessionInitialize(_ runLoop: CFRunLoop?, _ mode: CFString?,
                                    _ listener: AudioSessionInterruptionListener?,
                                    _ clientData: UnsafeMutableRawPointer?) -> Int32 {
-    let status = Runtime.create { () throws(ResultCode) in
-        try Runtime(runLoop: runLoop ?? CFRunLoopGetMain(), mode: mode ?? kCFRunLoopDefaultMode,
-                    interruptionListener: listener, clientData: clientData)
-    }
+    let status = Runtime.initialize(runLoop: runLoop ?? CFRunLoopGetMain(), mode: mode ?? kCFRunLoopDefaultMode,
+                                    interruptionListener: listener, clientData: clientData)
     guard status == .noError else {
         Log.error("AudioSessionInitialize: \(status)")
         return status.rawValue
     }
-    Log.debug("AudioSessionInitialize: session created")
     return ResultCode.noError.rawValue
 }
 
@@ -111,7 +108,7 @@ private func publishedScalarGet(_ id: UInt32, _ ioDataSize: UnsafeMutablePointer
                                 _ outData: UnsafeMutableRawPointer?) -> Int32? {
     guard let ioDataSize, let outData, let descriptor = PropertyTable.lookUp(PropertyID(rawValue: id)),
           let slot = descriptor.publishedSlot, ioDataSize.pointee >= descriptor.type.byteCount else { return nil }
-    return Runtime.withCurrent { runtime in
+    return Runtime.withInitialized { runtime in
         let bits = runtime.session.publishedBits(slot: slot)
         if descriptor.type == .float64 {
             outData.storeBytes(of: bits, as: UInt64.self)

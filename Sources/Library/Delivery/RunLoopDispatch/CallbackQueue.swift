@@ -43,6 +43,12 @@ public final class CallbackQueue<Item: Coalescing>: @unchecked Sendable {
         self.wakeup = wakeup
     }
 
+    /// Delivers on `runLoop` in `mode` from now on; items waiting follow.
+    public func move(to runLoop: CFRunLoop, mode: CFString) {
+        wakeup.move(to: runLoop, mode: mode)
+        wake()
+    }
+
     /// The descriptor that polls readable while items wait.
     public var fileDescriptor: Int32 { wakeup.fileDescriptor }
 

@@ -1,6 +1,7 @@
 import CDescriptors
 import CoreFoundation
 import Glibc
+import Locking
 import Synchronization
 
 /// Wakes whoever delivers callbacks: a version-0 `CFRunLoopSource` on the program's run
@@ -17,8 +18,10 @@ final class RunLoopWakeup: @unchecked Sendable {
     private var readable = false
     /// Set in the child of `fork`: this wakeup, and what it wakes, belong to the parent.
     private let detached = Atomic<Bool>(false)
-    // CF objects are thread-safe for the calls made here (signal, wake up).
-    private let runLoop: CFRunLoop
+    // CF objects are thread-safe for the calls made here (signal, wake up). The run loop
+    // and mode change once at most: a program's default session moves to the run loop
+    // that AudioSessionInitialize names (see `move`).
+    private let place: Locked<(runLoop: CFRunLoop, mode: CFString)>
     private var source: CFRunLoopSource!
     private let onSignal: () -> Void
 
@@ -27,7 +30,7 @@ final class RunLoopWakeup: @unchecked Sendable {
     init?(runLoop: CFRunLoop, mode: CFString, onSignal: @escaping () -> Void) {
         fileDescriptor = DescriptorsEventFD()
         guard fileDescriptor >= 0 else { return nil }
-        self.runLoop = runLoop
+        place = Locked((runLoop, mode))
         self.onSignal = onSignal
         var context = CFRunLoopSourceContext()
         context.version = 0
@@ -54,7 +57,19 @@ final class RunLoopWakeup: @unchecked Sendable {
         // Inside the doorbell's callouts the loop checks its sources before it sleeps
         // again: no wake-up needed. Anywhere else (even on the loop's thread, e.g. in a
         // program's before-waiting observer) the loop may be about to sleep.
-        if !RunLoopDoorbell.inCallout() { CFRunLoopWakeUp(runLoop) }
+        if !RunLoopDoorbell.inCallout() { CFRunLoopWakeUp(place.withLock { $0.runLoop }) }
+    }
+
+    /// Delivers on `runLoop` in `mode` from now on, and no longer where it did.
+    func move(to runLoop: CFRunLoop, mode: CFString) {
+        let old = place.withLock { p in
+            defer { p = (runLoop, mode) }
+            return p
+        }
+        CFRunLoopRemoveSource(old.runLoop, source, old.mode)
+        CFRunLoopAddSource(runLoop, source, mode)
+        // Anything signalled before the move is delivered where the program now looks.
+        CFRunLoopWakeUp(runLoop)
     }
 
     /// Makes the descriptor readable. Called under the queue's lock.
