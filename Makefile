@@ -28,6 +28,9 @@ SWIFT_RUNTIME_DIR := $(SWIFT_LIB_DIR)/linux
 
 PLUGIN_DIR  ?= $(LIBDIR)/audiotoolbox
 BINDIR      ?= $(PREFIX)/bin
+# The daemon's helper (audiosessiond-finisher), found by the daemon at ../libexec/audiotoolbox
+# from its own folder.
+LIBEXEC_DIR ?= $(PREFIX)/libexec/audiotoolbox
 VCARD_BUILD := build/vcard
 VCARD_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror
 
@@ -58,6 +61,7 @@ build:
 	@# happens to the toolchain, and start without loading Foundation.
 	$(SWIFT) build -c release --product audiosessiond --static-swift-stdlib
 	$(SWIFT) build -c release --product audiosession --static-swift-stdlib
+	$(SWIFT) build -c release --product audiosessiond-finisher --static-swift-stdlib
 
 # The virtual ALSA card: two ALSA plugins and the `vcard` driver command.
 vcard:
@@ -72,6 +76,8 @@ install: build vcard
 	    $(DESTDIR)$(PLUGIN_DIR)/
 	install -m 755 $(VCARD_BUILD)/vcard $(DESTDIR)$(BINDIR)/
 	install -m 755 $(RELEASE_DIR)/audiosessiond $(RELEASE_DIR)/audiosession $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(LIBEXEC_DIR)
+	install -m 755 $(RELEASE_DIR)/audiosessiond-finisher $(DESTDIR)$(LIBEXEC_DIR)/
 	install -d $(DESTDIR)$(SYSTEMD_USER_DIR)
 	sed -e 's|@BINDIR@|$(BINDIR)|' systemd/audiosessiond.service.in > $(DESTDIR)$(SYSTEMD_USER_DIR)/audiosessiond.service
 	install -m 644 systemd/audiosessiond.socket $(DESTDIR)$(SYSTEMD_USER_DIR)/
@@ -114,7 +120,8 @@ uninstall:
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/AudioToolbox-ios.pc
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/AudioToolbox $(DESTDIR)$(INCLUDEDIR)/CoreAudio $(DESTDIR)$(INCLUDEDIR)/AudioUnit $(DESTDIR)$(DOC_DIR) $(DESTDIR)$(PREFIX)/share/audiotoolbox
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man3/audiosession.3 $(DESTDIR)$(PREFIX)/share/man/man3/audioservices.3 $(DESTDIR)$(PREFIX)/share/man/man3/audioqueue.3 $(DESTDIR)$(PREFIX)/share/man/man1/vcard.1
-	rm -rf $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(BINDIR)/vcard $(DESTDIR)$(BINDIR)/audiosessiond $(DESTDIR)$(BINDIR)/audiosession
+	rm -rf $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(BINDIR)/vcard $(DESTDIR)$(BINDIR)/audiosessiond $(DESTDIR)$(BINDIR)/audiosession \
+	    $(DESTDIR)$(LIBEXEC_DIR)
 	rm -f $(DESTDIR)$(SYSTEMD_USER_DIR)/audiosessiond.service $(DESTDIR)$(SYSTEMD_USER_DIR)/audiosessiond.socket
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/audiosession.1 $(DESTDIR)$(PREFIX)/share/man/man8/audiosessiond.8
 

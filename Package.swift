@@ -43,6 +43,7 @@ let package = Package(
         .library(name: "AudioToolbox", type: .dynamic, targets: ["AudioToolbox"]),
         .executable(name: "audiosessiond", targets: ["audiosessiond"]),
         .executable(name: "audiosession", targets: ["audiosession"]),
+        .executable(name: "audiosessiond-finisher", targets: ["audiosessiond-finisher"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -73,8 +74,12 @@ let package = Package(
         .target(name: "ArbiterVocabulary", dependencies: ["AudioSessionCore", "ArbiterProtocol", "Arbitration"], path: "Sources/Shared/ArbiterVocabulary"),
         // The per-user arbitration daemon.
         .executableTarget(name: "audiosessiond",
-                          dependencies: ["AudioSessionCore", "ArbiterProtocol", "ArbiterSocket", "Arbitration", "ArbiterVocabulary", "SystemSounds",
+                          dependencies: ["AudioSessionCore", "ArbiterProtocol", "ArbiterSocket", "Arbitration", "ArbiterVocabulary",
                                          "CSoundServer", "CDescriptors", "Locking", "POSIXSupport"], path: "Sources/Daemon/audiosessiond"),
+        // Plays the rest of a dead program's system sound, for the daemon, which decodes
+        // nothing: a short-lived process under its own resource limits.
+        .executableTarget(name: "audiosessiond-finisher", dependencies: ["AudioSessionCore", "CDescriptors", "SystemSounds"],
+                          path: "Sources/Daemon/audiosessiond-finisher"),
         // The library's side of audiosessiond: registration, events, reconnection.
         .target(name: "ArbiterClient",
                 dependencies: ["AudioSessionCore", "ArbiterProtocol", "ArbiterSocket", "ArbiterVocabulary", "CDescriptors",

@@ -270,6 +270,16 @@ fi
 echo "== Exported symbols"
 if "$here/scripts/check-exports.sh" "$prefix/lib/libAudioToolbox.so.0"; then pass "exports"; else fail "exports"; fi
 
+echo "== The daemon carries no codec"
+# audiosessiond is the user's security boundary: a dead program's sounds are decoded by
+# audiosessiond-finisher, never by the daemon, so no decoder library is mapped into it.
+codecs=$(ldd "$prefix/bin/audiosessiond" | grep -E 'libav|libsw|libsndfile|libsamplerate|libwebrtc|libSoundTouch|libFLAC|libvorbis|libopus|libmp3lame|libx26' | awk '{print $1}' | tr '\n' ' ')
+if [ -z "$codecs" ] && [ -x "$prefix/libexec/audiotoolbox/audiosessiond-finisher" ]; then
+    pass "daemon without codecs"
+else
+    fail "daemon without codecs: ldd audiosessiond names ${codecs:-none} (finisher installed: $([ -x "$prefix/libexec/audiotoolbox/audiosessiond-finisher" ] && echo yes || echo no))"
+fi
+
 echo "== ALSA backend through the virtual ALSA card"
 # alsa_suite [--link "FLAGS"] NAME [VAR=VALUE...]: compile Tests/alsa/NAME.c (linked with
 # the library, or with FLAGS instead) and run it with the variables set.

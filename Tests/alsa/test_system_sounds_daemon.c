@@ -4,7 +4,9 @@
  * PATH): the silent switch silences sounds marked IsUISound and not the others; another
  * program's ducking session lowers this program's sounds; with
  * CompletePlaybackIfAppDies the daemon finishes a play whose program was killed, and
- * without it nobody does.
+ * without it nobody does. The daemon decodes none of it (audiosessiond-finisher does):
+ * four plays of a 29 s sound left by a dead program do not grow the daemon (it peaked at
+ * 128 MB finishing 24 such plays when it decoded them itself).
  */
 #include <AudioToolbox/AudioToolbox.h>
 #include <alsa/asoundlib.h>
@@ -115,6 +117,65 @@ static pid_t killedMidSound(UInt32 outlive, const char *path)
     waitpid(child, &status, 0);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the player was killed mid-sound");
     return child;
+}
+
+/* A program that plays `path` `plays` times at once, each to be finished if it dies,
+ * and is killed a moment into them. */
+static void killedMidSounds(const char *path, int plays)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        AudioSessionInitialize(NULL, NULL, NULL, NULL);
+        CFURLRef url = CFURLCreateFromFileSystemRepresentation(NULL, (const UInt8 *)path, (CFIndex)strlen(path), false);
+        SystemSoundID id = 0;
+        UInt32 outlive = 1;
+        AudioServicesCreateSystemSoundID(url, &id);
+        AudioServicesSetProperty(kAudioServicesPropertyCompletePlaybackIfAppDies, sizeof id, &id, sizeof outlive, &outlive);
+        for (int i = 0; i < plays; i++) AudioServicesPlaySystemSound(id);
+        while (heardFrames() < 4800) { struct timespec p = {0, 5000000}; nanosleep(&p, NULL); }
+        raise(SIGKILL);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "the player of %d sounds was killed mid-sound", plays);
+}
+
+/* A field of /proc/PID/status in kB (VmHWM: the peak resident size), -1 if unreadable. */
+static long procStatusKB(pid_t pid, const char *field)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    long value = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, field, strlen(field)) && line[strlen(field)] == ':') value = atol(line + strlen(field) + 1);
+    if (f) fclose(f);
+    return value;
+}
+
+/* The daemon's pid, from its pid file. */
+static pid_t daemonPid(void)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/audiotoolbox/audiosessiond.pid", getenv("XDG_RUNTIME_DIR"));
+    FILE *f = fopen(path, "r");
+    long pid = 0;
+    if (f && fscanf(f, "%ld", &pid) != 1) pid = 0;
+    if (f) fclose(f);
+    return (pid_t)pid;
+}
+
+/* Kills the finishers whose log lines name `needle` (their pid is in the line). */
+static void killFinishers(const char *needle)
+{
+    char path[4096], line[1024];
+    snprintf(path, sizeof path, "%s/audiotoolbox/audiosessiond.log", getenv("XDG_RUNTIME_DIR"));
+    FILE *log = fopen(path, "r");
+    while (log && fgets(line, sizeof line, log)) {
+        const char *at = strstr(line, "audiosessiond-finisher[");
+        if (at && strstr(line, needle)) kill((pid_t)atol(at + strlen("audiosessiond-finisher[")), SIGKILL);
+    }
+    if (log) fclose(log);
 }
 
 /* Waits until the daemon has dropped the session of `pid` (it saw the death). */
@@ -242,6 +303,24 @@ int main(void)
     waitUntilReleased();
     CHECK(finishedByDaemon(NULL) == 1, "without the property the daemon finishes nothing");
     CHECK(heardFrames() < 40000, "the sound stopped with its program (%ld frames)", heardFrames());
+
+    /* Four plays of a 29 s sound at once, left by a dead program: one finisher mixes them
+     * (one stream, as the program's own player had), and the daemon's peak resident size
+     * stays what it was: it decodes nothing. */
+    pid_t daemon = daemonPid();
+    long before = procStatusKB(daemon, "VmHWM");
+    const char *longSound = writeTone("long.wav", 29.0);
+    run("vcard record-reset");
+    killedMidSounds(longSound, 4);
+    while (finishedByDaemon(NULL) < 5) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.05, true);
+    long resident = procStatusKB(daemon, "VmHWM");
+    CHECK(daemon > 0 && daemon == daemonPid(), "the same daemon finishes the long sounds (pid %d)", (int)daemon);
+    CHECK(before > 0 && resident > 0 && resident < 24 * 1024,
+          "the daemon's peak resident size stays small while four 29 s sounds are finished (%ld kB, %ld kB before)",
+          resident, before);
+    printf("measured: audiosessiond VmHWM %ld kB before, %ld kB finishing four 29 s sounds\n", before, resident);
+    killFinishers("long.wav");
+    waitUntilReleased();
 
     run("vcard exclusive off");
     char command[600];

@@ -336,6 +336,11 @@ static void streamsMatchFiles(void)
             if (want.cookieSize) {
                 AudioStreamBasicDescription a = cookieFormat(&f.d), b = cookieFormat(&want);
                 CHECK(memcmp(&a, &b, sizeof a) == 0, "%s: the cookie describes the same stream", names[n]);
+                /* A player hands the stream's cookie to the converter AudioFile's would
+                 * have had: the same bytes, not only the same meaning (issue 30). */
+                CHECK(f.d.cookieSize == want.cookieSize && memcmp(f.d.cookie, want.cookie, want.cookieSize) == 0,
+                      "%s (seed %u): the stream's cookie (%u bytes) is not AudioFile's (%u bytes)", names[n], seed,
+                      (unsigned)f.d.cookieSize, (unsigned)want.cookieSize);
             }
             if (f.d.packetCount >= 0)
                 CHECK(f.d.packetCount == want.packetCount, "%s: %lld packets stated, AudioFile has %lld", names[n],

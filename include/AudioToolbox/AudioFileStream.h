@@ -49,6 +49,11 @@ enum {
 
 typedef UInt32 AudioFileStreamPropertyID;
 typedef struct OpaqueAudioFileStreamID *AudioFileStreamID;
+/* Names later SDKs gave the three flag words above. iOS 7's prototypes say UInt32; code
+ * written for a later SDK declares its listener with these, and compiles unchanged. */
+typedef UInt32 AudioFileStreamPropertyFlags;
+typedef UInt32 AudioFileStreamParseFlags;
+typedef UInt32 AudioFileStreamSeekFlags;
 
 /* Called from inside AudioFileStreamParseBytes when the parser has found the value of
  * a property. */

@@ -1,5 +1,9 @@
 #define _GNU_SOURCE
 #include "CDescriptors.h"
+#include <errno.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/prctl.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -81,4 +85,42 @@ int DescriptorsOpenPath(const char *path, int followSymlinks)
 int DescriptorsAccept(int listener)
 {
     return accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+}
+
+extern char **environ;
+
+pid_t DescriptorsSpawnHelper(const char *path, char *const argv[])
+{
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    if (posix_spawn_file_actions_init(&actions) != 0) return -1;
+    if (posix_spawnattr_init(&attributes) != 0) {
+        posix_spawn_file_actions_destroy(&actions);
+        return -1;
+    }
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    int failed = posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        || posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        /* A locked pid file or a listening socket held by a helper would outlive the
+         * daemon: nothing but 0, 1 and 2 goes across, close-on-exec or not. */
+        || posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        || posix_spawnattr_setsigmask(&attributes, &none)
+        || posix_spawnattr_setsigdefault(&attributes, &all)
+        || posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    pid_t pid = -1;
+    int error = failed ? EINVAL : posix_spawn(&pid, path, &actions, &attributes, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (error != 0) {
+        errno = error;
+        return -1;
+    }
+    return pid;
+}
+
+int DescriptorsForbidNewPrivileges(void)
+{
+    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }

@@ -396,7 +396,10 @@ final class Server {
             watchListener(true)
         }
         // A client that died mid-sound: the daemon plays the rest (CompletePlaybackIfAppDies).
-        for (_, play) in connection.outliving { finisher.finish(play.path, device: play.device, startedAt: play.start) }
+        if !connection.outliving.isEmpty {
+            finisher.finish(connection.outliving.sorted { $0.key < $1.key }
+                .map { (path: $0.value.path, device: $0.value.device, startedAt: $0.value.start) })
+        }
         if connection.role == .session {
             event("\(describe(connection)) left")
             deliver(arbitration.leave(connection.id))

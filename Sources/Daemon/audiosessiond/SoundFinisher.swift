@@ -1,58 +1,71 @@
-import AudioSessionCore
+import CDescriptors
 import Glibc
 import Locking
 import Synchronization
-import SystemSounds
 
-/// Plays the rest of a system sound whose program died mid-play
+/// Has the rest of a system sound played whose program died mid-play
 /// (kAudioServicesPropertyCompletePlaybackIfAppDies), on the device it was playing on.
 ///
-/// Decoding is a worker thread's job, never the serving thread's: a dead program's
-/// thirty-second sound takes milliseconds to decode, a hundred of them seconds, and a
-/// path that is not a regular file could take forever. What it holds is bounded:
-/// `maximumPending` requests wait, `maximumSounding` sounds play at once; beyond that a
-/// request is refused (and logged). Device names are names, not paths or plugin
+/// The daemon decodes nothing: it is the user's security boundary, and a sound file is
+/// whatever a program named. Each play is finished by `audiosessiond-finisher`, a short
+/// program of the library's run as the user under resource limits of its own (see its
+/// main.swift), which the daemon starts with nothing of its own but the log and kills if
+/// it outlives any sound the phone accepts. What the daemon holds is bounded:
+/// `maximumPending` requests (a dead program's plays on one device) wait,
+/// `maximumSounding` finishers run at once; beyond that a request is refused (and logged). Device names are names, not paths or plugin
 /// definitions: ALSA's `file` plugin must not become a way to write where the user did
 /// not play.
 final class SoundFinisher: @unchecked Sendable {
     static let maximumPending = 16
     static let maximumSounding = 4
+    /// A finisher still running after this long is killed: sounds are at most 30 s, and
+    /// decoding one takes well under a second.
+    static let longestRun = 45.0
 
+    /// One dead program's plays on one device: one finisher mixes them on one stream, as
+    /// the program's own player did.
     private struct Request {
-        let path: String
         let device: String
-        let startedAt: Double
+        let plays: [(path: String, startedAt: Double)]
     }
-    private struct Queue {
+    private struct State {
         var requests: [Request] = []
-        var working = false
+        var running = 0
     }
-    private let queue = Locked(Queue())
-    private let sounding = Atomic<Int>(0)
-    private var players: [String: SystemSoundPlayer] = [:]  // the worker's own
+    private let state = Locked(State())
+    /// The finisher's executable (AUDIOSESSIOND_FINISHER, else beside the daemon's
+    /// installation: libexec/audiotoolbox/, or the same folder in a build tree).
+    let executable: String
 
-    /// Whether anything is waiting, decoding or being heard (the daemon stays for it).
-    var isBusy: Bool {
-        sounding.load(ordering: .acquiring) > 0 || queue.withLock { !$0.requests.isEmpty || $0.working }
+    init(executable: String = SoundFinisher.locateExecutable()) {
+        self.executable = executable
     }
 
-    /// Accepts a request, or says why not. Returns at once.
-    func finish(_ path: String, device: String, startedAt: Double) {
-        guard Self.isDeviceName(device) else {
-            Log.error("not finishing \(printable(path)): '\(printable(device))' is not a device name")
-            return
+    /// Whether anything is waiting or being heard (the daemon stays for it).
+    var isBusy: Bool { state.withLock { !$0.requests.isEmpty || $0.running > 0 } }
+
+    /// Accepts a dead program's plays (path, device, start), or says why not. Returns at
+    /// once.
+    func finish(_ plays: [(path: String, device: String, startedAt: Double)]) {
+        var byDevice: [String: [(path: String, startedAt: Double)]] = [:]
+        for play in plays {
+            guard Self.isDeviceName(play.device) else {
+                Log.error("not finishing \(printable(play.path)): '\(printable(play.device))' is not a device name")
+                continue
+            }
+            byDevice[play.device, default: []].append((play.path, play.startedAt))
         }
-        let startWorker = queue.withLock { q -> Bool? in
-            guard q.requests.count < Self.maximumPending else { return nil }
-            q.requests.append(Request(path: path, device: device, startedAt: startedAt))
-            defer { q.working = true }
-            return !q.working
+        for (device, plays) in byDevice.sorted(by: { $0.key < $1.key }) {
+            let accepted = state.withLock { s -> Bool in
+                guard s.requests.count < Self.maximumPending else { return false }
+                s.requests.append(Request(device: device, plays: plays))
+                return true
+            }
+            if !accepted {
+                Log.error("not finishing \(plays.count) sound(s) on \(device): \(Self.maximumPending) finishers already wait")
+            }
         }
-        guard let startWorker else {
-            Log.error("not finishing \(printable(path)): \(Self.maximumPending) sounds already wait to be finished")
-            return
-        }
-        if startWorker { startThread() }
+        startWaiting()
     }
 
     /// A bare ALSA device name (`default`, `hw:1,0`, `plughw:CARD=PCH,DEV=0`, `vcard`).
@@ -61,71 +74,92 @@ final class SoundFinisher: @unchecked Sendable {
         return !device.isEmpty && device.utf8.count <= 256 && device.utf8.allSatisfy { allowed.contains($0) }
     }
 
-    private func startThread() {
-        let box = Unmanaged.passRetained(self)
-        var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { context in
-            let finisher = Unmanaged<SoundFinisher>.fromOpaque(context!).takeRetainedValue()
-            finisher.work()
+    static func locateExecutable() -> String {
+        if let path = getenv("AUDIOSESSIOND_FINISHER").map({ String(cString: $0) }), !path.isEmpty { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        let daemon = length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+        let folder = daemon.lastIndex(of: "/").map { String(daemon[..<$0]) } ?? "."
+        let installed = folder + "/../libexec/audiotoolbox/audiosessiond-finisher"
+        return access(installed, X_OK) == 0 ? installed : folder + "/audiosessiond-finisher"
+    }
+
+    /// Starts a finisher for each waiting request while fewer than `maximumSounding` run.
+    private func startWaiting() {
+        while let request = state.withLock({ s -> Request? in
+            guard s.running < Self.maximumSounding, !s.requests.isEmpty else { return nil }
+            s.running += 1
+            return s.requests.removeFirst()
+        }) {
+            guard let pid = spawn(request) else {
+                state.withLock { $0.running -= 1 }
+                continue
+            }
+            watch(pid, path: request.plays.map(\.path).joined(separator: ", "))
+        }
+    }
+
+    private func spawn(_ request: Request) -> pid_t? {
+        let arguments = [executable, request.device] + request.plays.flatMap { [String($0.startedAt), $0.path] }
+        var pointers = arguments.map { strdup($0) }
+        pointers.append(nil)
+        defer { for pointer in pointers { free(pointer) } }
+        let pid = DescriptorsSpawnHelper(executable, pointers)
+        guard pid > 0 else {
+            Log.error("cannot finish \(request.plays.count) sound(s) on \(request.device): cannot start "
+                      + "\(printable(executable)): " + String(cString: strerror(errno)))
             return nil
-        }, box.toOpaque())
+        }
+        return pid
+    }
+
+    /// A thread waits for the finisher (killing it past `longestRun`), then lets the next
+    /// request run. Polled: the thread has nothing else to do, and a pidfd would need a
+    /// newer C library than Debian 12's headers declare.
+    private func watch(_ pid: pid_t, path: String) {
+        final class Context {
+            let finisher: SoundFinisher
+            let pid: pid_t
+            let path: String
+            init(_ finisher: SoundFinisher, _ pid: pid_t, _ path: String) {
+                self.finisher = finisher
+                self.pid = pid
+                self.path = path
+            }
+        }
+        let context = Unmanaged.passRetained(Context(self, pid, path))
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { raw in
+            let context = Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue()
+            context.finisher.reap(context.pid, path: context.path)
+            return nil
+        }, context.toOpaque())
         if created == 0 {
             pthread_detach(thread)
         } else {
-            box.release()
-            queue.withLock { $0.requests = []; $0.working = false }
-            Log.error("cannot start the thread that finishes sounds")
+            context.release()
+            // Without a thread, the daemon's own thread waits: rare, and bounded.
+            reap(pid, path: path)
         }
     }
 
-    /// Takes requests until none is left, then ends (the next request starts another).
-    private func work() {
-        while let request = queue.withLock({ q -> Request? in
-            guard !q.requests.isEmpty else { q.working = false; return nil }
-            return q.requests.removeFirst()
-        }) {
-            play(request)
+    private func reap(_ pid: pid_t, path: String) {
+        let deadline = monotonicSeconds() + Self.longestRun
+        var status: Int32 = 0
+        while true {
+            let done = waitpid(pid, &status, WNOHANG)
+            if done == pid || (done < 0 && errno != EINTR) { break }
+            if monotonicSeconds() >= deadline {
+                Log.error("the finisher of \(printable(path)) ran \(Int(Self.longestRun)) s: killed")
+                kill(pid, SIGKILL)
+                _ = waitpid(pid, &status, 0)
+                break
+            }
+            usleep(50_000)
         }
-    }
-
-    private func play(_ request: Request) {
-        guard sounding.load(ordering: .acquiring) < Self.maximumSounding else {
-            Log.error("not finishing \(printable(request.path)): \(Self.maximumSounding) sounds are being finished already")
-            return
-        }
-        let sound: DecodedSound
-        do throws(DecodedSound.LoadError) {
-            sound = try DecodedSound.load(path: request.path)
-        } catch {
-            Log.error("cannot finish \(printable(request.path)): \(error)")
-            return
-        }
-        // What the program played already is not played again.
-        let heard = max(0, Int((monotonicSeconds() - request.startedAt) * Double(sound.sampleRate)))
-        guard heard < sound.frameCount else { return }
-        let rest = DecodedSound(sampleRate: sound.sampleRate, channels: sound.channels,
-                                samples: Array(sound.samples[(heard * sound.channels)...]))
-        let player = players[request.device] ?? {
-            // The player does not exist yet when its completion handler is made.
-            final class Box: @unchecked Sendable { weak var player: SystemSoundPlayer? }
-            let box = Box()
-            let device = request.device
-            // The program is gone: no session feeds this player, only the device.
-            let made = SystemSoundPlayer(predefined: [:],
-                                         fedWith: AudioServiceSnapshot(active: true, interrupted: false, level: 1,
-                                                                       silentSwitch: false, device: .alsa(device),
-                                                                       sampleRate: 0, ioBufferDuration: 0),
-                                         onFinished: { [unowned self] id in
-                                             _ = box.player?.dispose(id)
-                                             self.sounding.subtract(1, ordering: .releasing)
-                                         })
-            box.player = made
-            players[request.device] = made
-            return made
-        }()
-        sounding.add(1, ordering: .releasing)
-        let id = player.create(rest, path: request.path)
-        player.play(id)
-        Log.info("finishing \(printable(request.path)) for a program that died (\(sound.frameCount - heard) frames left)")
+        let exitedWell = (status & 0x7f) == 0 && ((status >> 8) & 0xff) == 0
+        if !exitedWell { Log.error("the finisher of \(printable(path)) ended with status \(status)") }
+        state.withLock { $0.running -= 1 }
+        startWaiting()
     }
 }

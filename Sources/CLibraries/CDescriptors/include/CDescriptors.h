@@ -37,4 +37,15 @@ int DescriptorsOpenPath(const char *path, int followSymlinks);
 /* accept4(2) with SOCK_CLOEXEC | SOCK_NONBLOCK: the new connection is never inherited
  * by a program another thread execs. */
 int DescriptorsAccept(int listener);
+
+/* Starts the program at `path` with `argv` (NULL-terminated) and the caller's
+ * environment: standard input and output on /dev/null, standard error shared (the
+ * daemon's log), every other descriptor closed in the child whether close-on-exec or
+ * not, default signal dispositions and an empty signal mask. Returns the child's pid, or
+ * -1 with errno. */
+pid_t DescriptorsSpawnHelper(const char *path, char *const argv[]);
+
+/* prctl(PR_SET_NO_NEW_PRIVS, 1) (variadic, so Swift cannot call it): nothing this
+ * process execs gains privileges. 0, or -1 with errno. */
+int DescriptorsForbidNewPrivileges(void);
 #endif

@@ -168,7 +168,10 @@ public final class AudioFileReader: @unchecked Sendable {
         case MediaCodecAAC:
             config = adtsConfig ?? extradata
             guard !config.isEmpty else { throw .unsupportedDataFormat }
-            cookie = MagicCookie.esds(audioSpecificConfig: config, bitRate: UInt32(clamping: info.bitRate))
+            // The cookie as the file states it (an MPEG-4 file's 'esds'), else made from the
+            // configuration: ADTS states no bit rates, nor does Audio File Stream's cookie.
+            cookie = (fileType == FileType.m4a || fileType == FileType.mpeg4 ? MPEG4HeaderReader.cookie(of: source) : nil)
+                ?? MagicCookie.esds(audioSpecificConfig: config)
             format = StreamDescription(sampleRate: rate, formatID: FormatID.mpeg4AAC, formatFlags: UInt32(max(0, info.aacProfile)),
                                        bytesPerPacket: 0, framesPerPacket: 1024, bytesPerFrame: 0, channelsPerFrame: channels,
                                        bitsPerChannel: 0)

@@ -527,6 +527,38 @@ struct MPEG4HeaderReader: ContainerHeaderReader {
     }
 }
 
+extension MPEG4HeaderReader {
+    /// The cookie a whole MPEG-4 file states for its first sound track (the ES descriptor
+    /// of its 'esds', the same bytes Audio File Stream reports), wherever its 'moov' lies;
+    /// nil when the file has none to read. Audio File reads the cookie here, so that both
+    /// services hand a converter the same bytes.
+    static func cookie(of source: ByteSource) -> [UInt8]? {
+        var position: Int64 = 0
+        for _ in 0..<64 {
+            guard let head = source.bytes(at: position, count: 8) else { return nil }
+            var size = Int64(UInt32(head[0]) << 24 | UInt32(head[1]) << 16 | UInt32(head[2]) << 8 | UInt32(head[3]))
+            var headerSize: Int64 = 8
+            if size == 1 {
+                guard let large = source.bytes(at: position + 8, count: 8) else { return nil }
+                size = Int64(bitPattern: large.reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+                headerSize = 16
+            }
+            guard size >= headerSize else { return nil }
+            if head[4...7].elementsEqual("moov".utf8) {
+                guard size - headerSize < chunkLimit,
+                      let body = source.bytes(at: position + headerSize, count: Int(size - headerSize)) else { return nil }
+                return body.withUnsafeBytes { raw -> [UInt8]? in
+                    guard let movie = try? MovieBox(ByteView(raw)), !movie.config.isEmpty, movie.entry == "mp4a"
+                    else { return nil }
+                    return movie.config
+                }
+            }
+            position += size
+        }
+        return nil
+    }
+}
+
 /// The parts of a 'moov' box that describe the first sound track.
 private struct MovieBox {
     var movieTimescale: Int64 = 0
