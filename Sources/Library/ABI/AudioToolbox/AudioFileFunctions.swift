@@ -21,7 +21,7 @@ final class AudioFileHandle: Guarded {
 
 let audioFiles = HandleTable<AudioFileHandle>()
 
-private func fileHandle(_ id: OpaquePointer?) throws(AudioFileStatus) -> AudioFileHandle {
+func fileHandle(_ id: OpaquePointer?) throws(AudioFileStatus) -> AudioFileHandle {
     guard let handle = audioFiles.get(id) else { throw id == nil ? .parameter : .notOpen }
     return handle
 }
@@ -210,54 +210,6 @@ public func audioFileWritePackets(_ id: OpaquePointer?, _ useCache: UInt8, _ byt
     }
 }
 
-// MARK: user data (chunks other than audio): none are kept.
-
-@_cdecl("AudioFileCountUserData")
-public func audioFileCountUserData(_ id: OpaquePointer?, _ userDataID: UInt32, _ out: UnsafeMutablePointer<UInt32>?) -> Int32 {
-    fileCall { () throws(AudioFileStatus) in
-        _ = try fileHandle(id)
-        guard let out else { throw .parameter }
-        out.pointee = 0
-    }
-}
-
-@_cdecl("AudioFileGetUserDataSize")
-public func audioFileGetUserDataSize(_ id: OpaquePointer?, _ userDataID: UInt32, _ index: UInt32,
-                                     _ out: UnsafeMutablePointer<UInt32>?) -> Int32 {
-    fileCall { () throws(AudioFileStatus) in
-        _ = try fileHandle(id)
-        guard out != nil else { throw .parameter }
-        throw .invalidChunk
-    }
-}
-
-@_cdecl("AudioFileGetUserData")
-public func audioFileGetUserData(_ id: OpaquePointer?, _ userDataID: UInt32, _ index: UInt32, _ ioSize: UnsafeMutablePointer<UInt32>?,
-                                 _ out: UnsafeMutableRawPointer?) -> Int32 {
-    fileCall { () throws(AudioFileStatus) in
-        _ = try fileHandle(id)
-        guard ioSize != nil, out != nil else { throw .parameter }
-        throw .invalidChunk
-    }
-}
-
-@_cdecl("AudioFileSetUserData")
-public func audioFileSetUserData(_ id: OpaquePointer?, _ userDataID: UInt32, _ index: UInt32, _ size: UInt32,
-                                 _ data: UnsafeRawPointer?) -> Int32 {
-    fileCall { () throws(AudioFileStatus) in
-        _ = try fileHandle(id)
-        throw .operationNotSupported
-    }
-}
-
-@_cdecl("AudioFileRemoveUserData")
-public func audioFileRemoveUserData(_ id: OpaquePointer?, _ userDataID: UInt32, _ index: UInt32) -> Int32 {
-    fileCall { () throws(AudioFileStatus) in
-        _ = try fileHandle(id)
-        throw .invalidChunk
-    }
-}
-
 // MARK: properties
 
 /// kAudioFilePropertyInfoDictionary: the file's tags under Apple's keys (the
@@ -333,6 +285,8 @@ public func audioFileGetPropertyInfo(_ id: OpaquePointer?, _ property: UInt32, _
         if translations.contains(Int(property)) {
             size = property == UInt32(kAudioFilePropertyPacketToByte) || property == UInt32(kAudioFilePropertyByteToPacket)
                 ? MemoryLayout<AudioBytePacketTranslation>.size : MemoryLayout<AudioFramePacketTranslation>.size
+        } else if AnnotationLists.isList(property) {
+            size = try AnnotationLists.size(property, of: handle)
         } else if property == UInt32(kAudioFilePropertyInfoDictionary) {
             guard case .reading = handle.role else { throw .unsupportedProperty }
             size = MemoryLayout<CFDictionary>.size
@@ -341,7 +295,9 @@ public func audioFileGetPropertyInfo(_ id: OpaquePointer?, _ property: UInt32, _
         }
         outSize?.pointee = UInt32(size)
         let writable: Set<Int> = [kAudioFilePropertyMagicCookieData, kAudioFilePropertyPacketTableInfo]
-        if case .writing = handle.role { outWritable?.pointee = writable.contains(Int(property)) ? 1 : 0 } else {
+        if AnnotationLists.isList(property) {
+            outWritable?.pointee = AnnotationLists.isWritable(handle) ? 1 : 0
+        } else if case .writing = handle.role { outWritable?.pointee = writable.contains(Int(property)) ? 1 : 0 } else {
             outWritable?.pointee = 0
         }
     }
@@ -355,6 +311,9 @@ public func audioFileGetProperty(_ id: OpaquePointer?, _ property: UInt32, _ ioS
         guard let ioSize, let out else { throw .parameter }
         // The translations read their question from the buffer.
         switch Int(property) {
+        case kAudioFilePropertyMarkerList, kAudioFilePropertyRegionList:
+            try AnnotationLists.get(property, of: handle, ioSize, out)
+            return
         case kAudioFilePropertyInfoDictionary:
             // A new dictionary each time, which the caller releases.
             guard case .reading(let r) = handle.role else { throw .unsupportedProperty }
@@ -406,6 +365,7 @@ public func audioFileSetProperty(_ id: OpaquePointer?, _ property: UInt32, _ siz
     fileCall { () throws(AudioFileStatus) in
         let handle = try fileHandle(id)
         guard let data else { throw .parameter }
+        if AnnotationLists.isList(property) { return try AnnotationLists.set(property, of: handle, size, data) }
         guard case .writing(let w) = handle.role else {
             _ = try handle.serialized { () throws(AudioFileStatus) in try fileProperty(handle, property) }
             throw .permissions

@@ -67,6 +67,8 @@ public final class AudioFileReader: @unchecked Sendable {
     /// The file's tags as FFmpeg names them (container first, then the stream), in order:
     /// what kAudioFilePropertyInfoDictionary is made from.
     public let tags: [(key: String, value: String)]
+    /// The file's own chunks, markers and regions (CAF, AIFF, WAV).
+    public let annotations: FileAnnotations
 
     private static func tags(of demuxer: OpaquePointer) -> [(key: String, value: String)] {
         var found: [(key: String, value: String)] = []
@@ -98,6 +100,7 @@ public final class AudioFileReader: @unchecked Sendable {
         tags = Self.tags(of: demuxer)
         let container = withUnsafeBytes(of: info.container) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         fileType = try Self.fileType(container: container, codec: info.codec, head: head)
+        annotations = FileAnnotations.read(source, fileType: fileType)
         guard info.sampleRate > 0, info.channels > 0, info.channels <= 64 else { throw .unsupportedDataFormat }
         codec = info.codec
         let extradata = info.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(info.extradataSize))) } ?? []

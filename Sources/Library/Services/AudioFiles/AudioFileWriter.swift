@@ -15,6 +15,10 @@ public final class AudioFileWriter {
     public private(set) var packetCount: Int64 = 0
     public private(set) var byteCount: Int64 = 0
     public private(set) var maximumPacketSize: UInt32 = 0
+    /// User data, markers and regions, written after the audio at close: CAF only (the
+    /// other containers' headers are FFmpeg's, written before we could add to them).
+    public var annotations = FileAnnotations()
+    public var keepsAnnotations: Bool { caf != nil }
     private var muxer: OpaquePointer?
     private var caf: CAFWriter?
     private var closed = false
@@ -225,7 +229,7 @@ public final class AudioFileWriter {
         guard !closed else { return }
         if let caf {
             closed = true
-            try caf.finish(cookie: magicCookie, table: packetTable)
+            try caf.finish(cookie: magicCookie, table: packetTable, chunks: annotations.cafChunks())
             return
         }
         if muxer == nil && format.isLinearPCM { _ = try? openMuxer(frameSize: 0, priming: 0, bitRate: 0) }

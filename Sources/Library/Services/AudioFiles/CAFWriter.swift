@@ -126,8 +126,16 @@ final class CAFWriter {
         if !format.isConstantBitRate { sizes += packetSizes }
     }
 
-    /// The data's size, then the packet table (variable-rate data).
-    func finish(cookie: [UInt8], table: PacketTable?) throws(AudioFileStatus) {
+    /// The data's size, then the packet table (variable-rate data), then `chunks` (the
+    /// file's user data, markers and regions).
+    func finish(cookie: [UInt8], table: PacketTable?, chunks: [(type: UInt32, bytes: [UInt8])] = []) throws(AudioFileStatus) {
+        try finishAudio(cookie: cookie, table: table)
+        for (type, bytes) in chunks {
+            try write(Self.be(UInt64(type), 4) + Self.be(UInt64(bytes.count), 8) + bytes)
+        }
+    }
+
+    private func finishAudio(cookie: [UInt8], table: PacketTable?) throws(AudioFileStatus) {
         try start(cookie: cookie)
         let end = position
         position = dataStart - 16
