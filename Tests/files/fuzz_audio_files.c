@@ -94,7 +94,10 @@ int main(int argc, char **argv)
     int rounds = atoi(argv[2]);
     const char *names[] = {"pcm16.wav", "pcm24.aiff", "pcm16.aifc", "pcm16le.caf", "ulaw.wav", "ima4.caf", "ima4.aifc",
                            "aac.m4a", "aac.aac", "mp3.mp3", "alac.caf", "alac.m4a", "aac-fast.m4a", "alac-fast.m4a",
-                           "mp3-vbr.mp3", "mp3-radio.mp3"};
+                           "mp3-vbr.mp3", "mp3-radio.mp3",
+                           /* Markers, regions and user chunks: made by test_audio_file_annotations,
+                              which run-tests.sh runs first in the same folder. */
+                           "annotated.caf", "cues.wav", "marks.aiff", "written.caf"};
     installWatchdog("fuzz");
     char target[1024];
     snprintf(target, sizeof target, "%s/fuzzed.bin", media);
@@ -126,6 +129,45 @@ int main(int argc, char **argv)
                 UInt64 packets = 0;
                 UInt32 s = sizeof packets;
                 AudioFileGetProperty(file, kAudioFilePropertyAudioDataPacketCount, &s, &packets);
+                /* The marker and region lists and the user data, read as a program would. */
+                static const UInt32 lists[] = {kAudioFilePropertyMarkerList, kAudioFilePropertyRegionList};
+                for (int l = 0; l < 2; l++) {
+                    UInt32 listSize = 0;
+                    if (AudioFileGetPropertyInfo(file, lists[l], &listSize, NULL) || listSize > (1u << 24)) continue;
+                    void *list = calloc(1, listSize + 1);
+                    UInt32 got = listSize;
+                    if (AudioFileGetProperty(file, lists[l], &got, list) == noErr) {
+                        CHECK(got == listSize, "%s round %d: a list of %u bytes said %u", names[f], r, (unsigned)got,
+                              (unsigned)listSize);
+                        if (l == 0) {
+                            AudioFileMarkerList *m = list;
+                            for (UInt32 i = 0; i < m->mNumberMarkers; i++)
+                                if (m->mMarkers[i].mName) CFRelease(m->mMarkers[i].mName);
+                        } else {
+                            AudioFileRegionList *rl = list;
+                            AudioFileRegion *region = rl->mRegions;
+                            for (UInt32 i = 0; i < rl->mNumberRegions; i++, region = NextAudioFileRegion(region)) {
+                                if (region->mName) CFRelease(region->mName);
+                                for (UInt32 k = 0; k < region->mNumberMarkers; k++)
+                                    if (region->mMarkers[k].mName) CFRelease(region->mMarkers[k].mName);
+                            }
+                        }
+                    }
+                    free(list);
+                }
+                static const UInt32 chunkTypes[] = {0x61626364 /* abcd */, 0x75736572 /* user */, 0x6D696E65 /* mine */,
+                                                    0x4C495354 /* LIST */, 0x66726565 /* free */};
+                for (int c = 0; c < 5; c++) {
+                    UInt32 items = 0;
+                    AudioFileCountUserData(file, chunkTypes[c], &items);
+                    for (UInt32 i = 0; i < items && i < 4; i++) {
+                        UInt32 chunkSize = 0;
+                        if (AudioFileGetUserDataSize(file, chunkTypes[c], i, &chunkSize) || chunkSize > (1u << 24)) continue;
+                        void *chunk = malloc(chunkSize + 1);
+                        AudioFileGetUserData(file, chunkTypes[c], i, &chunkSize, chunk);
+                        free(chunk);
+                    }
+                }
                 static char bytes[1 << 16];
                 AudioStreamPacketDescription descriptions[16];
                 for (SInt64 p = 0; p < (SInt64)packets;) {
