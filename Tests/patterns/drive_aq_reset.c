@@ -16,9 +16,17 @@
  *  4. Dispose(queue, false) of a queue never started, three buffers enqueued; and of one
  *     stopped with Stop(true) and given three buffers again: no callback after it
  *     returns.
+ *  5. On the virtual ALSA card, what is heard: three 0.5 s buffers of 440 Hz enqueued and
+ *     started, Reset once the first came back, then one 0.5 s buffer of 880 Hz (a seek to
+ *     other music). The card must hear 880 Hz after at most the one 440 Hz buffer (and
+ *     the device's latency): the two old buffers Reset dropped are never heard, and no
+ *     440 Hz follows the 880. (Before the queue's life was one state machine, the old
+ *     buffers were still heard after Reset.)
  */
 #include "patterns.h"
 #include "aq_reset.h"
+#include <math.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -172,6 +180,91 @@ static void disposeLater(int useRunLoop, int stoppedFirst)
     alarm(0);
 }
 
+/* ---- 5: old audio after Reset, as the card hears it ---------------------------------- */
+
+static volatile long toneCallbacks;
+
+static void countBack(void *data, AudioQueueRef q, AudioQueueBufferRef b)
+{
+    (void)data, (void)q, (void)b;
+    toneCallbacks++;
+}
+
+static void fillTone(AudioQueueBufferRef b, double hz)
+{
+    SInt16 *samples = (SInt16 *)b->mAudioData;
+    UInt32 frames = b->mAudioDataBytesCapacity / 4;
+    for (UInt32 i = 0; i < frames; i++)
+        samples[2 * i] = samples[2 * i + 1] = (SInt16)(12000 * sin(2 * M_PI * hz * i / 44100.0));
+    b->mAudioDataByteSize = frames * 4;
+}
+
+/* The card's recording in 10 ms windows, each called 440 Hz or 880 Hz by its rising zero
+ * crossings (4.4 or 8.8 a window; silence and the edges are neither). */
+static void heardAfterReset(long *windows440, long *windows880, long *late440)
+{
+    long frames = 0;
+    short *s = cardRecording(&frames);
+    int rate = cardPlaybackRate();
+    long window = rate / 100, seen880 = 0;
+    *windows440 = *windows880 = *late440 = 0;
+    for (long start = 0; window > 0 && start + window <= frames; start += window) {
+        long crossings = 0, peak = 0;
+        for (long i = start + 1; i < start + window; i++) {
+            if (s[2 * (i - 1)] < 0 && s[2 * i] >= 0) crossings++;
+            if (labs((long)s[2 * i]) > peak) peak = labs((long)s[2 * i]);
+        }
+        if (peak < 2000) continue;
+        if (crossings >= 3 && crossings <= 6) {
+            (*windows440)++;
+            if (seen880 > 2) (*late440)++;
+        } else if (crossings >= 7 && crossings <= 11) {
+            (*windows880)++;
+            seen880++;
+        }
+    }
+    free(s);
+}
+
+static void resetHeardOnCard(void)
+{
+    const char *label = "Reset heard on the card";
+    watchdogName = label;
+    alarm(30);
+    vcard("record-reset");
+    AudioStreamBasicDescription f = {44100, kAudioFormatLinearPCM,
+                                     kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
+    AudioQueueRef q = NULL;
+    CHECK_STATUS(AudioQueueNewOutput(&f, countBack, NULL, NULL, NULL, 0, &q), noErr);
+    if (!q) return;
+    AudioQueueBufferRef b[4];
+    for (int i = 0; i < 4; i++) CHECK_STATUS(AudioQueueAllocateBuffer(q, 22050 * 4, &b[i]), noErr);
+    for (int i = 0; i < 3; i++) {
+        fillTone(b[i], 440);
+        CHECK_STATUS(AudioQueueEnqueueBuffer(q, b[i], 0, NULL), noErr);
+    }
+    CHECK_STATUS(AudioQueueStart(q, NULL), noErr);
+    while (toneCallbacks < 1) usleep(1000);
+    CHECK_STATUS(AudioQueueReset(q), noErr);
+    long dropped = toneCallbacks - 1;
+    fillTone(b[3], 880);
+    CHECK_STATUS(AudioQueueEnqueueBuffer(q, b[3], 0, NULL), noErr);
+    CHECK_STATUS(AudioQueueStop(q, false), noErr);
+    while (toneCallbacks < 2 + dropped) usleep(1000);
+    /* The asynchronous stop ends once the device played the last buffer out. */
+    UInt32 running = 1, size = sizeof running;
+    while (AudioQueueGetProperty(q, kAudioQueueProperty_IsRunning, &running, &size) == noErr && running) usleep(1000);
+    CHECK_STATUS(AudioQueueDispose(q, true), noErr);
+    long w440 = 0, w880 = 0, late = 0;
+    heardAfterReset(&w440, &w880, &late);
+    CHECK(dropped == 2, "%s: Reset handed back the two buffers not yet played (%ld)", label, dropped);
+    CHECK(w880 >= 35, "%s: the card heard the 880 Hz buffer enqueued after Reset (%ld windows of 10 ms)", label, w880);
+    CHECK(w440 >= 30 && w440 <= 90, "%s: the card heard %ld windows of 10 ms of the old 440 Hz: the played buffer and "
+          "the device's latency, never the 1 s Reset dropped", label, w440);
+    CHECK(late == 0, "%s: %ld windows of 440 Hz after the 880 Hz began", label, late);
+    printf("%s: the card heard %.2f s of 440 Hz, then %.2f s of 880 Hz\n", label, w440 / 100.0, w880 / 100.0);
+}
+
 int main(int argc, char **argv)
 {
     harnessStart(argc, argv, "aq reset");
@@ -189,6 +282,7 @@ int main(int argc, char **argv)
         disposeLater(useRunLoop, 0);
         disposeLater(useRunLoop, 1);
     }
+    if (onALSA) resetHeardOnCard();
     watchdogName = "aq reset";
     snprintf(command, sizeof command, "rm -rf %s", folder);
     CHECK(system(command) == 0, "scratch folder removed");
