@@ -49,17 +49,21 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
-        // Pure Swift rules of the API: property table, category policy, state machine,
-        // listener registry, event model. No I/O, no CoreFoundation.
         // A pthread-mutex guarded value, shared by the layers (visible to ThreadSanitizer).
         .target(name: "Locking", path: "Sources/Shared/Locking"),
+        // What the library takes from its environment (read in one file, Configuration)
+        // and its one log, for every layer.
+        .target(name: "Settings", path: "Sources/Library/Settings"),
+        // Pure Swift rules of the API: property table, category policy, state machine,
+        // listener registry, event model. No I/O, no CoreFoundation.
         .target(name: "AudioSessionCore", dependencies: ["Locking"], path: "Sources/Library/Core/AudioSessionCore"),
         // The messages between the library, the `audiosession` tool and `audiosessiond`:
         // framing, encoding, a decoder that rejects every malformed frame.
         .target(name: "ArbiterProtocol", path: "Sources/Shared/ArbiterProtocol"),
         // SPEC 7 as one data table and a stack of claims: pure, shared by the daemon.
         .target(name: "Arbitration", dependencies: ["ArbiterProtocol"], path: "Sources/Shared/Arbitration"),
-        // Where the user's daemon lives, starting it, blocking socket helpers.
+        // The C calls Swift cannot make (variadic or macro-shaped): descriptor passing,
+        // eventfd, accept4, O_PATH, spawning the daemon's helper, no new privileges.
         .target(name: "CDescriptors", path: "Sources/CLibraries/CDescriptors"),
         // The POSIX layer the daemon, the client and the tool share: typed errors, EINTR
         // retried in one place, deadlines, peer credentials, private folders, files
@@ -70,11 +74,12 @@ let package = Package(
         .systemLibrary(name: "CPipeWire", path: "Sources/CLibraries/CPipeWire", pkgConfig: "libpipewire-0.3", providers: [.apt(["libpipewire-0.3-dev"])]),
         .target(name: "CSoundServer", dependencies: ["CPipeWire"], path: "Sources/CLibraries/CSoundServer"),
         // The conversions between the session's, the engine's and the wire's words for
-        // the same facts, in one tested place.
-        .target(name: "ArbiterVocabulary", dependencies: ["AudioSessionCore", "ArbiterProtocol", "Arbitration"], path: "Sources/Shared/ArbiterVocabulary"),
-        // The per-user arbitration daemon.
+        // the same facts that the library's two arbiters make, in one tested place (the
+        // daemon's one, a notice onto the wire, is Arbitration's).
+        .target(name: "ArbiterVocabulary", dependencies: ["AudioSessionCore", "ArbiterProtocol", "Arbitration"], path: "Sources/Library/Arbiters/ArbiterVocabulary"),
+        // The per-user arbitration daemon: Shared modules and C libraries only, no codec.
         .executableTarget(name: "audiosessiond",
-                          dependencies: ["AudioSessionCore", "ArbiterProtocol", "ArbiterSocket", "Arbitration", "ArbiterVocabulary",
+                          dependencies: ["ArbiterProtocol", "ArbiterSocket", "Arbitration",
                                          "CSoundServer", "CDescriptors", "Locking", "POSIXSupport"], path: "Sources/Daemon/audiosessiond"),
         // Plays the rest of a dead program's system sound, for the daemon, which decodes
         // nothing: a short-lived process under its own resource limits.
@@ -83,7 +88,7 @@ let package = Package(
         // The library's side of audiosessiond: registration, events, reconnection.
         .target(name: "ArbiterClient",
                 dependencies: ["AudioSessionCore", "ArbiterProtocol", "ArbiterSocket", "ArbiterVocabulary", "CDescriptors",
-                               "Locking", "POSIXSupport"], path: "Sources/Library/Arbiters/ArbiterClient"),
+                               "Locking", "POSIXSupport", "Settings"], path: "Sources/Library/Arbiters/ArbiterClient"),
         // The command-line tool: status, watch, call, alarm.
         .executableTarget(name: "audiosession", dependencies: [
             "ArbiterProtocol", "ArbiterSocket", "POSIXSupport",
@@ -98,23 +103,24 @@ let package = Package(
         // libsndfile and libsamplerate, found through pkg-config.
         .systemLibrary(name: "CSndfile", path: "Sources/CLibraries/CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSamplerate", path: "Sources/CLibraries/CSamplerate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
-        // System Sound Services: decoding, conversion, the mixer thread on one ALSA stream.
-        .target(name: "SystemSounds", dependencies: ["AudioSessionCore", "AudioStreams", "AudioFiles", "CALSA", "CSndfile", "CSamplerate",
+        // System Sound Services: decoding, conversion, the mixer thread on one stream of
+        // the stream layer (the sound server's, or an ALSA PCM).
+        .target(name: "SystemSounds", dependencies: ["AudioSessionCore", "AudioStreams", "AudioFiles", "CSndfile", "CSamplerate",
                                                      "Locking", "POSIXSupport"], path: "Sources/Library/Services/SystemSounds"),
         // The devices the I/O units stream to: ALSA PCMs, or the virtual device's clock;
         // the real-time threads that exchange periods with them.
-        .target(name: "AudioStreams", dependencies: ["AudioSessionCore", "CALSA", "CPipeWireStream", "Locking"],
+        .target(name: "AudioStreams", dependencies: ["AudioSessionCore", "CALSA", "CPipeWireStream", "Locking", "Settings"],
                 path: "Sources/Library/Streams/AudioStreams"),
         // The PipeWire streams the I/O units play and record through where a server runs.
         .target(name: "CPipeWireStream", dependencies: ["CPipeWire"], path: "Sources/CLibraries/CPipeWireStream"),
-        // The audio units: RemoteIO and VoiceProcessingIO on a stream the session feeds,
-        // GenericOutput pulled offline; PCM layouts, conversion, rate conversion.
         // VoiceProcessingIO's echo canceller and gain control: a C face for the WebRTC audio
         // processing library (Debian: libwebrtc-audio-processing-dev).
         .target(name: "CVoiceProcessing", path: "Sources/CLibraries/CVoiceProcessing",
                 cxxSettings: [.unsafeFlags(["-I/usr/include/webrtc_audio_processing", "-DWEBRTC_POSIX",
                                             "-DWEBRTC_AUDIO_PROCESSING_ONLY_BUILD"])],
                 linkerSettings: [.linkedLibrary("webrtc_audio_processing")]),
+        // The audio units: RemoteIO and VoiceProcessingIO on a stream the session feeds,
+        // GenericOutput pulled offline, AUConverter; PCM layouts, conversion, rate conversion.
         .target(name: "AudioUnits", dependencies: ["AudioSessionCore", "AudioStreams", "CSamplerate", "CVoiceProcessing",
                                                    "Locking"],
                 path: "Sources/Library/Services/AudioUnits"),
@@ -125,20 +131,21 @@ let package = Package(
         // Audio files and conversion: Audio File, Extended Audio File, Audio Converter
         // (PCM conversion, decoding, AAC encoding), over CMediaCodecs and libsamplerate.
         .target(name: "AudioFiles", dependencies: ["CMediaCodecs", "CSamplerate"], path: "Sources/Library/Services/AudioFiles"),
-        // Audio Queue Services: the program's buffers played and recorded on an I/O unit's
-        // stream (so the session governs them as it governs units), compressed formats
-        // through AudioFiles' converter.
-        // Their time/pitch processing: a C face for SoundTouch (Debian: libsoundtouch-dev;
-        // LGPL 2.1, which a shared library may link whatever its users' licences, where
-        // Rubber Band is GPL).
+        // The queues' time/pitch processing: a C face for SoundTouch (Debian:
+        // libsoundtouch-dev; LGPL 2.1, which a shared library may link whatever its users'
+        // licences, where Rubber Band is GPL).
         .target(name: "CTimeStretch", path: "Sources/CLibraries/CTimeStretch",
                 cxxSettings: [.unsafeFlags(["-I/usr/include/soundtouch"])],
                 linkerSettings: [.linkedLibrary("SoundTouch")]),
+        // Audio Queue Services: the program's buffers played and recorded on an I/O unit's
+        // stream (so the session governs them as it governs units), compressed formats
+        // through AudioFiles' converter.
         .target(name: "AudioQueues", dependencies: ["AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "CTimeStretch",
                                                     "Locking"],
                 path: "Sources/Library/Services/AudioQueues"),
         // Real sound cards: PCM negotiation, mixer, jack controls and control events.
-        .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "CDescriptors", "Locking", "POSIXSupport"], path: "Sources/Library/Hardware/ALSABackend"),
+        .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "CDescriptors", "Locking", "POSIXSupport", "Settings"],
+                path: "Sources/Library/Hardware/ALSABackend"),
         // Delivery of callbacks on the client's CFRunLoop or through a pollable fd.
         .target(name: "RunLoopDispatch", dependencies: ["Locking", "CDescriptors"], path: "Sources/Library/Delivery/RunLoopDispatch"),
         // C: the exported `const CFStringRef` data symbols, and the public headers for Swift.
@@ -155,7 +162,7 @@ let package = Package(
             name: "AudioToolbox",
             dependencies: ["AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "AudioQueues", "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox",
                            "InProcessArbiter", "ArbiterClient", "ArbiterSocket", "SystemSounds", "Locking",
-                           "POSIXSupport"], path: "Sources/Library/ABI/AudioToolbox",
+                           "POSIXSupport", "Settings"], path: "Sources/Library/ABI/AudioToolbox",
             swiftSettings: publicHeaders,
             linkerSettings: [.linkedLibrary("Foundation")]
         ),
@@ -165,6 +172,7 @@ let package = Package(
         ),
         .testTarget(name: "ArbitrationTests", dependencies: ["Arbitration", "ArbiterProtocol"]),
         .testTarget(name: "POSIXSupportTests", dependencies: ["POSIXSupport"]),
+        .testTarget(name: "SettingsTests", dependencies: ["Settings"]),
         .testTarget(name: "ALSABackendTests", dependencies: ["ALSABackend", "AudioSessionCore", "POSIXSupport"]),
         .testTarget(name: "ArbiterVocabularyTests",
                     dependencies: ["ArbiterVocabulary", "Arbitration", "ArbiterProtocol", "AudioSessionCore"]),

@@ -1221,6 +1221,39 @@ def case_u2(c):
         server.close()
 
 
+def case_u3(c):
+    """Issue 31: where a sound server runs, a system sound plays through a PipeWire stream
+    of the program's own (media.role Notification), as its units do: with no ALSA card
+    for the program it is heard at the sink, where it used to complete unheard."""
+    server = SoundServer(c)
+    c.env.pop("AUDIOTOOLBOX_BACKEND", None)
+    c.env["AUDIOTOOLBOX_ALSA_JACK_CTLS"] = ""
+    sound = os.path.join(c.runtime, "chime.wav")
+    write_tone(sound, 10)
+    try:
+        (a,) = c.start("A")
+        a.set_category("medi")
+        a.command(f"sound {sound}")
+        found = {}
+
+        def own(props):
+            if props.get("application.process.id") in (a.pid, str(a.pid)):
+                found.update(props)
+                return True
+            return False
+        deadline = time.monotonic() + HANG
+        while find_stream(c, own) is None:
+            if time.monotonic() > deadline:
+                raise CaseFailure("no PipeWire stream names A's process while its system sound plays")
+            time.sleep(0.05)
+        if found.get("media.role") != "Notification":
+            raise CaseFailure(f"A's system-sound stream has media.role {found.get('media.role')!r}; all: {found}")
+        wait_heard(c, 1.0, "A's system sound")
+        a.expect(r"^sound-done$")
+    finally:
+        server.close()
+
+
 def case_q1(c):
     """Issue 19: where a sound server runs, an output audio queue plays through a PipeWire
     stream of its own (the queue streams through an I/O unit the session feeds); a call
@@ -1801,6 +1834,7 @@ CASES = [
     ("w-forked-child-sessions", case_w),
     ("x-pulse-stream-owned-by-its-program", case_x),
     ("u2-unit-plays-through-pipewire", case_u2),
+    ("u3-system-sound-plays-through-pipewire", case_u3),
     ("q1-queue-plays-through-pipewire", case_q1),
     ("y-interrupted-program-muted", case_y),
     ("s2-volume-after-wireplumber-restart", case_s2),

@@ -20,6 +20,8 @@
  *                               6000 * sin(i / 9), 16-bit stereo at 48 kHz, made at the first start)
  *   queue start|stop         -> "queue start|stop <status>"    (an output audio queue playing the
  *                               same tone, three buffers refilled on the queue's own thread)
+ *   sound <path>             -> "sound <status>"               (AudioServicesCreateSystemSoundID and
+ *                               AudioServicesPlaySystemSound; "sound-done" when its completion comes)
  *   running                  -> "running <unit> <queue>"      (IsRunning of each, -1 if none)
  *   init                     -> "init <status>"                (AudioSessionInitialize and the listeners,
  *                               for a program started with --no-session)
@@ -250,6 +252,25 @@ static int queueRunning(void)
     return (int)running;
 }
 
+static void soundDone(SystemSoundID id, void *data)
+{
+    (void)id, (void)data;
+    checkThread("sound completion");
+    say("sound-done");
+}
+
+static OSStatus soundCommand(const char *path)
+{
+    CFURLRef url = CFURLCreateFromFileSystemRepresentation(NULL, (const UInt8 *)path, (CFIndex)strlen(path), false);
+    SystemSoundID id = 0;
+    OSStatus status = AudioServicesCreateSystemSoundID(url, &id);
+    CFRelease(url);
+    if (status) return status;
+    if ((status = AudioServicesAddSystemSoundCompletion(id, NULL, NULL, soundDone, NULL))) return status;
+    AudioServicesPlaySystemSound(id);
+    return noErr;
+}
+
 /* Handles one command line; returns 0 once the program should stop. */
 static int handle(char *text)
 {
@@ -298,6 +319,8 @@ static int handle(char *text)
         say("unit %s %s", arg, statusText(unitCommand(arg), b));
     } else if (strcmp(command, "queue") == 0 && arg != NULL && (!strcmp(arg, "start") || !strcmp(arg, "stop"))) {
         say("queue %s %s", arg, statusText(queueCommand(arg), b));
+    } else if (strcmp(command, "sound") == 0 && arg != NULL) {
+        say("sound %s %s", arg, statusText(soundCommand(arg), b));
     } else if (strcmp(command, "running") == 0 && arg == NULL) {
         say("running %d %d", unitRunning(), queueRunning());
     } else if (strcmp(command, "init") == 0 && arg == NULL) {

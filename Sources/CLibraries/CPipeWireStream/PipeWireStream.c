@@ -47,17 +47,6 @@ static void woken(void *data, uint64_t count);
 static pthread_once_t initialised = PTHREAD_ONCE_INIT;
 static void initialise(void) { pw_init(NULL, NULL); }
 
-int PipeWireServerPresent(void)
-{
-    const char *remote = getenv("PIPEWIRE_REMOTE");
-    if (remote && *remote) return 1;
-    const char *dir = getenv("PIPEWIRE_RUNTIME_DIR");
-    if (!dir || !*dir) dir = getenv("XDG_RUNTIME_DIR");
-    if (!dir || !*dir) return 0;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/pipewire-0", dir);
-    return access(path, F_OK) == 0;
-}
 
 static int ringMake(Ring *ring, int channels, int capacity)
 {

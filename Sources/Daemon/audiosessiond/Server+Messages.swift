@@ -1,7 +1,6 @@
 import ArbiterProtocol
 import ArbiterSocket
 import Arbitration
-import ArbiterVocabulary
 import CDescriptors
 import Glibc
 import POSIXSupport

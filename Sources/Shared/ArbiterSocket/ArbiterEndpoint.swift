@@ -53,11 +53,15 @@ public struct ArbiterEndpoint: Sendable {
 
     public init(directory: String) { self.directory = directory }
 
-    /// The endpoint of the user running this process.
+    /// The endpoint of the user running this process (the daemon and the tool read
+    /// XDG_RUNTIME_DIR here; the library passes what its configuration read).
     public static func forCurrentUser() -> ArbiterEndpoint {
-        if let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }), !runtime.isEmpty {
-            return ArbiterEndpoint(directory: runtime + "/audiotoolbox")
-        }
+        forUser(runtimeDirectory: getenv("XDG_RUNTIME_DIR").map { String(cString: $0) })
+    }
+
+    /// The endpoint in `runtimeDirectory` (XDG_RUNTIME_DIR), else in /tmp by uid.
+    public static func forUser(runtimeDirectory: String?) -> ArbiterEndpoint {
+        if let runtimeDirectory, !runtimeDirectory.isEmpty { return ArbiterEndpoint(directory: runtimeDirectory + "/audiotoolbox") }
         return ArbiterEndpoint(directory: "/tmp/audiotoolbox-\(getuid())")
     }
 

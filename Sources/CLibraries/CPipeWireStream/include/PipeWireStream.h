@@ -12,9 +12,6 @@ extern "C" {
 
 typedef struct PipeWireDuplex PipeWireDuplex;
 
-/* Whether a PipeWire server's socket is there to try (PIPEWIRE_REMOTE, or pipewire-0 in
- * PIPEWIRE_RUNTIME_DIR or XDG_RUNTIME_DIR). */
-int PipeWireServerPresent(void);
 
 /* Connects and opens the streams: `role` is the media role (Music, Game, Communication,
  * ...), the period the latency asked for. NULL when the server cannot be reached or

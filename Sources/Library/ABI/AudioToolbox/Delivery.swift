@@ -1,6 +1,7 @@
 import AudioSessionCore
 import CAudioToolbox
 import Locking
+import Settings
 
 /// Makes the program's callbacks: each `ListenerCall` the session queued becomes a call
 /// of the interruption listener or of the property listeners registered at that moment.

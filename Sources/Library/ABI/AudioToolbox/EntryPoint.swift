@@ -1,4 +1,5 @@
 import AudioSessionCore
+import Settings
 
 /// Runs one C entry point: looks up the session, maps thrown codes to `OSStatus`, and
 /// logs failures. The only place result codes cross into C. The session API needs

@@ -2,6 +2,7 @@ import AudioSessionCore
 import CAudioToolbox
 import InProcessArbiter
 import VirtualAudioDevice
+import Settings
 
 // The functions of AudioSessionLinux.h.
 

@@ -9,6 +9,7 @@ import Glibc
 import InProcessArbiter
 import Locking
 import RunLoopDispatch
+import Settings
 import Synchronization
 import VirtualAudioDevice
 
@@ -51,9 +52,11 @@ final class Runtime: @unchecked Sendable {
     /// thread alone until the program names a run loop.
     init(runLoop: CFRunLoop, mode: CFString, interruptionListener: AudioSessionInterruptionListener?,
          clientData: UnsafeMutableRawPointer?, isDefault: Bool = false) throws(ResultCode) {
-        Runtime.loadControlNames()
-        let (backend, virtualDevice) = try Runtime.chooseBackend()
-        let (arbiter, inProcess) = Runtime.chooseArbiter()
+        // The environment, read once for everything assembled here.
+        let configuration = Configuration.read()
+        Runtime.loadControlNames(configuration)
+        let (backend, virtualDevice) = try Runtime.chooseBackend(configuration)
+        let (arbiter, inProcess) = Runtime.chooseArbiter(configuration)
         let listeners = ListenerRegistry()
         let dispatcher = ListenerDispatcher(listeners: listeners, interruptionListener: interruptionListener,
                                             interruptionClientData: clientData)
@@ -116,21 +119,21 @@ final class Runtime: @unchecked Sendable {
     /// `AUDIOTOOLBOX_BACKEND=virtual` or `=alsa` insists on one (an ALSA card that does
     /// not open is then an initialisation error); by default the ALSA card named by the
     /// configuration (see `ALSADeviceNames`) when it opens, else the virtual device.
-    static func chooseBackend() throws(ResultCode) -> (HardwareBackend, VirtualAudioDevice?) {
-        let choice = getenv("AUDIOTOOLBOX_BACKEND").map { String(cString: $0) } ?? ""
-        if choice != "virtual" {
-            let names = ALSADeviceNames.resolve()
+    static func chooseBackend(_ configuration: Configuration) throws(ResultCode) -> (HardwareBackend, VirtualAudioDevice?) {
+        let choice = configuration.backend
+        if choice != .virtual {
+            let names = ALSADeviceNames.resolve(configuration)
             if let alsa = ALSABackend(names: names) {
                 Log.debug("using ALSA pcm '\(names.pcm)' ctl '\(names.control)'")
                 return (alsa, nil)
             }
-            guard choice != "alsa" else {
+            guard choice != .alsa else {
                 Log.error("AUDIOTOOLBOX_BACKEND=alsa but no ALSA card at ctl '\(names.control)'")
                 throw .initializationError
             }
             // Sound still goes to a sound server where one runs (a desktop without a
             // card of its own: a network or Bluetooth sink).
-            let output: AudioOutputDevice = DeviceLinks.soundServerPresent ? .soundServer : .none
+            let output: AudioOutputDevice = configuration.soundServerPresent ? .soundServer : .none
             Log.notice("no ALSA card at ctl '\(names.control)': using the virtual device"
                        + (output == .soundServer ? ", its sound to the sound server" : ""))
             let device = VirtualAudioDevice(output: output)
@@ -145,12 +148,10 @@ final class Runtime: @unchecked Sendable {
     /// `AUDIOTOOLBOX_BACKEND=virtual`, whose simulated world includes its other programs
     /// and interruptions. When no daemon can be reached or started, the in-process
     /// arbiter takes over, said once in the log.
-    static func chooseArbiter() -> (Arbiter, InProcessArbiter?) {
-        let choice = getenv("AUDIOTOOLBOX_ARBITER").map { String(cString: $0) }
-            ?? (getenv("AUDIOTOOLBOX_BACKEND").map { String(cString: $0) } == "virtual" ? "local" : "daemon")
-        if choice != "local" {
-            let endpoint = ArbiterEndpoint.forCurrentUser()
-            let executable = daemonExecutable()
+    static func chooseArbiter(_ configuration: Configuration) -> (Arbiter, InProcessArbiter?) {
+        if !configuration.arbitratesInProcess {
+            let endpoint = ArbiterEndpoint.forUser(runtimeDirectory: configuration.runtimeDirectory)
+            let executable = daemonExecutable(configuration)
             do throws(EndpointProblem) {
                 let daemon = try DaemonArbiter(endpoint: endpoint, daemonExecutable: executable, program: programName())
                 if let problem = daemon.firstProblem {
@@ -170,9 +171,8 @@ final class Runtime: @unchecked Sendable {
 
     /// `AUDIOTOOLBOX_DAEMON`, else `audiosessiond` in the `bin` folder beside the
     /// library's `lib` folder (where `make install` puts both).
-    static func daemonExecutable() -> String {
-        if let path = getenv("AUDIOTOOLBOX_DAEMON").map({ String(cString: $0) }), !path.isEmpty { return path }
-        return installationPrefix() + "/bin/audiosessiond"
+    static func daemonExecutable(_ configuration: Configuration) -> String {
+        configuration.daemonExecutable ?? installationPrefix() + "/bin/audiosessiond"
     }
 
     /// The installation's prefix: the folder above the library's `lib` folder.
@@ -186,15 +186,10 @@ final class Runtime: @unchecked Sendable {
     /// What ALSA control names mean (ControlNames): `AUDIOTOOLBOX_ALSA_CONTROLS`, else
     /// share/audiotoolbox/alsa-controls.conf of the installation; then the user's
     /// $XDG_CONFIG_HOME/audiotoolbox/alsa-controls.conf, which adds to it.
-    static func loadControlNames() {
-        let installed = getenv("AUDIOTOOLBOX_ALSA_CONTROLS").map { String(cString: $0) }
-            ?? installationPrefix() + "/share/audiotoolbox/alsa-controls.conf"
+    static func loadControlNames(_ configuration: Configuration) {
+        let installed = configuration.alsaControlsFile ?? installationPrefix() + "/share/audiotoolbox/alsa-controls.conf"
         var files = [installed]
-        if let config = getenv("XDG_CONFIG_HOME").map({ String(cString: $0) }), !config.isEmpty {
-            files.append(config + "/audiotoolbox/alsa-controls.conf")
-        } else if let home = getenv("HOME").map({ String(cString: $0) }), !home.isEmpty {
-            files.append(home + "/.config/audiotoolbox/alsa-controls.conf")
-        }
+        if let folder = configuration.configFolder { files.append(folder + "/alsa-controls.conf") }
         ControlNames.load(files: files) { Log.error("ALSA control names: \($0)") }
         if ControlNames.current.playbackVolumes.isEmpty {
             Log.error("no ALSA control names read (\(installed) is missing?): jacks and volumes are not recognised")

@@ -1,6 +1,7 @@
 import AudioSessionCore
 import CAudioToolbox
 import CoreFoundation
+import Settings
 
 // The nine functions of AudioSession.h. Each only translates: C arguments in, the
 // core's answer out as an OSStatus. Checks run in one documented order: initialised,

@@ -4,6 +4,7 @@ import CAudioToolbox
 import CoreFoundation
 import Glibc
 import Locking
+import Settings
 import RunLoopDispatch
 import SystemSounds
 
@@ -74,9 +75,10 @@ final class SystemSoundServices: @unchecked Sendable {
     /// names — nowhere with AUDIOTOOLBOX_BACKEND=virtual (the virtual device has no
     /// speaker). A session, once made, feeds it (Runtime).
     static func withoutSession() -> AudioServiceSnapshot {
-        let virtual = getenv("AUDIOTOOLBOX_BACKEND").map { String(cString: $0) } == "virtual"
+        let configuration = Configuration.read()
         return AudioServiceSnapshot(active: false, interrupted: false, level: 1, silentSwitch: false,
-                                    device: virtual ? .none : .alsa(ALSADeviceNames.resolve().pcm),
+                                    device: configuration.backend == .virtual ? .none
+                                        : .alsa(ALSADeviceNames.resolve(configuration).pcm),
                                     sampleRate: 0, ioBufferDuration: 0)
     }
 

@@ -7,6 +7,7 @@ import Glibc
 import Locking
 import POSIXSupport
 import Synchronization
+import Settings
 
 /// The connection's own thread: reads and writes whenever the run loop does not, and
 /// reconnects (with back-off) when the daemon goes away or never answered.
@@ -149,15 +150,12 @@ extension DaemonArbiter {
         while !state.withLock({ $0.stopping }) {
             do throws(EndpointProblem) {
                 try connectOnce(until: Deadline(secondsFromNow: Self.answerSeconds))
-                if lastProblem != nil && Self.logsProblems {
-                    fputs("AudioToolbox: audiosessiond answers again: this program's session is arbitrated with the others\n",
-                          stderr)
+                if lastProblem != nil {
+                    Log.notice("audiosessiond answers again: this program's session is arbitrated with the others")
                 }
                 return true
             } catch {
-                if error != lastProblem && Self.logsProblems {
-                    fputs("AudioToolbox: \(error); retrying\n", stderr)
-                }
+                if error != lastProblem { Log.notice("\(error); retrying") }
                 lastProblem = error
             }
             sleepInterruptibly(microseconds: pause)
@@ -168,7 +166,6 @@ extension DaemonArbiter {
 
     /// The longest pause between attempts to reach the daemon.
     static let longestPause: UInt32 = 2_000_000
-    static let logsProblems = getenv("AUDIOTOOLBOX_LOG").map { String(cString: $0) != "" } ?? false
 
     /// Waits on the wake pipe, so shutting down does not wait for the pause to end.
     private func sleepInterruptibly(microseconds: UInt32) {

@@ -1,5 +1,6 @@
 import Glibc
 import POSIXSupport
+import Settings
 
 /// Which ALSA PCM and control device the session uses.
 ///
@@ -20,15 +21,15 @@ public struct ALSADeviceNames: Equatable, Sendable {
         self.control = control
     }
 
-    /// The names this process should use.
-    public static func resolve() -> ALSADeviceNames {
+    /// The names this process should use under `configuration`.
+    public static func resolve(_ configuration: Configuration = .read()) -> ALSADeviceNames {
         var names = ALSADeviceNames()
-        if let file = configurationFile(), let text = readText(file) {
+        if let folder = configuration.configFolder, let text = readText(folder + "/alsa.conf") {
             names.apply(configuration: text)
         }
-        if let pcm = environment("AUDIOTOOLBOX_ALSA_PCM") { names.pcm = pcm }
-        if let control = environment("AUDIOTOOLBOX_ALSA_CTL") { names.control = control }
-        if let value = getenv("AUDIOTOOLBOX_ALSA_JACK_CTLS") { names.jackControls = list(String(cString: value)) }
+        if let pcm = configuration.alsaPCM { names.pcm = pcm }
+        if let control = configuration.alsaControl { names.control = control }
+        if let value = configuration.alsaJackControls { names.jackControls = list(value) }
         return names
     }
 
@@ -49,17 +50,6 @@ public struct ALSADeviceNames: Equatable, Sendable {
             default: continue
             }
         }
-    }
-
-    private static func environment(_ name: String) -> String? {
-        guard let value = getenv(name), value.pointee != 0 else { return nil }
-        return String(cString: value)
-    }
-
-    private static func configurationFile() -> String? {
-        if let base = environment("XDG_CONFIG_HOME") { return base + "/audiotoolbox/alsa.conf" }
-        if let home = environment("HOME") { return home + "/.config/audiotoolbox/alsa.conf" }
-        return nil
     }
 
     /// A regular file of at most 64 KiB, whole lines (a FIFO or a device there would

@@ -1,13 +1,13 @@
 import AudioSessionCore
 import AudioStreams
-import CALSA
 import Glibc
 import Locking
 
 /// Every system sound of the process: the sounds created from files (and the
 /// predefined ones), their properties, and one mixer thread that plays whatever is
-/// playing on one ALSA playback stream — opened when something starts, closed when
-/// nothing is left to hear, never held open.
+/// playing on one stream of the stream layer (AudioStreams: the sound server's where
+/// one runs, else the ALSA PCM, as the units' streams) — opened when something starts,
+/// closed when nothing is left to hear, never held open.
 ///
 /// A play's completion is reported (`onFinished`) once its last frame has left the
 /// device: the frames written minus the device's delay, not merely written.
@@ -168,8 +168,9 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
     /// Mixes period after period into `sink` until no play is left to write or to hear.
     private func play(into sink: Sink) {
         var written: Int64 = 0
-        var period = [Int32](repeating: 0, count: Self.periodFrames * 2)
-        var out = [Int16](repeating: 0, count: Self.periodFrames * 2)
+        let periodFrames = sink.periodFrames
+        var period = [Int32](repeating: 0, count: periodFrames * 2)
+        var out = [Int16](repeating: 0, count: periodFrames * 2)
         while true {
             let (level, silent) = fed.withLock { (max(0, min(1, $0.level)), $0.silentSwitch) }
             let idle = state.withLock { s -> Bool in
@@ -182,7 +183,7 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
                     }
                     let frames = s.voices[index].frames!
                     let start = s.voices[index].position
-                    let count = min(Self.periodFrames, frames.count / 2 - start)
+                    let count = min(periodFrames, frames.count / 2 - start)
                     // A UI sound under the silent switch plays on, unheard, and completes.
                     let muted = silent && s.sounds[s.voices[index].soundID]?.isUISound == 1
                     if !muted { for i in 0..<(count * 2) { period[i] += Int32(frames[start * 2 + i]) } }
@@ -201,8 +202,8 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
                 let scaled = level == 1 ? period[i] : Int32((Float(period[i]) * level).rounded())
                 out[i] = Int16(clamping: scaled)
             }
-            sink.write(out, frames: Self.periodFrames)
-            written += Int64(Self.periodFrames)
+            sink.write(out, frames: periodFrames)
+            written += Int64(periodFrames)
             let heard = written - sink.delay()
             let complete = state.withLock { s -> [UInt32] in
                 let ready = s.pending.filter { $0.end <= heard }.map(\.id)
@@ -224,107 +225,86 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
     }
 }
 
-/// The mixer's output: an ALSA playback stream, or a clock that consumes frames at the
-/// pace a device would.
+/// The mixer's output: a running unit's stream on the same device (which mixes these
+/// frames in), else a device link of the stream layer, as a unit would open it: the
+/// sound server's stream where one runs, the ALSA PCM the session names, or the virtual
+/// device's clock. Frames come as 16-bit stereo; a link with other channel counts gets
+/// them folded or spread.
 final class Sink {
     let rate: Int
-    private let pcm: OpaquePointer?
-    /// A running unit's stream on the same device, which mixes these frames in.
+    let periodFrames: Int
+    private var link: DeviceLink?
     private var bus: MixBus?
-    private var clockStart = 0.0
-    private var clockFrames: Int64 = 0
+    /// A period in the link's channel count (allocated once per stream).
+    private var adapted: [Int16] = []
 
-    private init(rate: Int, pcm: OpaquePointer?) {
+    private init(rate: Int, periodFrames: Int) {
         self.rate = rate
-        self.pcm = pcm
+        self.periodFrames = periodFrames
     }
 
     static func open(_ output: AudioOutputDevice) -> Sink {
         if let bus = MixBus.joining(output) {
-            let sink = Sink(rate: Int(bus.sampleRate), pcm: nil)
+            let sink = Sink(rate: Int(bus.sampleRate), periodFrames: SystemSoundPlayer.periodFrames)
             sink.bus = bus
             return sink
         }
-        if case .alsa(let name) = output, let (pcm, rate) = openPCM(name) { return Sink(rate: rate, pcm: pcm) }
-        return Sink(rate: SystemSoundPlayer.preferredRate, pcm: nil)
+        let plan = StreamPlan(device: output, sampleRate: Double(SystemSoundPlayer.preferredRate),
+                              periodFrames: SystemSoundPlayer.periodFrames, playback: true, capture: false,
+                              role: "Notification", mayPull: false)
+        let link: DeviceLink = DeviceLinks.open(plan) ?? DeviceLinks.clock(plan)
+        let sink = Sink(rate: Int(link.grant.sampleRate), periodFrames: link.grant.periodFrames)
+        sink.link = link
+        sink.adapted = [Int16](repeating: 0, count: link.grant.periodFrames * max(1, link.grant.playbackChannels))
+        return sink
     }
 
-    private static func openPCM(_ name: String) -> (OpaquePointer, Int)? {
-        var handle: OpaquePointer?
-        // A busy device fails at once instead of blocking the mixer for as long as
-        // another program holds it; the stream itself then blocks as it writes.
-        guard snd_pcm_open(&handle, name, SND_PCM_STREAM_PLAYBACK, Int32(SND_PCM_NONBLOCK)) >= 0, let pcm = handle
-        else { return nil }
-        snd_pcm_nonblock(pcm, 0)
-        var allocated: OpaquePointer?
-        guard snd_pcm_hw_params_malloc(&allocated) >= 0, let params = allocated else { snd_pcm_close(pcm); return nil }
-        defer { snd_pcm_hw_params_free(params) }
-        var rate = UInt32(SystemSoundPlayer.preferredRate)
-        var direction: Int32 = 0
-        var periodFrames = snd_pcm_uframes_t(SystemSoundPlayer.periodFrames)
-        var bufferFrames = snd_pcm_uframes_t(SystemSoundPlayer.periodFrames * 4)
-        guard snd_pcm_hw_params_any(pcm, params) >= 0,
-              snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED) >= 0,
-              snd_pcm_hw_params_set_format(pcm, params, SND_PCM_FORMAT_S16_LE) >= 0,
-              snd_pcm_hw_params_set_channels(pcm, params, 2) >= 0,
-              snd_pcm_hw_params_set_rate_near(pcm, params, &rate, &direction) >= 0,
-              snd_pcm_hw_params_set_period_size_near(pcm, params, &periodFrames, &direction) >= 0,
-              snd_pcm_hw_params_set_buffer_size_near(pcm, params, &bufferFrames) >= 0,
-              snd_pcm_hw_params(pcm, params) >= 0
-        else {
-            snd_pcm_close(pcm)
-            return nil
-        }
-        return (pcm, Int(rate))
-    }
-
+    /// Writes one period of `periodFrames` stereo frames.
     func write(_ samples: [Int16], frames: Int) {
         if let bus {
             let written = samples.withUnsafeBufferPointer { bus.write($0.baseAddress!, count: frames) }
             if written { return }
-            // The unit stopped: the rest is paced as the virtual device would.
+            // The unit stopped: the rest goes to a stream of the mixer's own.
             self.bus = nil
+            let plan = StreamPlan(device: .none, sampleRate: Double(rate), periodFrames: periodFrames, playback: true,
+                                  capture: false, mayPull: false)
+            link = DeviceLinks.clock(plan)
         }
-        guard let pcm else {
-            // No device: take the frames as a device would, one period at a time.
-            if clockFrames == 0 { clockStart = Self.now() }
-            clockFrames += Int64(frames)
-            let due = clockStart + Double(clockFrames) / Double(rate)
-            let wait = due - Self.now()
-            if wait > 0 { usleep(UInt32(wait * 1e6)) }
-            return
-        }
-        var offset = 0
-        while offset < frames {
-            let n = samples.withUnsafeBufferPointer {
-                snd_pcm_writei(pcm, $0.baseAddress! + offset * 2, snd_pcm_uframes_t(frames - offset))
+        guard let link else { return }
+        let channels = link.grant.playbackChannels
+        let status: LinkStatus
+        if channels == 2 {
+            status = samples.withUnsafeBufferPointer { link.deliver($0.baseAddress!) }
+        } else {
+            for frame in 0..<frames {
+                let left = Int32(samples[2 * frame]), right = Int32(samples[2 * frame + 1])
+                if channels == 1 {
+                    adapted[frame] = Int16((left + right) / 2)
+                } else {
+                    adapted[frame * channels] = Int16(left)
+                    adapted[frame * channels + 1] = Int16(right)
+                }
             }
-            if n >= 0 { offset += Int(n); continue }
-            // An underrun (the program's thread was late) or a suspend: start again.
-            if snd_pcm_recover(pcm, Int32(n), 1) < 0 { return }
+            status = adapted.withUnsafeBufferPointer { link.deliver($0.baseAddress!) }
+        }
+        if case .gone = status {
+            // The device went away: the rest is paced as the virtual device would.
+            link.close()
+            self.link = DeviceLinks.clock(StreamPlan(device: .none, sampleRate: Double(rate), periodFrames: periodFrames,
+                                             playback: true, capture: false, mayPull: false))
         }
     }
 
     /// Frames written but not yet heard.
     func delay() -> Int64 {
         if let bus { return Int64(bus.delay) }
-        guard let pcm else { return 0 }
-        var frames: snd_pcm_sframes_t = 0
-        guard snd_pcm_delay(pcm, &frames) >= 0 else { return 0 }
-        return Int64(max(frames, 0))
+        return Int64(link?.playbackDelay() ?? 0)
     }
 
     /// Closes at once: the caller has heard every frame that mattered; what the device
     /// still holds is the silence written while waiting for it.
     func close() {
-        guard let pcm else { return }
-        snd_pcm_drop(pcm)
-        snd_pcm_close(pcm)
-    }
-
-    private static func now() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+        link?.close()
+        link = nil
     }
 }

@@ -2,6 +2,7 @@ import AudioSessionCore
 import CALSA
 import CPipeWireStream
 import Glibc
+import Settings
 
 /// What a unit asks of the device: where, at what rate and period, which directions.
 public struct StreamPlan: Equatable, Sendable {
@@ -12,10 +13,15 @@ public struct StreamPlan: Equatable, Sendable {
     public var capture: Bool
     /// The media role a sound server is told.
     public var role: String
+    /// Whether a playback-only stream may be pulled by the server's real-time thread
+    /// (a unit's); false when the caller writes its periods itself (the system sounds'
+    /// mixer, which is no real-time code).
+    public var mayPull: Bool
 
     public init(device: AudioOutputDevice, sampleRate: Double, periodFrames: Int, playback: Bool, capture: Bool,
-                role: String = "Game") {
+                role: String = "Game", mayPull: Bool = true) {
         self.role = role
+        self.mayPull = mayPull
         self.device = device
         self.sampleRate = sampleRate
         self.periodFrames = periodFrames
@@ -91,22 +97,26 @@ public protocol PulledLink: DeviceLink {
 
 public enum DeviceLinks {
     /// A PipeWire server's socket is there (it may still refuse).
-    public static var soundServerPresent: Bool { PipeWireServerPresent() != 0 }
+    public static var soundServerPresent: Bool { Configuration.read().soundServerPresent }
 
     /// Opens the device `plan` names: a PipeWire stream where a server runs and the
     /// configuration names ALSA's `default` (the server's own device), else the ALSA PCM
     /// pair; a clock for the virtual device. `AUDIOTOOLBOX_STREAM=alsa` or `=pipewire`
     /// insists. Returns nil when the device does not open (busy, missing, no such
     /// direction).
+    /// The virtual device's pace, for a stream that has no device (or lost it).
+    public static func clock(_ plan: StreamPlan) -> DeviceLink { ClockLink(plan) }
+
     public static func open(_ plan: StreamPlan) -> DeviceLink? {
         switch plan.device {
         case .none: return ClockLink(plan)
         case .soundServer: return PipeWireLink(plan) ?? ClockLink(plan)
         case .alsa(let name):
-            let choice = getenv("AUDIOTOOLBOX_STREAM").map { String(cString: $0) } ?? ""
-            let server = choice == "pipewire" || (choice != "alsa" && name == "default" && PipeWireServerPresent() != 0)
+            let configuration = Configuration.read()
+            let choice = configuration.stream
+            let server = choice == .pipeWire || (choice != .alsa && name == "default" && configuration.soundServerPresent)
             if server, let link = PipeWireLink(plan) { return link }
-            if choice == "pipewire" { return nil }
+            if choice == .pipeWire { return nil }
             return ALSALink(name: name, plan: plan)
         }
     }
@@ -374,7 +384,7 @@ final class PipeWireLink: PulledLink {
         let captureChannels: Int32 = plan.capture ? 1 : 0
         // Playback alone is pulled by the server's real-time thread; with capture the
         // unit's thread paces both directions.
-        pulls = plan.playback && !plan.capture
+        pulls = plan.playback && !plan.capture && plan.mayPull
         guard let opened = PipeWireDuplexOpen(plan.role, Int32(plan.sampleRate), Int32(plan.periodFrames),
                                               playbackChannels, captureChannels, pulls ? 1 : 0, &error, error.count)
         else { return nil }

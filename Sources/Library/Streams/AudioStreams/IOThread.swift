@@ -1,4 +1,5 @@
 import Glibc
+import Settings
 
 /// The threads that exchange periods with a device: detached, and real-time
 /// (SCHED_FIFO) where the system grants it — as root, with an rtprio limit, or not at
@@ -33,7 +34,7 @@ public enum IOThread {
 
     /// Asks for real-time priority for the calling thread; returns whether it was granted.
     public static func becomeRealTime() -> Bool {
-        if let setting = getenv("AUDIOTOOLBOX_REALTIME"), String(cString: setting) == "0" { return false }
+        guard Configuration.read().realTime else { return false }
         var parameters = sched_param()
         parameters.sched_priority = priority
         return pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) == 0

@@ -4,9 +4,11 @@ import AudioSessionCore
 
 // One fact, three boundaries: the session speaks `SessionClaim` and `ArbiterEvent`
 // (AudioSessionCore), the arbitration engine `ClaimTraits` and `Notice` (Arbitration),
-// the wire `ArbiterMessage` (ArbiterProtocol). Every conversion between them is here,
-// and tested here (ArbiterVocabularyTests): a rule of SPEC 7 means the same thing to the
-// in-process arbiter, the daemon and its clients.
+// the wire `ArbiterMessage` (ArbiterProtocol). Every conversion the library's two
+// arbiters make between them is here, and tested here (ArbiterVocabularyTests): a rule
+// of SPEC 7 means the same thing to the in-process arbiter, the daemon and its clients.
+// The one the daemon makes (a notice onto the wire) is Arbitration's own
+// (Notice+Wire.swift), so that the daemon needs nothing of the library's core.
 
 extension ClaimTraits {
     /// What a session's claim means to the others.
@@ -25,17 +27,6 @@ extension ArbiterMessage {
         self = .claim(category: claim.category, mode: claim.mode, traits: ClaimTraits(claim))
     }
 
-    /// What the daemon sends a client for one notice of the engine.
-    public init(_ notice: Notice) {
-        switch notice {
-        case .interruptionBegan(let bySystem): self = .interruptionBegan(bySystem: bySystem)
-        case .interruptionEnded(let resume): self = .interruptionEnded(shouldResume: resume)
-        case .otherAudio(let playing): self = .otherAudio(playing: playing)
-        case .ducked(let ducked): self = .ducked(ducked)
-        case .systemState(let interrupting): self = .systemState(interrupting: interrupting)
-        case .silentSwitch(let on): self = .silentSwitchState(on: on)
-        }
-    }
 }
 
 extension ArbiterEvent {
