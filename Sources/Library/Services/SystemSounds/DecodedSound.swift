@@ -28,9 +28,9 @@ public struct DecodedSound: Sendable {
         case tooLong(Double)
     }
 
-    /// Decodes the file at `path`: through the library's own audio file services first
-    /// (every format iPhone sounds ship: PCM, IMA4, µ-law, A-law in CAF, AIFF, WAV; also
-    /// AAC, MP3, ALAC), else with libsndfile (FLAC, Ogg and whatever else it reads).
+    /// Decodes the file at `path`: linear PCM in WAVE, AIFF or CAF by its header alone;
+    /// else through the library's own audio file services (IMA4, µ-law, A-law, AAC, MP3,
+    /// ALAC); else with libsndfile (FLAC, Ogg and whatever else it reads).
     /// Longer than 30 s: refused before decoding. Only regular files: a FIFO or a device
     /// could block the caller forever, or worse (SafeFile.openRegular looks before it opens).
     public static func load(path: String) throws(LoadError) -> DecodedSound {
@@ -41,7 +41,11 @@ public struct DecodedSound: Sendable {
             throw .unreadable(error == .notARegularFile ? "not a regular file" : error.description)
         }
         let copy = dup(fd)
-        if copy >= 0, let sound = try loadWithAudioFiles(DescriptorSource(descriptor: copy)) { close(fd); return sound }
+        if copy >= 0 {
+            let source = DescriptorSource(descriptor: copy)
+            if let sound = try loadPCM(source) { close(fd); return sound }
+            if let sound = try loadWithAudioFiles(source) { close(fd); return sound }
+        }
         var info = SF_INFO()
         // libsndfile closes the descriptor with the file (close_desc 1), or on failure.
         guard let file = sf_open_fd(fd, Int32(SFM_READ), &info, 1) else {
@@ -81,6 +85,22 @@ public struct DecodedSound: Sendable {
         }
         if samples.isEmpty && info.frames > 0 { throw .unreadable("no audio could be decoded") }
         return DecodedSound(sampleRate: Int(info.samplerate), channels: Int(info.channels), samples: samples)
+    }
+
+    /// Linear PCM in WAVE, AIFF or CAF, read with Audio File Stream's header readers and
+    /// converted directly: no demultiplexer is probed (the system sounds an iPhone program
+    /// ships are mostly such files). nil for anything else.
+    private static func loadPCM(_ source: DescriptorSource) throws(LoadError) -> DecodedSound? {
+        guard let file = PCMFile.read(source) else { return nil }
+        let f = file.format
+        guard f.channelsPerFrame > 0, f.channelsPerFrame <= 8, f.sampleRate >= 1000, f.sampleRate <= 192_000 else {
+            throw .unreadable("unusable format")
+        }
+        let frames = file.byteCount / Int64(f.bytesPerFrame)
+        let duration = Double(frames) / f.sampleRate
+        guard duration <= maximumDuration else { throw .tooLong(duration) }
+        guard let samples = file.decode(from: source) else { throw .unreadable("cannot read the samples") }
+        return DecodedSound(sampleRate: Int(f.sampleRate), channels: Int(f.channelsPerFrame), samples: samples)
     }
 
     /// Through AudioFiles: nil when it does not read the container (libsndfile may).
