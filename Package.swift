@@ -5,11 +5,12 @@
 //
 // Sources/ is grouped so that its folders show the architecture; `path:` maps each
 // target to its folder:
-//   Library/   what runs inside the program: ABI (the C entry points), Core (the session's
-//              rules), Delivery (callbacks on run loops), Hardware (ALSA, the virtual
-//              device), Arbiters (the daemon's client, the in-process arbiter), Services
-//              (the audio the session feeds: system sounds, audio units), Streams (the
-//              devices the units stream to, and their real-time threads)
+//   Library/   what runs inside the program: ABI (the C entry points), Settings (the
+//              environment and the log), AudioSessionCore (the session's rules),
+//              RunLoopDispatch (callbacks on run loops), Hardware (ALSA, the virtual
+//              device), Arbiters (the daemon's client, the in-process arbiter, their
+//              vocabulary), Services (the audio the session feeds: system sounds, units,
+//              files, queues), AudioStreams (device streams and their real-time threads)
 //   Daemon/    audiosessiond          Tool/  the audiosession command
 //   Shared/    what the library, the daemon and the tool share (the SPEC 7 engine, the
 //              protocol, the socket, the POSIX layer, locking)
@@ -56,7 +57,7 @@ let package = Package(
         .target(name: "Settings", path: "Sources/Library/Settings"),
         // Pure Swift rules of the API: property table, category policy, state machine,
         // listener registry, event model. No I/O, no CoreFoundation.
-        .target(name: "AudioSessionCore", dependencies: ["Locking"], path: "Sources/Library/Core/AudioSessionCore"),
+        .target(name: "AudioSessionCore", dependencies: ["Locking"], path: "Sources/Library/AudioSessionCore"),
         // The messages between the library, the `audiosession` tool and `audiosessiond`:
         // framing, encoding, a decoder that rejects every malformed frame.
         .target(name: "ArbiterProtocol", path: "Sources/Shared/ArbiterProtocol"),
@@ -110,7 +111,7 @@ let package = Package(
         // The devices the I/O units stream to: ALSA PCMs, or the virtual device's clock;
         // the real-time threads that exchange periods with them.
         .target(name: "AudioStreams", dependencies: ["AudioSessionCore", "CALSA", "CPipeWireStream", "Locking", "Settings"],
-                path: "Sources/Library/Streams/AudioStreams"),
+                path: "Sources/Library/AudioStreams"),
         // The PipeWire streams the I/O units play and record through where a server runs.
         .target(name: "CPipeWireStream", dependencies: ["CPipeWire"], path: "Sources/CLibraries/CPipeWireStream"),
         // VoiceProcessingIO's echo canceller and gain control: a C face for the WebRTC audio
@@ -147,7 +148,7 @@ let package = Package(
         .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "CDescriptors", "Locking", "POSIXSupport", "Settings"],
                 path: "Sources/Library/Hardware/ALSABackend"),
         // Delivery of callbacks on the client's CFRunLoop or through a pollable fd.
-        .target(name: "RunLoopDispatch", dependencies: ["Locking", "CDescriptors"], path: "Sources/Library/Delivery/RunLoopDispatch"),
+        .target(name: "RunLoopDispatch", dependencies: ["Locking", "CDescriptors"], path: "Sources/Library/RunLoopDispatch"),
         // C: the exported `const CFStringRef` data symbols, and the public headers for Swift.
         .target(
             name: "CAudioToolbox", path: "Sources/Library/ABI/CAudioToolbox",

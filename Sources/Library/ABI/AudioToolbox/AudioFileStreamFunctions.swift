@@ -1,12 +1,12 @@
 import AudioFiles
 import CAudioToolbox
 
-// Audio File Stream Services (AudioFileStream.h) over AudioFiles.AudioStreamParser: the
+// Audio File Stream Services (AudioFileStream.h) over AudioFiles.AudioFileStreamParser: the
 // program's callbacks, the handle checks and the property values in C form.
 
 /// An AudioFileStreamID.
 final class FileStreamHandle: Guarded {
-    let parser = AudioStreamParser()
+    let parser = AudioFileStreamParser()
     let clientData: UnsafeMutableRawPointer?
     let listener: AudioFileStream_PropertyListenerProc
     let packets: AudioFileStream_PacketsProc
@@ -93,7 +93,7 @@ public func audioFileStreamSeek(_ stream: OpaquePointer?, _ packet: Int64, _ out
 }
 
 /// A property's value as bytes, or the code saying why there is none.
-private func streamProperty(_ p: AudioStreamParser, _ id: UInt32) throws(AudioFileStatus) -> [UInt8] {
+private func streamProperty(_ p: AudioFileStreamParser, _ id: UInt32) throws(AudioFileStatus) -> [UInt8] {
     switch Int(id) {
     case kAudioFileStreamProperty_ReadyToProducePackets: return bytesOf(UInt32(p.isReady ? 1 : 0))
     case kAudioFileStreamProperty_FileFormat:
@@ -176,7 +176,7 @@ public func audioFileStreamGetProperty(_ stream: OpaquePointer?, _ id: UInt32, _
 }
 
 /// The four translations read their question from the buffer and answer in it.
-private func translate(_ p: AudioStreamParser, _ id: UInt32, _ size: UInt32, _ out: UnsafeMutableRawPointer) throws(AudioFileStatus) {
+private func translate(_ p: AudioFileStreamParser, _ id: UInt32, _ size: UInt32, _ out: UnsafeMutableRawPointer) throws(AudioFileStatus) {
     guard let info = p.info else { throw .streamValueUnknown }
     switch Int(id) {
     case kAudioFileStreamProperty_PacketToFrame, kAudioFileStreamProperty_FrameToPacket:

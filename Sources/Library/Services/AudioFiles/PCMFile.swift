@@ -21,7 +21,7 @@ public struct PCMFile: Sendable {
         case "caff": reader = CAFHeaderReader()
         default: return nil
         }
-        let bytes = StreamBytes()
+        let bytes = FileStreamBytes()
         var position: Int64 = 0
         var skip: Int64 = 0
         let chunk = 65536
@@ -38,7 +38,7 @@ public struct PCMFile: Sendable {
                     skip = 0
                 }
             }
-            let header: StreamHeader
+            let header: FileStreamHeader
             do throws(AudioFileStatus) {
                 switch try reader.step(bytes) {
                 case .done(let found): header = found

@@ -1,6 +1,6 @@
 /// What a stream's header says, once it has all arrived: everything Audio File Stream
 /// reports before it produces packets, and how the packets that follow are found.
-struct StreamHeader {
+struct FileStreamHeader {
     enum Framing {
         /// Packets of `bytesPerPacket` bytes back to back (PCM, µ-law, A-law, IMA4).
         case constant
@@ -37,12 +37,12 @@ enum HeaderStep {
     case needMore
     /// Bytes to pass over (may run past what has arrived).
     case skip(Int64)
-    case done(StreamHeader)
+    case done(FileStreamHeader)
 }
 
 /// Reads one container's header, a step at a time, from the bytes that have arrived.
 protocol ContainerHeaderReader {
-    mutating func step(_ bytes: StreamBytes) throws(AudioFileStatus) -> HeaderStep
+    mutating func step(_ bytes: FileStreamBytes) throws(AudioFileStatus) -> HeaderStep
 }
 
 /// Small chunks the header readers keep whole; anything larger is refused as damage.
@@ -75,13 +75,13 @@ struct FrameHeader {
                                         [8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]]
 
     /// The header at `at`, or nil when the bytes there are not one (or have not arrived).
-    static func read(_ b: StreamBytes, at: Int) -> FrameHeader? {
+    static func read(_ b: FileStreamBytes, at: Int) -> FrameHeader? {
         guard at >= 0, at + 4 <= b.count, b[at] == 0xFF, b[at + 1] & 0xE0 == 0xE0 else { return nil }
         if b[at + 1] & 0x06 == 0 { return adts(b, at) }
         return mpeg(b[at + 1], b[at + 2], b[at + 3], maximumBitRate: false)
     }
 
-    private static func adts(_ b: StreamBytes, _ at: Int) -> FrameHeader? {
+    private static func adts(_ b: FileStreamBytes, _ at: Int) -> FrameHeader? {
         guard at + 7 <= b.count, b[at + 1] & 0xF0 == 0xF0 else { return nil }
         let profile = Int(b[at + 2] >> 6)
         let rateIndex = Int(b[at + 2] >> 2 & 0x0F)
@@ -157,7 +157,7 @@ struct FramedHeaderReader: ContainerHeaderReader {
 
     /// The first frame (of the same stream as `stream`, when given) that the next one
     /// confirms: one header alone may be noise that looks like a header.
-    static func search(_ b: StreamBytes, continuing stream: FrameHeader? = nil) -> Search {
+    static func search(_ b: FileStreamBytes, continuing stream: FrameHeader? = nil) -> Search {
         var i = 0
         while i + 4 <= b.count {
             if let h = FrameHeader.read(b, at: i), stream.map(h.continues) ?? true {
@@ -169,7 +169,7 @@ struct FramedHeaderReader: ContainerHeaderReader {
         return .nothing
     }
 
-    mutating func step(_ b: StreamBytes) throws(AudioFileStatus) -> HeaderStep {
+    mutating func step(_ b: FileStreamBytes) throws(AudioFileStatus) -> HeaderStep {
         // ID3v2 tags (one or more) come first in many MP3 files.
         if b.count >= 3, b[0] == 0x49, b[1] == 0x44, b[2] == 0x33 {
             guard b.count >= 10 else { return .needMore }
@@ -195,11 +195,11 @@ struct FramedHeaderReader: ContainerHeaderReader {
         }
     }
 
-    private func header(_ b: StreamBytes, _ h: FrameHeader) -> StreamHeader {
+    private func header(_ b: FileStreamBytes, _ h: FrameHeader) -> FileStreamHeader {
         var format = StreamDescription(sampleRate: Double(h.sampleRate), formatID: h.formatID, formatFlags: 0, bytesPerPacket: 0,
                                        framesPerPacket: UInt32(h.framesPerPacket), bytesPerFrame: 0,
                                        channelsPerFrame: UInt32(h.channels), bitsPerChannel: 0)
-        var header = StreamHeader(fileType: h.fileType, format: format, framing: .frames(h), dataOffset: b.position,
+        var header = FileStreamHeader(fileType: h.fileType, format: format, framing: .frames(h), dataOffset: b.position,
                                   maximumPacketSize: UInt32(h.upperBound), bitRate: UInt32(h.bitRate))
         if case .adts(let profile) = h.kind, let config = b.slice(0, 7)?.array(0, 7).flatMap(MagicCookie.audioSpecificConfig) {
             format.formatFlags = UInt32(profile + 1)
@@ -231,7 +231,7 @@ private struct XingInfo {
     var encoderDelay: Int?
     var encoderPadding: Int?
 
-    init?(_ b: StreamBytes, _ h: FrameHeader, version: Int) {
+    init?(_ b: FileStreamBytes, _ h: FrameHeader, version: Int) {
         let mono = b[3] >> 6 == 3
         let at = 4 + (version == 3 ? (mono ? 17 : 32) : (mono ? 9 : 17))
         guard let frame = b.slice(0, h.length), let tag = frame.tag(at), tag == "Xing" || tag == "Info",
@@ -257,7 +257,7 @@ struct WaveHeaderReader: ContainerHeaderReader {
     private var started = false
     private var format: StreamDescription?
 
-    mutating func step(_ b: StreamBytes) throws(AudioFileStatus) -> HeaderStep {
+    mutating func step(_ b: FileStreamBytes) throws(AudioFileStatus) -> HeaderStep {
         if !started {
             guard let head = b.slice(0, 12) else { return .needMore }
             guard head.tag(0) == "RIFF", head.tag(8) == "WAVE" else { throw .unsupportedFileType }
@@ -277,7 +277,7 @@ struct WaveHeaderReader: ContainerHeaderReader {
             // A size of 0 or all ones: a live recording whose length was not known.
             let known = size32 != 0 && size32 != 0xFFFF_FFFF
             let count = known ? Int64(size32) / Int64(format.bytesPerPacket) * Int64(format.bytesPerPacket) : nil
-            return .done(StreamHeader(fileType: FileType.wave, format: format, framing: .constant, dataOffset: b.position + 8,
+            return .done(FileStreamHeader(fileType: FileType.wave, format: format, framing: .constant, dataOffset: b.position + 8,
                                       dataByteCount: count, packetCount: count.map { $0 / Int64(format.bytesPerPacket) },
                                       maximumPacketSize: format.bytesPerPacket, consumed: 8))
         default:
@@ -319,7 +319,7 @@ struct AIFFHeaderReader: ContainerHeaderReader {
     private var fileType = FileType.aiff
     private var format: StreamDescription?
 
-    mutating func step(_ b: StreamBytes) throws(AudioFileStatus) -> HeaderStep {
+    mutating func step(_ b: FileStreamBytes) throws(AudioFileStatus) -> HeaderStep {
         if !started {
             guard let head = b.slice(0, 12) else { return .needMore }
             guard head.tag(0) == "FORM", let kind = head.tag(8), kind == "AIFF" || kind == "AIFC" else {
@@ -343,7 +343,7 @@ struct AIFFHeaderReader: ContainerHeaderReader {
             guard size >= 8 + Int64(offset) else { throw .invalidFile }
             let packet = Int64(format.bytesPerPacket)
             let bytes = (size - 8 - Int64(offset)) / packet * packet
-            return .done(StreamHeader(fileType: fileType, format: format, framing: .constant,
+            return .done(FileStreamHeader(fileType: fileType, format: format, framing: .constant,
                                       dataOffset: b.position + 16 + Int64(offset), dataByteCount: bytes,
                                       packetCount: bytes / packet, maximumPacketSize: format.bytesPerPacket,
                                       consumed: 16 + Int(offset)))
@@ -389,7 +389,7 @@ struct CAFHeaderReader: ContainerHeaderReader {
     private var sizes: [UInt32]?
     private var table: PacketTable?
 
-    mutating func step(_ b: StreamBytes) throws(AudioFileStatus) -> HeaderStep {
+    mutating func step(_ b: FileStreamBytes) throws(AudioFileStatus) -> HeaderStep {
         if !started {
             guard let head = b.slice(0, 8) else { return .needMore }
             guard head.tag(0) == "caff", head.be16(4) == 1 else { throw .unsupportedFileType }
@@ -415,7 +415,7 @@ struct CAFHeaderReader: ContainerHeaderReader {
         }
     }
 
-    private mutating func data(_ b: StreamBytes, size: Int64) throws(AudioFileStatus) -> HeaderStep {
+    private mutating func data(_ b: FileStreamBytes, size: Int64) throws(AudioFileStatus) -> HeaderStep {
         guard var format else { throw .invalidFile }
         // The edit count too, before the header is done: fed a few bytes at a time, what
         // follows the chunk header would otherwise pass for audio.
@@ -431,7 +431,7 @@ struct CAFHeaderReader: ContainerHeaderReader {
         if format.isConstantBitRate {
             let packet = Int64(format.bytesPerPacket)
             let bytes = known.map { $0 / packet * packet }
-            return .done(StreamHeader(fileType: FileType.caf, format: format, cookie: cookie, framing: .constant, dataOffset: start,
+            return .done(FileStreamHeader(fileType: FileType.caf, format: format, cookie: cookie, framing: .constant, dataOffset: start,
                                       dataByteCount: bytes, packetCount: bytes.map { $0 / packet },
                                       maximumPacketSize: format.bytesPerPacket, consumed: 16))
         }
@@ -442,10 +442,10 @@ struct CAFHeaderReader: ContainerHeaderReader {
         for s in sizes { offsets.append(at); at += Int64(s) }
         let bytes = at - start
         if let known, bytes > known { throw .invalidFile }
-        return .done(StreamHeader(fileType: FileType.caf, format: format, cookie: cookie, framing: .indexed(offsets: offsets, sizes: sizes),
+        return .done(FileStreamHeader(fileType: FileType.caf, format: format, cookie: cookie, framing: .indexed(offsets: offsets, sizes: sizes),
                                   dataOffset: start, dataByteCount: bytes, packetCount: Int64(sizes.count), packetTable: table,
                                   maximumPacketSize: sizes.max() ?? 0,
-                                  bitRate: StreamHeader.bitRate(bytes: bytes, packets: sizes.count, format: format), consumed: 16))
+                                  bitRate: FileStreamHeader.bitRate(bytes: bytes, packets: sizes.count, format: format), consumed: 16))
     }
 
 
@@ -504,7 +504,7 @@ struct CAFHeaderReader: ContainerHeaderReader {
 /// MPEG-4 (M4A): the 'moov' box must come before 'mdat' to be streamed; its sample table
 /// gives every packet's position and size.
 struct MPEG4HeaderReader: ContainerHeaderReader {
-    mutating func step(_ b: StreamBytes) throws(AudioFileStatus) -> HeaderStep {
+    mutating func step(_ b: FileStreamBytes) throws(AudioFileStatus) -> HeaderStep {
         guard let head = b.slice(0, 8), let size32 = head.be32(0), let tag = head.tag(4) else { return .needMore }
         var size = Int64(size32), headerSize = 8
         if size32 == 1 {
@@ -685,7 +685,7 @@ private struct MovieBox {
         guard !config.isEmpty else { throw .unsupportedDataFormat }
     }
 
-    func header() throws(AudioFileStatus) -> StreamHeader {
+    func header() throws(AudioFileStatus) -> FileStreamHeader {
         guard let entry else { throw .unsupportedDataFormat }
         guard !sizes.isEmpty, !chunkOffsets.isEmpty, !stsc.isEmpty else { throw .invalidFile }
         // Every packet's position: chunks hold runs of consecutive samples.
@@ -740,13 +740,13 @@ private struct MovieBox {
         priming = min(priming, total)
         valid = max(0, min(valid, total - priming))
         let packetBytes = sizes.reduce(Int64(0)) { $0 + Int64($1) }
-        return StreamHeader(fileType: FileType.m4a, format: format, cookie: cookie, framing: .indexed(offsets: offsets, sizes: sizes),
+        return FileStreamHeader(fileType: FileType.m4a, format: format, cookie: cookie, framing: .indexed(offsets: offsets, sizes: sizes),
                             dataOffset: offsets[0], dataByteCount: packetBytes,
                             packetCount: Int64(sizes.count),
                             packetTable: PacketTable(validFrames: valid, primingFrames: Int32(clamping: priming),
                                                      remainderFrames: Int32(clamping: total - priming - valid)),
                             maximumPacketSize: sizes.max() ?? 0,
-                            bitRate: StreamHeader.bitRate(bytes: packetBytes, packets: sizes.count, format: format),
+                            bitRate: FileStreamHeader.bitRate(bytes: packetBytes, packets: sizes.count, format: format),
                             consumed: 0)
     }
 }

@@ -4,7 +4,7 @@
 /// MPEG audio and ADTS AAC (found by frame headers, so a radio stream joined mid-frame
 /// works). It is our own code, not FFmpeg's: FFmpeg's demuxers pull bytes, and a parser
 /// that is pushed bytes must stop between any two of them.
-public final class AudioStreamParser {
+public final class AudioFileStreamParser {
     /// The property IDs the parser announces (AudioFileStream.h).
     public enum Property {
         public static let readyToProducePackets: UInt32 = 0x7265_6479  // 'redy'
@@ -36,11 +36,11 @@ public final class AudioStreamParser {
     private enum Stage {
         case detecting
         case header(any ContainerHeaderReader)
-        case data(StreamHeader)
+        case data(FileStreamHeader)
         case failed(AudioFileStatus)
     }
 
-    private let bytes = StreamBytes()
+    private let bytes = FileStreamBytes()
     private var stage = Stage.detecting
     private var skipRemaining: Int64 = 0
     public private(set) var fileType: UInt32?
@@ -157,7 +157,7 @@ public final class AudioStreamParser {
         }
     }
 
-    private func begin(_ header: StreamHeader) {
+    private func begin(_ header: FileStreamHeader) {
         fileType = header.fileType
         var bound = header.maximumPacketSize
         if case .frames(let first) = header.framing { bound = UInt32(first.upperBound) }
@@ -170,7 +170,7 @@ public final class AudioStreamParser {
     }
 
     /// Tells the program each property, in the order iPhone code expects them: ready last.
-    private func announce(_ header: StreamHeader, _ property: (UInt32) -> Void) {
+    private func announce(_ header: FileStreamHeader, _ property: (UInt32) -> Void) {
         var ids = [Property.fileFormat, Property.dataFormat, Property.formatList]
         if !header.cookie.isEmpty { ids.append(Property.magicCookieData) }
         if header.dataByteCount != nil { ids.append(Property.audioDataByteCount) }
@@ -193,7 +193,7 @@ public final class AudioStreamParser {
         descriptions = .allocate(capacity: descriptionCapacity)
     }
 
-    private func deliver(_ h: StreamHeader, _ packets: (UnsafeRawBufferPointer, Int, UnsafeMutablePointer<PacketDescription>?) -> Void) {
+    private func deliver(_ h: FileStreamHeader, _ packets: (UnsafeRawBufferPointer, Int, UnsafeMutablePointer<PacketDescription>?) -> Void) {
         switch h.framing {
         case .constant: deliverConstant(h, packets)
         case .indexed(let offsets, let sizes): deliverIndexed(offsets, sizes, packets)
@@ -201,7 +201,7 @@ public final class AudioStreamParser {
         }
     }
 
-    private func deliverConstant(_ h: StreamHeader, _ packets: (UnsafeRawBufferPointer, Int, UnsafeMutablePointer<PacketDescription>?) -> Void) {
+    private func deliverConstant(_ h: FileStreamHeader, _ packets: (UnsafeRawBufferPointer, Int, UnsafeMutablePointer<PacketDescription>?) -> Void) {
         let size = Int64(h.format.bytesPerPacket)
         let end = h.dataByteCount.map { h.dataOffset + $0 } ?? Int64.max
         // Whatever follows the data (trailing chunks) is not audio.

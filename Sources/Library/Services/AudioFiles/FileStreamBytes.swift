@@ -2,7 +2,7 @@
 /// with the file position of its first byte. It is raw memory, not a Swift array, so a
 /// pointer into it stays valid while a packets callback runs (the callback may call
 /// back into the parser, which must not trip Swift's exclusive-access checks).
-final class StreamBytes {
+final class FileStreamBytes {
     private var storage: UnsafeMutableRawPointer
     private var capacity: Int
     private var start = 0
