@@ -1,6 +1,7 @@
 // swift-tools-version: 6.0
 //
-// AudioToolbox for Linux: the legacy Audio Session Services C API over a Swift core.
+// AudioToolbox for Linux: the iPhone's AudioToolbox C API (session, system sounds, units,
+// files, converters, queues) over a Swift core.
 // One target per layer of DESIGN.md; see docs/ARCHITECTURE.md for how they fit.
 //
 // Sources/ is grouped so that its folders show the architecture; `path:` maps each
@@ -11,7 +12,7 @@
 //              device), Arbiters (the daemon's client, the in-process arbiter, their
 //              vocabulary), Services (the audio the session feeds: system sounds, units,
 //              files, queues), AudioStreams (device streams and their real-time threads)
-//   Daemon/    audiosessiond          Tool/  the audiosession command
+//   Daemon/    audiosessiond and its finisher          Tool/  the audiosession command
 //   Shared/    what the library, the daemon and the tool share (the SPEC 7 engine, the
 //              protocol, the socket, the POSIX layer, locking)
 //   CLibraries/ C libraries and the small C layers over them
