@@ -50,14 +50,12 @@ final class QueueRecord: @unchecked Sendable {
 enum QueueHandles {
     static let records = Locked<[UInt: QueueRecord]>([:])
     /// One delivery queue per run loop and mode, kept for the life of the process.
-    static let runLoops = Locked<[String: CallbackQueue<QueueCall>]>([:])
+    static let runLoops = RunLoopQueues<QueueCall> { call in QueueHandles.call(call.handle, call.event, serial: call.serial) }
 
     static let installForkHandler: Void = {
         ForkCoordinator.register(.queues) {
             records.reinitializeAfterFork()
-            runLoops.reinitializeAfterFork()
-            for queue in runLoops.withLock({ Array($0.values) }) { queue.detachAfterFork() }
-            runLoops.withLock { $0 = [:] }
+            runLoops.forgetAfterFork()
             // The parent's queues run in the parent: in the child they are gone.
             for record in records.withLock({ Array($0.values) }) { record.queue.abandonAfterFork() }
             records.withLock { $0 = [:] }
@@ -76,15 +74,7 @@ enum QueueHandles {
     }
 
     static func delivery(runLoop: CFRunLoop, mode: CFString) -> CallbackQueue<QueueCall>? {
-        let key = "\(UInt(bitPattern: Unmanaged.passUnretained(runLoop).toOpaque()))/\(CFValues.swiftString(mode))"
-        return runLoops.withLock { queues in
-            if let existing = queues[key] { return existing }
-            let made = CallbackQueue<QueueCall>(runLoop: runLoop, mode: mode) { call in
-                QueueHandles.call(call.handle, call.event, serial: call.serial)
-            }
-            queues[key] = made
-            return made
-        }
+        runLoops.queue(runLoop: runLoop, mode: mode)
     }
 
     /// Makes the program's call for one event, if the queue still exists.

@@ -53,11 +53,11 @@ final class SystemSoundServices: @unchecked Sendable {
         /// Plays the daemon would finish if the program died, oldest first, per sound.
         var outliving: [UInt32: [UInt32]] = [:]
         var nextToken: UInt32 = 1
-        /// One queue per run loop and mode, kept for the life of the process.
-        var queues: [String: CallbackQueue<SoundCompletionCall>] = [:]
         var serial = 0
     }
     private let completions = Locked(Completions())
+    /// One queue per run loop and mode, kept for the life of the process.
+    private let queues = RunLoopQueues<SoundCompletionCall> { call in SystemSoundServices.deliver(call) }
     private(set) var player: SystemSoundPlayer!
 
     /// What the player obeys without a session (see withoutSession), made once.
@@ -94,29 +94,18 @@ final class SystemSoundServices: @unchecked Sendable {
         SystemSoundServices.made.reinitializeAfterFork()
         player.sessionChanged(noSession)
         completions.reinitializeAfterFork()
+        queues.forgetAfterFork()
         completions.withLock { c in
-            for queue in c.queues.values { queue.detachAfterFork() }
-            c.queues = [:]
             c.byID = [:]
         }
     }
 
     func register(_ id: UInt32, runLoop: CFRunLoop, mode: CFString, procedure: UInt, clientData: UInt) -> Bool {
-        let key = "\(UInt(bitPattern: Unmanaged.passUnretained(runLoop).toOpaque()))/\(CFValues.swiftString(mode))"
-        return completions.withLock { c in
-            let queue: CallbackQueue<SoundCompletionCall>
-            if let existing = c.queues[key] {
-                queue = existing
-            } else {
-                guard let made = CallbackQueue<SoundCompletionCall>(runLoop: runLoop, mode: mode, deliver: { call in
-                    SystemSoundServices.deliver(call)
-                }) else { return false }
-                c.queues[key] = made
-                queue = made
-            }
+        guard let queue = queues.queue(runLoop: runLoop, mode: mode) else { return false }
+        completions.withLock { c in
             c.byID[id] = Registration(procedure: procedure, clientData: clientData, queue: queue)
-            return true
         }
+        return true
     }
 
     func unregister(_ id: UInt32) {
