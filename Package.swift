@@ -123,7 +123,11 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("webrtc_audio_processing")]),
         // The audio units: RemoteIO and VoiceProcessingIO on a stream the session feeds,
         // GenericOutput pulled offline, AUConverter; PCM layouts, conversion, rate conversion.
-        .target(name: "AudioUnits", dependencies: ["AudioSessionCore", "AudioStreams", "CSamplerate", "CVoiceProcessing",
+        // VoiceProcessingIO's echo cancellation: our linear adaptive filter lined up with the
+        // device's round trip, then WebRTC's suppressor and gain control.
+        .target(name: "EchoCancellation", dependencies: ["AudioStreams", "CVoiceProcessing"],
+                path: "Sources/Library/Services/EchoCancellation"),
+        .target(name: "AudioUnits", dependencies: ["AudioSessionCore", "AudioStreams", "CSamplerate", "EchoCancellation",
                                                    "Locking"],
                 path: "Sources/Library/Services/AudioUnits"),
         // FFmpeg's demultiplexers, decoders, AAC encoder and multiplexers behind a narrow C
@@ -182,6 +186,7 @@ let package = Package(
                     dependencies: ["ArbiterClient", "ArbiterProtocol", "ArbiterSocket", "AudioSessionCore", "RunLoopDispatch",
                                    "POSIXSupport", "audiosessiond"]),
         .testTarget(name: "AudioUnitsTests", dependencies: ["AudioUnits"]),
+        .testTarget(name: "EchoCancellationTests", dependencies: ["EchoCancellation"]),
         .testTarget(name: "SystemSoundsTests", dependencies: ["SystemSounds", "AudioSessionCore", "CSndfile"]),
         .testTarget(
             name: "AudioToolboxTests",

@@ -3,6 +3,7 @@ import AudioStreams
 import CSamplerate
 import Glibc
 import Synchronization
+import EchoCancellation
 
 // An I/O unit's stream: the thread that exchanges periods with the device, and the
 // engine that turns each period into the program's callbacks. Everything the engine

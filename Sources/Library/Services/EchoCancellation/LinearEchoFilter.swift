@@ -18,7 +18,7 @@ import Glibc
 ///
 /// Everything is allocated at creation: `process` allocates nothing, takes no lock and
 /// makes no call that can block (it runs on the I/O thread).
-final class LinearEchoFilter {
+public final class LinearEchoFilter {
     /// Samples per block; the output lags the input by this much.
     let block: Int
     private let size: Int
@@ -94,7 +94,7 @@ final class LinearEchoFilter {
 
     /// A filter that models echoes up to `tail` samples after the far end it is given,
     /// handed at most `maximumFrames` samples per call.
-    init(tail: Int, maximumFrames: Int, block: Int = 128) {
+    public init(tail: Int, maximumFrames: Int, block: Int = 128) {
         self.block = block
         size = 2 * block
         bins = block + 1
@@ -144,9 +144,12 @@ final class LinearEchoFilter {
         shiftErrors.deallocate()
     }
 
+    /// Samples by which the output lags the recording: the filter works in whole blocks.
+    public var latency: Int { block }
+
     /// Replaces `count` recorded samples by the recording less the echo of `far` (the
     /// played samples lined up with them, early enough that no echo precedes them).
-    func process(_ near: UnsafeMutablePointer<Float>, far: UnsafePointer<Float>, count: Int) {
+    public func process(_ near: UnsafeMutablePointer<Float>, far: UnsafePointer<Float>, count: Int) {
         for i in 0..<count {
             farTime[block + filled] = far[i]
             nearBlock[filled] = near[i]

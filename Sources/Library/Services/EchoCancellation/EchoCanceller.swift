@@ -23,7 +23,7 @@ import AudioStreams
 /// So the device is asked how many frames wait in each direction (`align`): the
 /// lead, or the silence the device played, follows it at once, talker or not; and the
 /// filter's shift watch puts right the sample or two such a count may be off.
-final class EchoCanceller {
+public final class EchoCanceller {
     private let processor: OpaquePointer
     private let linear: LinearEchoFilter
     private let frame: Int
@@ -57,7 +57,7 @@ final class EchoCanceller {
     private var count: Int
 
     /// nil when the library refuses the rate.
-    init?(sampleRate: Double, period: Int, outputLatencyFrames: Int, automaticGain: Bool) {
+    public init?(sampleRate: Double, period: Int, outputLatencyFrames: Int, automaticGain: Bool) {
         guard let made = VoiceProcessorCreate(Int32(sampleRate), automaticGain ? 1 : 0) else { return nil }
         processor = made
         self.automaticGain = automaticGain
@@ -91,7 +91,7 @@ final class EchoCanceller {
     /// What is about to be played, as the device takes it (`frames` interleaved 16-bit
     /// frames of `channels`, the program's sound and the system sounds mixed into it),
     /// averaged to mono.
-    func farEnd(_ samples: UnsafePointer<Int16>, channels: Int, frames: Int) {
+    public func farEnd(_ samples: UnsafePointer<Int16>, channels: Int, frames: Int) {
         let scale = 1 / (32768 * Float(channels))
         for i in 0..<frames {
             var sum: Float = 0
@@ -122,7 +122,7 @@ final class EchoCanceller {
     /// Heard frames the device skipped unread (`roundTrip.skippedCapture`) bring every
     /// later recorded sample that much nearer its partner. The first measurement waits
     /// for the first period played: the silence the device queues ahead of it counts.
-    func align(_ roundTrip: RoundTrip, frames: Int, slipped: Bool) {
+    public func align(_ roundTrip: RoundTrip, frames: Int, slipped: Bool) {
         // Once, after every move below: refilling the filter's span transforms all of it.
         var moved = false
         defer { if moved { reloadFilter() } }
@@ -161,7 +161,7 @@ final class EchoCanceller {
     /// Replaces what was recorded (`frames` interleaved frames of `channels`) by the
     /// processed near end on every channel; with `bypass`, leaves it as recorded (the
     /// filter still learns the echo path, so switching back is seamless).
-    func nearEnd(_ samples: UnsafeMutablePointer<Float>, channels: Int, frames: Int, bypass: Bool, gain: Bool) {
+    public func nearEnd(_ samples: UnsafeMutablePointer<Float>, channels: Int, frames: Int, bypass: Bool, gain: Bool) {
         if gain != automaticGain {
             _ = VoiceProcessorSetAutomaticGain(processor, gain ? 1 : 0)
             automaticGain = gain
@@ -204,5 +204,14 @@ final class EchoCanceller {
 
     private func playedSample(_ index: Int) -> Float {
         index >= 0 && index < played && played - index <= historyCapacity ? history[index % historyCapacity] : 0
+    }
+}
+
+// The canceller's working memory is made once, when it is created, and starts silent.
+extension UnsafeMutablePointer {
+    static func filled(_ value: Pointee, count: Int) -> UnsafeMutablePointer {
+        let pointer = allocate(capacity: count)
+        pointer.initialize(repeating: value, count: count)
+        return pointer
     }
 }

@@ -1,0 +1,99 @@
+import EchoCancellation
+import Glibc
+import Testing
+
+/// The linear echo filter on its own, with a room made of numbers: the far end is noise,
+/// the microphone hears it late and weaker through a short impulse response, plus (in
+/// double talk) a talker of its own.
+struct LinearEchoFilterTests {
+    /// A repeatable noise in -1...1 (a linear congruential generator, not the system's).
+    private struct Noise {
+        var state: UInt32
+        mutating func next() -> Float {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return Float(Int32(bitPattern: state)) / Float(Int32.max)
+        }
+    }
+
+    /// The room: what the microphone hears of `far` (sample i), delayed and filtered.
+    private static let echoPath: [(delay: Int, gain: Float)] = [(240, 0.5), (241, 0.25), (300, -0.125)]
+
+    private static func echo(of far: [Float], at i: Int) -> Float {
+        echoPath.reduce(Float(0)) { sum, tap in i >= tap.delay ? sum + tap.gain * far[i - tap.delay] : sum }
+    }
+
+    private static func power(_ samples: ArraySlice<Float>) -> Float {
+        samples.reduce(0) { $0 + $1 * $1 } / Float(max(samples.count, 1))
+    }
+
+    /// Runs `seconds` of 16 kHz audio through the filter in 160-sample periods; returns
+    /// what it left of the near end, and the near end's own part (the talker), if any.
+    private static func run(seconds: Double, talker: (Int) -> Float) -> (out: [Float], echo: [Float], talk: [Float]) {
+        let rate = 16_000, period = 160, count = Int(Double(rate) * seconds)
+        var noise = Noise(state: 12345)
+        let far = (0..<count).map { _ in noise.next() * 0.3 }
+        let echo = (0..<count).map { Self.echo(of: far, at: $0) }
+        let talk = (0..<count).map(talker)
+        var out = zip(echo, talk).map { $0 + $1 }
+        let filter = LinearEchoFilter(tail: 1024, maximumFrames: period)
+        far.withUnsafeBufferPointer { farBuffer in
+            out.withUnsafeMutableBufferPointer { near in
+                for start in stride(from: 0, to: count - period + 1, by: period) {
+                    filter.process(near.baseAddress! + start, far: farBuffer.baseAddress! + start, count: period)
+                }
+            }
+        }
+        return (out, echo, talk)
+    }
+
+    /// After a few seconds of far end alone, the echo is more than 25 dB down.
+    @Test func cancelsALinearEcho() {
+        let (out, echo, _) = Self.run(seconds: 6, talker: { _ in 0 })
+        let last = out.count - 16_000
+        let left = Self.power(out[last...]), before = Self.power(echo[last...])
+        let decibels = 10 * log10(Double(before / max(left, 1e-20)))
+        #expect(decibels > 25, "the echo is only \(decibels) dB down after 5 s")
+    }
+
+    /// A talker over the echo (double talk, after the filter has learnt the room) passes
+    /// through: what is left is the talker, the echo still well down.
+    @Test func letsTheTalkerThrough() {
+        let rate: Float = 16_000
+        let (out, _, talk) = Self.run(seconds: 8) { i in
+            i < 5 * 16_000 ? 0 : 0.2 * sin(2 * Float.pi * 300 * Float(i) / rate)
+        }
+        // The output lags the recording by the filter's block.
+        let lag = LinearEchoFilter(tail: 1024, maximumFrames: 160).latency
+        let last = out.count - 16_000
+        let residue = (last..<out.count).map { out[$0] - talk[$0 - lag] }
+        let talkPower = Self.power(talk[last...]), residuePower = Self.power(residue[...])
+        let decibels = 10 * log10(Double(talkPower / max(residuePower, 1e-20)))
+        #expect(decibels > 15, "the talker is only \(decibels) dB above what is left of the echo")
+    }
+
+    /// No far end, no change: the near end comes out as it went in, a block late.
+    @Test func silenceFarEndLeavesTheNearEndAlone() {
+        let talk = (0..<16_000).map { i in Float(0.1) * sin(Float(i) / 7) }
+        let noFar = Self.runWithoutFarEnd(talk)
+        let lag = LinearEchoFilter(tail: 1024, maximumFrames: 160).latency
+        #expect(lag > 0 && lag < 1024)
+        #expect(noFar[..<lag].allSatisfy { $0 == 0 }, "the filter's first block comes out silent")
+        #expect((lag..<noFar.count).allSatisfy { abs(noFar[$0] - talk[$0 - lag]) < 1e-4 },
+                "with no far end the recording comes out unchanged, a block late")
+    }
+
+    private static func runWithoutFarEnd(_ near: [Float]) -> [Float] {
+        let period = 160
+        var out = near
+        let far = [Float](repeating: 0, count: near.count)
+        let filter = LinearEchoFilter(tail: 1024, maximumFrames: period)
+        far.withUnsafeBufferPointer { farBuffer in
+            out.withUnsafeMutableBufferPointer { buffer in
+                for start in stride(from: 0, to: near.count - period + 1, by: period) {
+                    filter.process(buffer.baseAddress! + start, far: farBuffer.baseAddress! + start, count: period)
+                }
+            }
+        }
+        return out
+    }
+}
