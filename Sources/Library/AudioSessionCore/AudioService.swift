@@ -64,4 +64,13 @@ public enum AudioOutputDevice: Equatable, Sendable {
 /// back into the session).
 public protocol AudioService: AnyObject, Sendable {
     func sessionChanged(_ snapshot: AudioServiceSnapshot)
+    /// Returns once nothing the last snapshot stopped is still sounding (a real-time
+    /// thread finishing its period): called before an interruption's Begin is delivered,
+    /// outside the session's lock, so a program's sound has stopped when it hears of it.
+    func awaitQuiet()
+}
+
+extension AudioService {
+    /// A service whose sound stops with the snapshot itself has nothing to wait for.
+    public func awaitQuiet() {}
 }

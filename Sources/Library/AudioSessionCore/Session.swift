@@ -63,6 +63,13 @@ public final class Session: Sendable {
     }
 
     /// Stops feeding `service`.
+    /// Before an interruption's Begin is delivered: every service the session feeds has
+    /// fallen quiet (see AudioService.awaitQuiet). Takes no lock of the session's while
+    /// it waits.
+    public func awaitServicesQuiet() {
+        for service in services.withLock({ $0 }) { service.awaitQuiet() }
+    }
+
     public func detach(_ service: AudioService) {
         state.withLock { _ in services.withLock { $0.removeAll { $0 === service } } }
     }

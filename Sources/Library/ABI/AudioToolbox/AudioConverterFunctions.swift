@@ -9,7 +9,7 @@ final class ConverterHandle: Guarded {
     init(_ converter: Converter) { self.converter = converter }
 }
 
-let converters = HandleTable<ConverterHandle>()
+let converters = HandleTable<ConverterHandle>(.converter)
 
 private func converterHandle(_ ref: OpaquePointer?) throws(AudioFileStatus) -> ConverterHandle {
     guard let handle = converters.get(ref) else { throw .parameter }

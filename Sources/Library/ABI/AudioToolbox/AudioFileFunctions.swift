@@ -19,7 +19,7 @@ final class AudioFileHandle: Guarded {
     }
 }
 
-let audioFiles = HandleTable<AudioFileHandle>()
+let audioFiles = HandleTable<AudioFileHandle>(.audioFile)
 
 func fileHandle(_ id: OpaquePointer?) throws(AudioFileStatus) -> AudioFileHandle {
     guard let handle = audioFiles.get(id) else { throw id == nil ? .parameter : .notOpen }

@@ -23,7 +23,7 @@ final class FileStreamHandle: Guarded {
     deinit { cDescriptions.deallocate() }
 }
 
-let fileStreams = HandleTable<FileStreamHandle>()
+let fileStreams = HandleTable<FileStreamHandle>(.fileStream)
 
 private func streamHandle(_ id: OpaquePointer?) throws(AudioFileStatus) -> FileStreamHandle {
     guard let handle = fileStreams.get(id) else { throw id == nil ? .parameter : .streamIllegalOperation }

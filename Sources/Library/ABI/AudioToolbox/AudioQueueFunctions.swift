@@ -15,10 +15,9 @@ import RunLoopDispatch
 
 /// One queue event waiting for the program's run loop. Each is its own: never merged.
 struct QueueCall: Coalescing {
+    /// The queue's handle: one disposed by the time the run loop turns names nothing (its
+    /// slot's next occupant has another generation), so its events reach no one.
     let handle: UInt
-    /// Which queue made it: a disposed queue's handle may name a newer one by the time
-    /// the run loop turns, and its events must not reach that one.
-    let serial: UInt64
     let event: QueueEvent
     static func add(_ call: QueueCall, to waiting: inout [QueueCall]) { waiting.append(call) }
 }
@@ -29,8 +28,8 @@ final class QueueRecord: @unchecked Sendable {
     let output: AudioQueueOutputCallback?
     let input: AudioQueueInputCallback?
     let userData: UInt
-    let serial: UInt64
-    static let serials = Locked<UInt64>(0)
+    /// The program's name for the queue (set once, before the record is found by it).
+    var handle: UInt = 0
     struct Listener: Equatable { let id: UInt32; let proc: UInt; let data: UInt }
     let listeners = Locked<[Listener]>([])
     let timelines = Locked<Set<UInt>>([])
@@ -40,37 +39,28 @@ final class QueueRecord: @unchecked Sendable {
         self.output = output
         self.input = input
         self.userData = userData
-        serial = Self.serials.withLock { s -> UInt64 in
-            s += 1
-            return s
-        }
     }
 }
 
 enum QueueHandles {
-    static let records = Locked<[UInt: QueueRecord]>([:])
+    static let records = HandleTable<QueueRecord>(.queue)
     /// One delivery queue per run loop and mode, kept for the life of the process.
-    static let runLoops = RunLoopQueues<QueueCall> { call in QueueHandles.call(call.handle, call.event, serial: call.serial) }
+    static let runLoops = RunLoopQueues<QueueCall> { call in QueueHandles.call(call.handle, call.event) }
 
     static let installForkHandler: Void = {
         ForkCoordinator.register(.queues) {
             records.reinitializeAfterFork()
             runLoops.forgetAfterFork()
             // The parent's queues run in the parent: in the child they are gone.
-            for record in records.withLock({ Array($0.values) }) { record.queue.abandonAfterFork() }
-            records.withLock { $0 = [:] }
+            for record in records.objects {
+                record.queue.abandonAfterFork()
+                records.remove(record.handle)
+            }
         }
     }()
 
     static func record(_ handle: OpaquePointer?) -> QueueRecord? {
-        guard let handle else { return nil }
-        return records.withLock { $0[UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(handle)))] }
-    }
-
-    /// Before an interruption's Begin is delivered: every queue the session stopped has
-    /// finished its last period.
-    static func awaitQuiet() {
-        for record in records.withLock({ Array($0.values) }) { record.queue.unit.awaitQuiet() }
+        records.get(handle)
     }
 
     static func delivery(runLoop: CFRunLoop, mode: CFString) -> CallbackQueue<QueueCall>? {
@@ -78,8 +68,8 @@ enum QueueHandles {
     }
 
     /// Makes the program's call for one event, if the queue still exists.
-    static func call(_ handle: UInt, _ event: QueueEvent, serial: UInt64? = nil) {
-        guard let record = records.withLock({ $0[handle] }), serial == nil || record.serial == serial else { return }
+    static func call(_ handle: UInt, _ event: QueueEvent) {
+        guard let record = records.get(handle) else { return }
         let queue = OpaquePointer(bitPattern: handle)
         let userData = UnsafeMutableRawPointer(bitPattern: record.userData)
         switch event {
@@ -145,25 +135,25 @@ private func newQueue(_ direction: AudioQueue.Direction, _ format: UnsafePointer
             return QueueError.cannotStart.rawValue
         }
     }
-    let handle = UInt(bitPattern: Unmanaged.passUnretained(queue).toOpaque())
+    let handle = QueueHandles.records.reserve()
     let record = QueueRecord(queue: queue, output: output, input: input, userData: UInt(bitPattern: userData))
-    let serial = record.serial
+    record.handle = handle
     queue.deliver = { event in
         if let delivery {
-            delivery.enqueue([QueueCall(handle: handle, serial: serial, event: event)])
+            delivery.enqueue([QueueCall(handle: handle, event: event)])
             delivery.wake()
         } else {
             QueueHandles.call(handle, event)
         }
     }
-    queue.deliverNow = { event in QueueHandles.call(handle, event, serial: serial) }
+    queue.deliverNow = { event in QueueHandles.call(handle, event) }
     queue.unit.onGranted = { grant in UnitHandles.reportGrant(grant) }
     queue.onDisposed = { [unowned(unsafe) queue] in
         Runtime.withCurrent { $0.session.detach(queue.unit) }
-        _ = QueueHandles.records.withLock { $0.removeValue(forKey: handle) }
+        QueueHandles.records.remove(handle)
         TapHandles.forget(queue: handle)
     }
-    QueueHandles.records.withLock { $0[handle] = record }
+    QueueHandles.records.fill(handle, with: record)
     Runtime.withCurrent { $0.session.attach(queue.unit) }
     out.pointee = OpaquePointer(bitPattern: handle)
     return 0

@@ -7,17 +7,16 @@ import Locking
 
 // The AudioComponent, AudioUnit and AudioOutputUnit functions of <AudioUnit/...>:
 // handles checked, C structures read and written, result codes; the units themselves
-// are AudioUnits.OutputUnit. The I/O units are fed by the session once one exists
-// (before that, they play on the configured device, ungoverned); GenericOutput needs
-// none.
+// are AudioUnits.OutputUnit. The I/O units are fed by the session (the program's, or the
+// default one their start makes); GenericOutput needs none.
 
-/// The components (one static address each, never freed) and the live instances (by the
-/// address handed to the program, which a disposed or foreign pointer is not among).
+/// The components (one static address each, never freed) and the live instances (by
+/// handle: see HandleTable).
 enum UnitHandles {
     static let components: [(UnitKind, UnsafeMutableRawPointer)] = UnitKind.allCases.map { kind in
         (kind, UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16))
     }
-    static let instances = Locked<[UInt: OutputUnit]>([:])
+    static let instances = HandleTable<OutputUnit>(.unit)
 
     /// Registered with the first instance: in the child of a fork the units stay, stopped
     /// (their threads are the parent's), and the locks the parent's threads may have held
@@ -26,7 +25,7 @@ enum UnitHandles {
         ForkCoordinator.register(.units) {
             instances.reinitializeAfterFork()
             UnitListeners.all.reinitializeAfterFork()
-            for unit in instances.withLock({ Array($0.values) }) { unit.resetAfterFork() }
+            for unit in instances.objects { unit.resetAfterFork() }
         }
     }()
 
@@ -36,14 +35,7 @@ enum UnitHandles {
     }
 
     static func unit(_ handle: OpaquePointer?) -> OutputUnit? {
-        guard let handle else { return nil }
-        return instances.withLock { $0[UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(handle)))] }
-    }
-
-    /// Before an interruption's Begin is delivered: every unit the session stopped has
-    /// finished its last period.
-    static func awaitQuiet() {
-        for unit in instances.withLock({ Array($0.values) }) where unit.kind.hasDevice { unit.awaitQuiet() }
+        instances.get(handle)
     }
 
     /// What a stream was granted, told to the session (IOBufferDuration, latencies).
@@ -126,13 +118,12 @@ public func audioComponentInstanceNew(_ component: OpaquePointer?,
     guard let kind = UnitHandles.kind(component), let outInstance else { return UnitError.parameter.rawValue }
     _ = UnitHandles.installForkHandler
     let unit = OutputUnit(kind: kind, fedWith: SystemSoundServices.withoutSession())
-    let handle = Unmanaged.passUnretained(unit).toOpaque()
-    let key = UInt(bitPattern: Int(bitPattern: handle))
+    let key = UnitHandles.instances.reserve()
     unit.onStoppedBySystem = { UnitListeners.tell(OpaquePointer(bitPattern: key), kAudioOutputUnitProperty_IsRunning) }
     unit.onGranted = { grant in UnitHandles.reportGrant(grant) }
-    UnitHandles.instances.withLock { $0[key] = unit }
+    UnitHandles.instances.fill(key, with: unit)
     if kind.hasDevice { Runtime.withCurrent { $0.session.attach(unit) } }
-    outInstance.pointee = OpaquePointer(handle)
+    outInstance.pointee = OpaquePointer(bitPattern: key)
     return 0
 }
 
@@ -140,7 +131,7 @@ public func audioComponentInstanceNew(_ component: OpaquePointer?,
 public func audioComponentInstanceDispose(_ instance: OpaquePointer?) -> Int32 {
     guard let instance else { return UnitError.parameter.rawValue }
     let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(instance)))
-    let removed = UnitHandles.instances.withLock { $0.removeValue(forKey: key) }
+    let removed = UnitHandles.instances.remove(key)
     guard let removed else { return UnitError.parameter.rawValue }
     removed.uninitialize()
     Runtime.withCurrent { $0.session.detach(removed) }

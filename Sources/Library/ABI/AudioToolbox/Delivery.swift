@@ -38,10 +38,7 @@ final class ListenerDispatcher: @unchecked Sendable {
     private func callInterruptionListener(_ phase: InterruptionPhase) {
         // The session stopped the program's units when it queued Begin; a period already
         // under way finishes before the program hears of it (SPEC 10).
-        if case .begin = phase {
-            UnitHandles.awaitQuiet()
-            QueueHandles.awaitQuiet()
-        }
+        if case .begin = phase { session.awaitServicesQuiet() }
         let (listener, interruptionClientData) = interruption.withLock { $0 }
         guard let listener else { return }
         Log.debug("interruption listener, state \(phase.state)")

@@ -20,7 +20,7 @@ final class ExtAudioFileHandle: Guarded {
     }
 }
 
-let extAudioFiles = HandleTable<ExtAudioFileHandle>()
+let extAudioFiles = HandleTable<ExtAudioFileHandle>(.extAudioFile)
 
 private func extHandle(_ ref: OpaquePointer?) throws(AudioFileStatus) -> ExtAudioFileHandle {
     guard let handle = extAudioFiles.get(ref) else { throw ref == nil ? .parameter : .notOpen }

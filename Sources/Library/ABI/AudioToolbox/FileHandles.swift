@@ -5,30 +5,6 @@ import Glibc
 import Locking
 import Synchronization
 
-/// The objects a program holds by opaque pointer (AudioFileID, ExtAudioFileRef,
-/// AudioConverterRef, AudioFileStreamID): live ones by address, so a disposed or foreign
-/// pointer is refused with a result code instead of followed. Each object has its own
-/// lock: calls on one object from many threads take turns.
-final class HandleTable<Object: AnyObject>: @unchecked Sendable {
-    private let live = Locked<[UInt: Object]>([:])
-
-    func add(_ object: Object) -> OpaquePointer {
-        let address = Unmanaged.passUnretained(object).toOpaque()
-        live.withLock { $0[UInt(bitPattern: address)] = object }
-        return OpaquePointer(address)
-    }
-
-    func get(_ handle: OpaquePointer?) -> Object? {
-        guard let handle else { return nil }
-        return live.withLock { $0[UInt(bitPattern: UnsafeRawPointer(handle))] }
-    }
-
-    func remove(_ handle: OpaquePointer?) -> Object? {
-        guard let handle else { return nil }
-        return live.withLock { $0.removeValue(forKey: UInt(bitPattern: UnsafeRawPointer(handle))) }
-    }
-}
-
 /// One serialising lock per object. A call made from inside one of the object's own
 /// callbacks (an input procedure that reads the converter's properties, resets or
 /// disposes of it) runs at once on the thread that already holds the lock, instead of
