@@ -8,7 +8,7 @@ struct ListenerRegistryTests {
 
     @Test("SPEC 3: exactly one listener per (id, clientData): adding the same pair again replaces the proc")
     func replace() {
-        let registry = ListenerRegistry()
+        let registry = SessionListeners()
         registry.add(volume, procedure: 0x1000, clientData: 7)
         registry.add(volume, procedure: 0x2000, clientData: 7)
         #expect(registry.count == 1)
@@ -18,7 +18,7 @@ struct ListenerRegistryTests {
 
     @Test("SPEC 3: different clientData values give several listeners on one property, in registration order")
     func severalClients() {
-        let registry = ListenerRegistry()
+        let registry = SessionListeners()
         registry.add(volume, procedure: 0x1000, clientData: 1)
         registry.add(volume, procedure: 0x1000, clientData: 2)
         registry.add(volume, procedure: 0x3000, clientData: 3)
@@ -31,7 +31,7 @@ struct ListenerRegistryTests {
 
     @Test("SPEC 3: RemovePropertyListenerWithUserData(id, proc, clientData) removes that one listener only")
     func removeOne() {
-        let registry = ListenerRegistry()
+        let registry = SessionListeners()
         registry.add(volume, procedure: 0x1000, clientData: 1)
         registry.add(volume, procedure: 0x1000, clientData: 2)
         registry.add(.serverDied, procedure: 0x1000, clientData: 1)
@@ -47,7 +47,7 @@ struct ListenerRegistryTests {
 
     @Test("SPEC 3: a replaced listener is removed by its new proc, not its old one")
     func removeAfterReplace() {
-        let registry = ListenerRegistry()
+        let registry = SessionListeners()
         registry.add(volume, procedure: 0x1000, clientData: 1)
         registry.add(volume, procedure: 0x2000, clientData: 1)
         registry.remove(volume, procedure: 0x1000, clientData: 1)
@@ -58,7 +58,7 @@ struct ListenerRegistryTests {
 
     @Test("SPEC 3: the deprecated RemovePropertyListener(id) removes every listener on id, and only on id")
     func removeAll() {
-        let registry = ListenerRegistry()
+        let registry = SessionListeners()
         registry.add(volume, procedure: 0x1000, clientData: 1)
         registry.add(volume, procedure: 0x3000, clientData: 2)
         registry.add(.serverDied, procedure: 0x1000, clientData: 1)
@@ -72,7 +72,7 @@ struct ListenerRegistryTests {
 
     @Test("SPEC 3: a listener removed or replaced during a dispatch is no longer current (not called again)")
     func currency() {
-        let registry = ListenerRegistry()
+        let registry = SessionListeners()
         registry.add(volume, procedure: 0x1000, clientData: 1)
         registry.add(volume, procedure: 0x1000, clientData: 2)
         registry.add(volume, procedure: 0x1000, clientData: 3)
@@ -88,7 +88,7 @@ struct ListenerRegistryTests {
 
     @Test("SPEC 3: re-adding a removed pair registers it afresh")
     func readd() {
-        let registry = ListenerRegistry()
+        let registry = SessionListeners()
         registry.add(volume, procedure: 0x1000, clientData: 1)
         let old = registry.snapshot(volume)[0]
         registry.remove(volume, procedure: 0x1000, clientData: 1)

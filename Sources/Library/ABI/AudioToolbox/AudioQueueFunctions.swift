@@ -30,8 +30,8 @@ final class QueueRecord: @unchecked Sendable {
     let userData: UInt
     /// The program's name for the queue (set once, before the record is found by it).
     var handle: UInt = 0
-    struct Listener: Equatable { let id: UInt32; let proc: UInt; let data: UInt }
-    let listeners = Locked<[Listener]>([])
+    /// Its property listeners, by property ID.
+    let listeners = ListenerRegistry<UInt32>(identity: .procedureAndClientData)
     let timelines = Locked<Set<UInt>>([])
 
     init(queue: AudioQueue, output: AudioQueueOutputCallback?, input: AudioQueueInputCallback?, userData: UInt) {
@@ -85,10 +85,9 @@ enum QueueHandles {
                           UInt32(packets), descriptions.map { UnsafePointer($0.assumingMemoryBound(to: AudioStreamPacketDescription.self)) })
         case .property(let id):
             // Listeners removed by an earlier one of this batch are not called.
-            for listener in record.listeners.withLock({ $0.filter { $0.id == id } })
-            where record.listeners.withLock({ $0.contains(listener) }) {
-                let proc = unsafeBitCast(UnsafeRawPointer(bitPattern: listener.proc)!, to: AudioQueuePropertyListenerProc.self)
-                proc(UnsafeMutableRawPointer(bitPattern: listener.data), queue, id)
+            for listener in record.listeners.snapshot(id) where record.listeners.isCurrent(listener) {
+                let proc = unsafeBitCast(UnsafeRawPointer(bitPattern: listener.procedure)!, to: AudioQueuePropertyListenerProc.self)
+                proc(UnsafeMutableRawPointer(bitPattern: listener.clientData), queue, id)
             }
         }
     }
@@ -503,9 +502,7 @@ public func audioQueueAddPropertyListener(_ queue: OpaquePointer?, _ id: UInt32,
     queueCall(queue) { r throws(QueueError) in
         guard let proc else { throw .parameter }
         guard propertySize(r.queue, id) != nil else { throw .invalidProperty }
-        let listener = QueueRecord.Listener(id: id, proc: UInt(bitPattern: unsafeBitCast(proc, to: Int.self)),
-                                            data: UInt(bitPattern: data))
-        r.listeners.withLock { list in if !list.contains(listener) { list.append(listener) } }
+        r.listeners.add(id, procedure: UInt(bitPattern: unsafeBitCast(proc, to: Int.self)), clientData: UInt(bitPattern: data))
     }
 }
 
@@ -514,13 +511,8 @@ public func audioQueueRemovePropertyListener(_ queue: OpaquePointer?, _ id: UInt
                                              _ data: UnsafeMutableRawPointer?) -> Int32 {
     queueCall(queue) { r throws(QueueError) in
         guard let proc else { throw .parameter }
-        let listener = QueueRecord.Listener(id: id, proc: UInt(bitPattern: unsafeBitCast(proc, to: Int.self)),
-                                            data: UInt(bitPattern: data))
-        let removed = r.listeners.withLock { list -> Bool in
-            guard let index = list.firstIndex(of: listener) else { return false }
-            list.remove(at: index)
-            return true
-        }
+        let removed = r.listeners.remove(id, procedure: UInt(bitPattern: unsafeBitCast(proc, to: Int.self)),
+                                         clientData: UInt(bitPattern: data))
         guard removed else { throw .invalidParameter }
     }
 }

@@ -135,7 +135,7 @@ public func audioComponentInstanceDispose(_ instance: OpaquePointer?) -> Int32 {
     guard let removed else { return UnitError.parameter.rawValue }
     removed.uninitialize()
     Runtime.withCurrent { $0.session.detach(removed) }
-    UnitListeners.all.withLock { $0.removeAll { $0.unit == key } }
+    UnitListeners.all.removeAll { $0.unit == key }
     UnitConnections.forget(key)
     return 0
 }
@@ -419,30 +419,27 @@ public func audioUnitSetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
 /// Property listeners, by unit handle: called on the caller's thread after the change,
 /// with no lock held.
 enum UnitListeners {
-    struct Listener: Equatable {
+    /// A unit (by handle) and one of its properties.
+    struct Key: Hashable, Sendable {
         let unit: UInt
         let id: UInt32
-        let proc: UInt
-        let data: UInt
-
-        init(_ unit: OpaquePointer, _ id: UInt32, _ proc: AudioUnitPropertyListenerProc, _ data: UnsafeMutableRawPointer?) {
+        init(_ unit: OpaquePointer, _ id: UInt32) {
             self.unit = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(unit)))
             self.id = id
-            self.proc = UInt(bitPattern: unsafeBitCast(proc, to: Int.self))
-            self.data = UInt(bitPattern: data)
         }
     }
-    static let all = Locked<[Listener]>([])
+    static let all = ListenerRegistry<Key>(identity: .procedureAndClientData)
+
+    static func address(of proc: AudioUnitPropertyListenerProc) -> UInt { UInt(bitPattern: unsafeBitCast(proc, to: Int.self)) }
 
     static func tell(_ unit: OpaquePointer?, _ id: Int) { tell(unit, UInt32(id)) }
 
     static func tell(_ unit: OpaquePointer?, _ id: UInt32) {
         guard let unit else { return }
-        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(unit)))
-        let due = all.withLock { $0.filter { $0.unit == key && $0.id == id } }
-        for listener in due {
-            let proc = unsafeBitCast(UnsafeRawPointer(bitPattern: listener.proc)!, to: AudioUnitPropertyListenerProc.self)
-            proc(UnsafeMutableRawPointer(bitPattern: listener.data), unit, id, UInt32(kAudioUnitScope_Global), 0)
+        // A listener removed by an earlier one of this batch is not called.
+        for listener in all.snapshot(Key(unit, id)) where all.isCurrent(listener) {
+            let proc = unsafeBitCast(UnsafeRawPointer(bitPattern: listener.procedure)!, to: AudioUnitPropertyListenerProc.self)
+            proc(UnsafeMutableRawPointer(bitPattern: listener.clientData), unit, id, UInt32(kAudioUnitScope_Global), 0)
         }
     }
 }
@@ -452,8 +449,8 @@ public func audioUnitAddPropertyListener(_ unit: OpaquePointer?, _ id: UInt32, _
                                          _ data: UnsafeMutableRawPointer?) -> Int32 {
     unitCall(unit) { _ throws(UnitError) in
         guard let proc else { throw .parameter }
-        let listener = UnitListeners.Listener(unit!, id, proc, data)
-        UnitListeners.all.withLock { list in if !list.contains(listener) { list.append(listener) } }
+        UnitListeners.all.add(UnitListeners.Key(unit!, id), procedure: UnitListeners.address(of: proc),
+                              clientData: UInt(bitPattern: data))
     }
 }
 
@@ -463,8 +460,8 @@ public func audioUnitRemovePropertyListenerWithUserData(_ unit: OpaquePointer?, 
                                                         _ data: UnsafeMutableRawPointer?) -> Int32 {
     unitCall(unit) { _ throws(UnitError) in
         guard let proc else { throw .parameter }
-        let listener = UnitListeners.Listener(unit!, id, proc, data)
-        UnitListeners.all.withLock { $0.removeAll { $0 == listener } }
+        UnitListeners.all.remove(UnitListeners.Key(unit!, id), procedure: UnitListeners.address(of: proc),
+                                 clientData: UInt(bitPattern: data))
     }
 }
 

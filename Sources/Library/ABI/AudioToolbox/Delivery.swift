@@ -8,14 +8,14 @@ import Settings
 /// Runs on the program's run loop (or the thread draining the descriptor), with no
 /// library lock held.
 final class ListenerDispatcher: @unchecked Sendable {
-    let listeners: ListenerRegistry
+    let listeners: SessionListeners
     /// The program's interruption listener and its data. Set at creation, or once later
     /// when AudioSessionInitialize adopts the default session (Runtime.adopt).
     private let interruption: Locked<(listener: AudioSessionInterruptionListener?, clientData: UnsafeMutableRawPointer?)>
     /// Set once by the runtime before the session starts, so before any call is queued.
     var session: Session!
 
-    init(listeners: ListenerRegistry, interruptionListener: AudioSessionInterruptionListener?,
+    init(listeners: SessionListeners, interruptionListener: AudioSessionInterruptionListener?,
          interruptionClientData: UnsafeMutableRawPointer?) {
         self.listeners = listeners
         interruption = Locked((interruptionListener, interruptionClientData))
@@ -57,7 +57,7 @@ final class ListenerDispatcher: @unchecked Sendable {
         Marshalling.withListenerData(value) { size, data in
             // A listener removed by an earlier callback of this batch is not called.
             for entry in entries where listeners.isCurrent(entry) {
-                let listener = ListenerRegistry.procedure(at: entry.procedure)
+                let listener = SessionListeners.procedure(at: entry.procedure)
                 listener(UnsafeMutableRawPointer(bitPattern: entry.clientData), id.rawValue, size, data)
             }
         }

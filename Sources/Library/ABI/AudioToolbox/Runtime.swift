@@ -14,7 +14,7 @@ import Synchronization
 import VirtualAudioDevice
 
 /// Listener procedures are kept in the registry as plain addresses.
-extension ListenerRegistry {
+extension SessionListeners {
     static func address(of procedure: AudioSessionPropertyListener) -> UInt {
         UInt(bitPattern: unsafeBitCast(procedure, to: UnsafeRawPointer.self))
     }
@@ -38,7 +38,7 @@ final class Runtime: @unchecked Sendable {
     /// The client of audiosessiond when it arbitrates.
     let daemonArbiter: DaemonArbiter?
     let session: Session
-    let listeners: ListenerRegistry
+    let listeners: SessionListeners
     let callbacks: CallbackQueue<ListenerCall>
     let dispatcher: ListenerDispatcher
     /// The run loop's doorbell, rung by audiosessiond (see DaemonArbiter); nil without
@@ -57,7 +57,7 @@ final class Runtime: @unchecked Sendable {
         Runtime.loadControlNames(configuration)
         let (backend, virtualDevice) = try Runtime.chooseBackend(configuration)
         let (arbiter, inProcess) = Runtime.chooseArbiter(configuration)
-        let listeners = ListenerRegistry()
+        let listeners = SessionListeners()
         let dispatcher = ListenerDispatcher(listeners: listeners, interruptionListener: interruptionListener,
                                             interruptionClientData: clientData)
         guard let callbacks = CallbackQueue<ListenerCall>(runLoop: runLoop, mode: mode, deliver: dispatcher.call)

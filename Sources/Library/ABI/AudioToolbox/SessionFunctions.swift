@@ -74,7 +74,7 @@ public func audioSessionAddPropertyListener(_ id: UInt32, _ proc: AudioSessionPr
         let property = PropertyID(rawValue: id)
         _ = try PropertyTable.descriptor(property, allowing: .listen)
         guard let proc else { throw .unspecified }
-        runtime.listeners.add(property, procedure: ListenerRegistry.address(of: proc),
+        runtime.listeners.add(property, procedure: SessionListeners.address(of: proc),
                               clientData: UInt(bitPattern: clientData))
     }
 }
@@ -95,7 +95,7 @@ public func audioSessionRemovePropertyListenerWithUserData(_ id: UInt32, _ proc:
         let property = PropertyID(rawValue: id)
         _ = try PropertyTable.descriptor(property, allowing: .listen)
         guard let proc else { throw .unspecified }
-        runtime.listeners.remove(property, procedure: ListenerRegistry.address(of: proc),
+        runtime.listeners.remove(property, procedure: SessionListeners.address(of: proc),
                                  clientData: UInt(bitPattern: clientData))
     }
 }
