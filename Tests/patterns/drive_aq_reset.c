@@ -200,7 +200,9 @@ static void fillTone(AudioQueueBufferRef b, double hz)
 }
 
 /* The card's recording in 10 ms windows, each called 440 Hz or 880 Hz by its rising zero
- * crossings (4.4 or 8.8 a window; silence and the edges are neither). */
+ * crossings (4.4 or 8.8 a window). Only windows the tone fills count (RMS near the
+ * tone's, 8485): one that a gap cuts (the device running dry on a busy machine) holds
+ * fewer crossings, as a lower tone would. */
 static void heardAfterReset(long *windows440, long *windows880, long *late440)
 {
     long frames = 0;
@@ -209,12 +211,13 @@ static void heardAfterReset(long *windows440, long *windows880, long *late440)
     long window = rate / 100, seen880 = 0;
     *windows440 = *windows880 = *late440 = 0;
     for (long start = 0; window > 0 && start + window <= frames; start += window) {
-        long crossings = 0, peak = 0;
+        long crossings = 0;
+        double energy = 0;
         for (long i = start + 1; i < start + window; i++) {
             if (s[2 * (i - 1)] < 0 && s[2 * i] >= 0) crossings++;
-            if (labs((long)s[2 * i]) > peak) peak = labs((long)s[2 * i]);
+            energy += (double)s[2 * i] * s[2 * i];
         }
-        if (peak < 2000) continue;
+        if (sqrt(energy / (window - 1)) < 7200) continue;
         if (crossings >= 3 && crossings <= 6) {
             (*windows440)++;
             if (seen880 > 2) (*late440)++;
@@ -258,8 +261,8 @@ static void resetHeardOnCard(void)
     long w440 = 0, w880 = 0, late = 0;
     heardAfterReset(&w440, &w880, &late);
     CHECK(dropped == 2, "%s: Reset handed back the two buffers not yet played (%ld)", label, dropped);
-    CHECK(w880 >= 35, "%s: the card heard the 880 Hz buffer enqueued after Reset (%ld windows of 10 ms)", label, w880);
-    CHECK(w440 >= 30 && w440 <= 90, "%s: the card heard %ld windows of 10 ms of the old 440 Hz: the played buffer and "
+    CHECK(w880 >= 30, "%s: the card heard the 880 Hz buffer enqueued after Reset (%ld windows of 10 ms)", label, w880);
+    CHECK(w440 >= 25 && w440 <= 90, "%s: the card heard %ld windows of 10 ms of the old 440 Hz: the played buffer and "
           "the device's latency, never the 1 s Reset dropped", label, w440);
     CHECK(late == 0, "%s: %ld windows of 440 Hz after the 880 Hz began", label, late);
     printf("%s: the card heard %.2f s of 440 Hz, then %.2f s of 880 Hz\n", label, w440 / 100.0, w880 / 100.0);
