@@ -1178,6 +1178,22 @@ def case_x(c):
         server.close()
 
 
+def own_stream(c, prog, what):
+    """The properties of the first PipeWire stream that names `prog`'s process (waited for)."""
+    found = {}
+
+    def own(props):
+        if props.get("application.process.id") in (prog.pid, str(prog.pid)):
+            found.update(props)
+            return True
+        return False
+    deadline = time.monotonic() + HANG
+    while find_stream(c, own) is None:
+        if time.monotonic() > deadline:
+            raise CaseFailure(f"no PipeWire stream names {prog.name}'s process ({what})")
+        time.sleep(0.05)
+    return found
+
 def case_u2(c):
     """Issue 17: where a sound server runs, an I/O unit plays through a PipeWire stream of
     its own, named after the program, with its pid and its category's media role; what
@@ -1193,18 +1209,7 @@ def case_u2(c):
         (a,) = c.start("A")
         a.set_category("medi")
         a.command("unit start")
-        found = {}
-
-        def own(props):
-            if props.get("application.process.id") in (a.pid, str(a.pid)):
-                found.update(props)
-                return True
-            return False
-        deadline = time.monotonic() + HANG
-        while find_stream(c, own) is None:
-            if time.monotonic() > deadline:
-                raise CaseFailure("no PipeWire stream names A's process")
-            time.sleep(0.05)
+        found = own_stream(c, a, "A's unit")
         wrong = {key: found.get(key) for key, want in (("application.name", "session_prog"), ("media.role", "Music"),
                                                        ("media.category", "Playback")) if found.get(key) != want}
         if wrong:
@@ -1234,18 +1239,7 @@ def case_u3(c):
         (a,) = c.start("A")
         a.set_category("medi")
         a.command(f"sound {sound}")
-        found = {}
-
-        def own(props):
-            if props.get("application.process.id") in (a.pid, str(a.pid)):
-                found.update(props)
-                return True
-            return False
-        deadline = time.monotonic() + HANG
-        while find_stream(c, own) is None:
-            if time.monotonic() > deadline:
-                raise CaseFailure("no PipeWire stream names A's process while its system sound plays")
-            time.sleep(0.05)
+        found = own_stream(c, a, "A's system sound")
         if found.get("media.role") != "Notification":
             raise CaseFailure(f"A's system-sound stream has media.role {found.get('media.role')!r}; all: {found}")
         wait_heard(c, 1.0, "A's system sound")
