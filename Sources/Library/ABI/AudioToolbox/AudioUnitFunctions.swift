@@ -119,6 +119,7 @@ public func audioComponentInstanceNew(_ component: OpaquePointer?,
     _ = UnitHandles.installForkHandler
     let unit = OutputUnit(kind: kind, fedWith: SystemSoundServices.withoutSession())
     let key = UnitHandles.instances.reserve()
+    unit.handle = key
     unit.onStoppedBySystem = { UnitListeners.tell(OpaquePointer(bitPattern: key), kAudioOutputUnitProperty_IsRunning) }
     unit.onGranted = { grant in UnitHandles.reportGrant(grant) }
     UnitHandles.instances.fill(key, with: unit)
@@ -536,7 +537,7 @@ public func audioUnitRender(_ unit: OpaquePointer?, _ flags: UnsafeMutablePointe
     // Inside an I/O unit's callback (its real-time thread) the unit is known without the
     // registry's lock.
     let here = OutputUnit.onIOThread
-    let found = here.flatMap { Unmanaged.passUnretained($0).toOpaque() == UnsafeMutableRawPointer(unit) ? $0 : nil }
+    let found = here.flatMap { $0.handle == UInt(bitPattern: Int(bitPattern: unit.map { UnsafeRawPointer($0) })) ? $0 : nil }
     guard let u = found ?? UnitHandles.unit(unit) else { return UnitError.parameter.rawValue }
     guard let timeStamp, let ioData else { return UnitError.parameter.rawValue }
     do throws(UnitError) {

@@ -161,6 +161,10 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
     /// Called (no lock held, on the thread that opened it) with what each stream the unit
     /// opens was granted: the session then reads it. Set once by the ABI layer.
     public var onGranted: (@Sendable (StreamGrant) -> Void)?
+    /// The program's name for the unit (its AudioUnit handle): how AudioUnitRender, called
+    /// from the unit's own callbacks, knows it without the handle table's lock. Set once by
+    /// the ABI layer before the unit is used.
+    public var handle: UInt = 0
     /// The rate and period of the stream running now: a session snapshot that states
     /// them (the session reading back the grant) does not reopen it.
     let runningFormat = Locked<(rate: Double, period: Int)?>(nil)
