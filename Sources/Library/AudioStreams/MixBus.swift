@@ -9,18 +9,15 @@ import Synchronization
 /// which would play a period out of step anyway — as on the phone, where they mix.
 ///
 /// One writer (the system sounds' mixer thread) and one reader (the unit's I/O thread):
-/// a ring of 16-bit stereo frames at the device's rate, with two counters. The reader
-/// takes what is there and never waits; the writer waits (sleeping a millisecond) while
-/// the ring is full.
+/// an SPSCRing of 16-bit stereo frames at the device's rate. The reader takes what is
+/// there and never waits; the writer waits (sleeping a millisecond) while the ring is
+/// full.
 public final class MixBus: @unchecked Sendable {
     public let device: AudioOutputDevice
     public let sampleRate: Double
     /// Frames the device holds after the ring (its queued buffer).
     public let deviceLatency: Int
-    private let samples: UnsafeMutablePointer<Int16>
-    private let capacity: Int
-    private let written = Atomic<Int>(0)
-    private let taken = Atomic<Int>(0)
+    private let ring: SPSCRing<Int16>
     private let open = Atomic<Bool>(true)
 
     private static let offered = Locked<[MixBus]>([])
@@ -29,12 +26,8 @@ public final class MixBus: @unchecked Sendable {
         self.device = device
         self.sampleRate = sampleRate
         self.deviceLatency = deviceLatency
-        self.capacity = capacity
-        samples = .allocate(capacity: capacity * 2)
-        samples.initialize(repeating: 0, count: capacity * 2)
+        ring = SPSCRing(frames: capacity, channels: 2, filler: 0)
     }
-
-    deinit { samples.deallocate() }
 
     /// A unit's stream offers its periods (when its stream opens; the first on a device
     /// wins).
@@ -59,7 +52,7 @@ public final class MixBus: @unchecked Sendable {
     }
 
     /// Frames written and not yet heard: in the ring, then in the device.
-    public var delay: Int { written.load(ordering: .acquiring) - taken.load(ordering: .acquiring) + deviceLatency }
+    public var delay: Int { ring.available + deviceLatency }
 
     /// Writes `frames` stereo frames, waiting for room; false once the stream has closed
     /// (what was not written is dropped).
@@ -67,36 +60,22 @@ public final class MixBus: @unchecked Sendable {
         var done = 0
         while done < count {
             guard open.load(ordering: .acquiring) else { return false }
-            let head = written.load(ordering: .relaxed)
-            let room = capacity - (head - taken.load(ordering: .acquiring))
+            let room = ring.room
             if room == 0 {
                 usleep(1000)
                 continue
             }
-            let n = min(room, count - done)
-            for i in 0..<n {
-                let at = (head + i) % capacity
-                samples[2 * at] = frames[2 * (done + i)]
-                samples[2 * at + 1] = frames[2 * (done + i) + 1]
-            }
-            written.store(head + n, ordering: .releasing)
-            done += n
+            done += ring.write(frames + 2 * done, frames: min(room, count - done))
         }
         return true
     }
 
     /// The I/O thread: adds what is there (up to `frames`) to its period, saturating.
     public func mix(into period: UnsafeMutablePointer<Int16>, frames: Int) {
-        let tail = taken.load(ordering: .relaxed)
-        let available = min(frames, written.load(ordering: .acquiring) - tail)
-        guard available > 0 else { return }
-        for i in 0..<available {
-            let at = (tail + i) % capacity
-            for c in 0..<2 {
-                let sum = Int32(period[2 * i + c]) + Int32(samples[2 * at + c])
-                period[2 * i + c] = Int16(clamping: sum)
+        ring.consume(upTo: frames) { run, offset, count in
+            for i in 0..<(count * 2) {
+                period[offset * 2 + i] = Int16(clamping: Int32(period[offset * 2 + i]) + Int32(run[i]))
             }
         }
-        taken.store(tail + available, ordering: .releasing)
     }
 }

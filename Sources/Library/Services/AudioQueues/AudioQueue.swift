@@ -70,8 +70,8 @@ public final class AudioQueue: @unchecked Sendable {
     let thread = QueueThread()
 
     // Playback: the rings, what the real-time thread alone touches, what it publishes.
-    let playRing: HandOffRing<PlayChunk>
-    let doneRing: HandOffRing<PlayChunk>
+    let playRing: SPSCRing<PlayChunk>
+    let doneRing: SPSCRing<PlayChunk>
     var current: PlayChunk?
     var position = 0
     var leadIn = 0
@@ -192,8 +192,8 @@ public final class AudioQueue: @unchecked Sendable {
             codec = Locked(made)
         }
         unit = OutputUnit(kind: .remoteIO, fedWith: snapshot)
-        playRing = HandOffRing(capacity: Self.maximumBuffers, filler: PlayChunk())
-        doneRing = HandOffRing(capacity: Self.maximumBuffers, filler: PlayChunk())
+        playRing = SPSCRing(frames: Self.maximumBuffers, filler: PlayChunk())
+        doneRing = SPSCRing(frames: Self.maximumBuffers, filler: PlayChunk())
         meterAverage = .allocate(capacity: 8)
         meterAverage.initialize(repeating: 0, count: 8)
         meterPeak = .allocate(capacity: 8)

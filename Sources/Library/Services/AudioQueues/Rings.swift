@@ -1,101 +1,13 @@
+import AudioStreams
 import Synchronization
 
-/// A fixed ring between exactly one producing thread and one consuming thread, with no
-/// lock: the real-time side of a queue never waits for the program's. Elements are
-/// plain values (pointers and numbers), so pushing and popping retain nothing.
-final class HandOffRing<Element: BitwiseCopyable>: @unchecked Sendable {
-    private let slots: UnsafeMutablePointer<Element>
-    private let capacity: Int
-    /// Counts of pushes and pops since the start; their difference is what waits.
-    private let pushed = Atomic<Int>(0)
-    private let popped = Atomic<Int>(0)
+/// A queue's rings are the library's one lock-free ring (AudioStreams.SPSCRing): buffers
+/// handed between the program's side and the real-time thread one value at a time, and
+/// Float samples between the input thread (or the time/pitch stage) and their reader.
+typealias SampleRing = SPSCRing<Float>
 
-    init(capacity: Int, filler: Element) {
-        self.capacity = capacity
-        slots = .allocate(capacity: capacity)
-        slots.initialize(repeating: filler, count: capacity)
-    }
-
-    deinit { slots.deallocate() }
-
-    var count: Int { pushed.load(ordering: .acquiring) - popped.load(ordering: .acquiring) }
-    var isEmpty: Bool { count == 0 }
-
-    /// Producer only. False when full.
-    @discardableResult
-    func push(_ element: Element) -> Bool {
-        let head = pushed.load(ordering: .relaxed)
-        guard head - popped.load(ordering: .acquiring) < capacity else { return false }
-        slots[head % capacity] = element
-        pushed.store(head + 1, ordering: .releasing)
-        return true
-    }
-
-    /// Consumer only.
-    func pop() -> Element? {
-        let tail = popped.load(ordering: .relaxed)
-        guard pushed.load(ordering: .acquiring) > tail else { return nil }
-        let element = slots[tail % capacity]
-        popped.store(tail + 1, ordering: .releasing)
-        return element
-    }
-}
-
-/// Interleaved Float frames from the input thread to the queue's thread: a ring of
-/// samples with the same one-producer, one-consumer rule. A producer that finds it full
-/// drops the newest frames (counted), never waits.
-final class SampleRing: @unchecked Sendable {
-    private let samples: UnsafeMutablePointer<Float>
-    private let capacityFrames: Int
-    let channels: Int
-    private let written = Atomic<Int>(0)
-    private let read = Atomic<Int>(0)
-    let dropped = Atomic<Int>(0)
-
-    init(frames: Int, channels: Int) {
-        capacityFrames = frames
-        self.channels = channels
-        samples = .allocate(capacity: frames * channels)
-        samples.initialize(repeating: 0, count: frames * channels)
-    }
-
-    deinit { samples.deallocate() }
-
-    var available: Int { written.load(ordering: .acquiring) - read.load(ordering: .acquiring) }
-
-    /// Producer only.
-    func write(_ from: UnsafePointer<Float>, frames: Int) {
-        let head = written.load(ordering: .relaxed)
-        let room = capacityFrames - (head - read.load(ordering: .acquiring))
-        let n = min(frames, room)
-        if n < frames { dropped.add(frames - n, ordering: .relaxed) }
-        var done = 0
-        while done < n {
-            let at = (head + done) % capacityFrames
-            let run = min(n - done, capacityFrames - at)
-            (samples + at * channels).update(from: from + done * channels, count: run * channels)
-            done += run
-        }
-        written.store(head + n, ordering: .releasing)
-    }
-
-    /// Consumer only: up to `frames` frames; returns how many.
-    func take(into out: UnsafeMutablePointer<Float>, frames: Int) -> Int {
-        let tail = read.load(ordering: .relaxed)
-        let n = min(frames, written.load(ordering: .acquiring) - tail)
-        var done = 0
-        while done < n {
-            let at = (tail + done) % capacityFrames
-            let run = min(n - done, capacityFrames - at)
-            (out + done * channels).update(from: samples + at * channels, count: run * channels)
-            done += run
-        }
-        read.store(tail + n, ordering: .releasing)
-        return n
-    }
-
-    /// Consumer only (or with the producer stopped): forgets what waits.
-    func clear() { read.store(written.load(ordering: .acquiring), ordering: .releasing) }
+extension SPSCRing where Element == Float {
+    convenience init(frames: Int, channels: Int) { self.init(frames: frames, channels: channels, filler: 0) }
 }
 
 /// An object the real-time thread reads with one atomic load: no lock, and no retain of
