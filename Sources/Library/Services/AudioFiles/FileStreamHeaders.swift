@@ -33,11 +33,21 @@ struct FileStreamHeader {
 }
 
 /// One step of reading a header: wait, pass over bytes not needed, or done.
-enum HeaderStep {
-    case needMore
-    /// Bytes to pass over (may run past what has arrived).
-    case skip(Int64)
-    case done(FileStreamHeader)
+///
+/// A struct rather than an enum with payloads: every field is always written, so a
+/// caller reading which step it is never reads bytes a smaller case left unset (which
+/// valgrind reported when a system sound's header was read this way).
+struct HeaderStep {
+    enum Kind { case needMore, skip, done }
+    let kind: Kind
+    /// Bytes to pass over (may run past what has arrived), for `.skip`.
+    let bytes: Int64
+    /// The header, for `.done`.
+    let header: FileStreamHeader?
+
+    static let needMore = HeaderStep(kind: .needMore, bytes: 0, header: nil)
+    static func skip(_ bytes: Int64) -> HeaderStep { HeaderStep(kind: .skip, bytes: bytes, header: nil) }
+    static func done(_ header: FileStreamHeader) -> HeaderStep { HeaderStep(kind: .done, bytes: 0, header: header) }
 }
 
 /// Reads one container's header, a step at a time, from the bytes that have arrived.

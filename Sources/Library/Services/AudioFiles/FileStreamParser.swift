@@ -128,10 +128,11 @@ public final class AudioFileStreamParser {
             case .header(var reader):
                 let step = try reader.step(bytes)
                 stage = .header(reader)
-                switch step {
+                switch step.kind {
                 case .needMore: return
-                case .skip(let n): skipRemaining = n
-                case .done(let header):
+                case .skip: skipRemaining = step.bytes
+                case .done:
+                    let header = step.header!
                     bytes.consume(header.consumed)
                     begin(header)
                     announce(header, property)

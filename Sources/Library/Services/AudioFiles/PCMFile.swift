@@ -40,9 +40,10 @@ public struct PCMFile: Sendable {
             }
             let header: FileStreamHeader
             do throws(AudioFileStatus) {
-                switch try reader.step(bytes) {
-                case .done(let found): header = found
-                case .skip(let n): skip = n; continue
+                let step = try reader.step(bytes)
+                switch step.kind {
+                case .done: header = step.header!
+                case .skip: skip = step.bytes; continue
                 case .needMore:
                     let got = buffer.withUnsafeMutableBytes { source.read(at: position, into: $0.baseAddress!, count: chunk) }
                     guard let got, got > 0 else { return nil }
@@ -53,7 +54,8 @@ public struct PCMFile: Sendable {
             } catch {
                 return nil
             }
-            guard header.format.isLinearPCM, header.format.bytesPerFrame > 0, case .constant = header.framing,
+            // Linear PCM in these containers is always packets of one frame back to back.
+            guard header.format.isLinearPCM, header.format.bytesPerFrame > 0, header.format.bytesPerPacket > 0,
                   (try? LinearPCM(header.format)) != nil else { return nil }
             let frameBytes = Int64(header.format.bytesPerFrame)
             let available = max(0, (source.size ?? header.dataOffset) - header.dataOffset)
