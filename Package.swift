@@ -163,12 +163,23 @@ let package = Package(
                 .unsafeFlags(["-I", toolchainSwiftLibDirectory()]),
             ]
         ),
+        // The library assembled once: configuration, backend and arbiter, the session and
+        // its delivery, the services, the fork coordinator, and the objects a program holds
+        // (one handle table, one listener list, one run-loop queue map).
+        .target(
+            name: "Runtime",
+            dependencies: ["AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "AudioQueues", "VirtualAudioDevice",
+                           "ALSABackend", "RunLoopDispatch", "CAudioToolbox", "InProcessArbiter", "ArbiterClient",
+                           "ArbiterSocket", "SystemSounds", "Locking", "Settings"],
+            path: "Sources/Library/Runtime",
+            swiftSettings: publicHeaders
+        ),
         // The C ABI: @_cdecl entry points, marshalling and result codes only.
         .target(
             name: "AudioToolbox",
-            dependencies: ["AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "AudioQueues", "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox",
-                           "InProcessArbiter", "ArbiterClient", "ArbiterSocket", "SystemSounds", "Locking",
-                           "POSIXSupport", "Settings"], path: "Sources/Library/ABI/AudioToolbox",
+            dependencies: ["Runtime", "AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "AudioQueues",
+                           "RunLoopDispatch", "CAudioToolbox", "SystemSounds", "Locking", "Settings"],
+            path: "Sources/Library/ABI/AudioToolbox",
             swiftSettings: publicHeaders,
             linkerSettings: [.linkedLibrary("Foundation")]
         ),
@@ -190,7 +201,7 @@ let package = Package(
         .testTarget(name: "SystemSoundsTests", dependencies: ["SystemSounds", "AudioSessionCore", "CSndfile"]),
         .testTarget(
             name: "AudioToolboxTests",
-            dependencies: ["AudioToolbox", "AudioSessionCore", "CAudioToolbox"],
+            dependencies: ["AudioToolbox", "Runtime", "AudioSessionCore", "CAudioToolbox"],
             swiftSettings: publicHeaders
         ),
     ],

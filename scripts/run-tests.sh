@@ -280,6 +280,21 @@ else
     fail "daemon without codecs: ldd audiosessiond names ${codecs:-none} (finisher installed: $([ -x "$prefix/libexec/audiotoolbox/audiosessiond-finisher" ] && echo yes || echo no))"
 fi
 
+echo "== A thin ABI over one runtime"
+# The ABI layer translates: @_cdecl entry points and marshalling. Registries, handle
+# tables, listener lists and run-loop queues are the Runtime's; the environment is read
+# in one file (Settings/Configuration.swift).
+abi="$here/Sources/Library/ABI/AudioToolbox"
+largest=$(wc -l "$abi"/*.swift | grep -v ' total$' | sort -n | tail -1)
+state=$(grep -nE 'HandleTable<|ListenerRegistry<|RunLoopQueues<|Locked<|Mutex<|Atomic<|nonisolated\(unsafe\)|static var' "$abi"/*.swift | head -3)
+readers=$(grep -rlE 'getenv|ProcessInfo' "$here/Sources/Library" --include='*.swift' | grep -v '/Settings/Configuration.swift$' | tr '\n' ' ')
+lines=$(echo "$largest" | awk '{print $1}')
+if [ "$lines" -lt 300 ] && [ -z "$state" ] && [ -z "$readers" ]; then
+    pass "thin ABI (largest file $lines lines: $(basename "$(echo "$largest" | awk '{print $2}')"))"
+else
+    fail "thin ABI: largest file $largest; state in the ABI: ${state:-none}; environment read outside Configuration.swift: ${readers:-none}"
+fi
+
 echo "== ALSA backend through the virtual ALSA card"
 # alsa_suite [--link "FLAGS"] NAME [VAR=VALUE...]: compile Tests/alsa/NAME.c (linked with
 # the library, or with FLAGS instead) and run it with the variables set.

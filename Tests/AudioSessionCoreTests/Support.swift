@@ -99,6 +99,7 @@ final class RecordingService: AudioService, @unchecked Sendable {
     func sessionChanged(_ snapshot: AudioServiceSnapshot) { snapshots.withLock { $0.append(snapshot) } }
     var received: [AudioServiceSnapshot] { snapshots.withLock { $0 } }
     var latest: AudioServiceSnapshot? { received.last }
+    func resetAfterFork() { snapshots.withLock { $0 = [] } }
 }
 
 struct Fixture {

@@ -1,6 +1,7 @@
 import AudioSessionCore
 @testable import AudioToolbox
 import CAudioToolbox
+import Runtime
 import Testing
 
 // The core's constants against the public C headers, as the C compiler sees them: each

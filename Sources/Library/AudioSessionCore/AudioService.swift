@@ -68,6 +68,10 @@ public protocol AudioService: AnyObject, Sendable {
     /// thread finishing its period): called before an interruption's Begin is delivered,
     /// outside the session's lock, so a program's sound has stopped when it hears of it.
     func awaitQuiet()
+    /// In the child of a fork, where the service's threads do not exist and may have held
+    /// its locks: the copy makes its locks usable again and forgets what was running (it
+    /// was the parent's). Called from the fork coordinator only, with one thread alive.
+    func resetAfterFork()
 }
 
 extension AudioService {

@@ -1,15 +1,10 @@
 import AudioFiles
 import CAudioToolbox
 import CoreFoundation
+import Runtime
 
 // The Audio Converter functions of AudioConverter.h over AudioFiles.Converter.
 
-final class ConverterHandle: Guarded {
-    let converter: Converter
-    init(_ converter: Converter) { self.converter = converter }
-}
-
-let converters = HandleTable<ConverterHandle>(.converter)
 
 private func converterHandle(_ ref: OpaquePointer?) throws(AudioFileStatus) -> ConverterHandle {
     guard let handle = converters.get(ref) else { throw .parameter }

@@ -1,31 +1,12 @@
 import AudioFiles
 import CAudioToolbox
+import Runtime
 
 // Audio File Stream Services (AudioFileStream.h) over AudioFiles.AudioFileStreamParser: the
 // program's callbacks, the handle checks and the property values in C form.
 
-/// An AudioFileStreamID.
-final class FileStreamHandle: Guarded {
-    let parser = AudioFileStreamParser()
-    let clientData: UnsafeMutableRawPointer?
-    let listener: AudioFileStream_PropertyListenerProc
-    let packets: AudioFileStream_PacketsProc
-    /// The C descriptions handed to the packets procedure (reused: no allocation per call).
-    var cDescriptions = UnsafeMutablePointer<AudioStreamPacketDescription>.allocate(capacity: 256)
-    var cCapacity = 256
 
-    init(clientData: UnsafeMutableRawPointer?, listener: @escaping AudioFileStream_PropertyListenerProc,
-         packets: @escaping AudioFileStream_PacketsProc) {
-        self.clientData = clientData
-        self.listener = listener
-        self.packets = packets
-    }
-    deinit { cDescriptions.deallocate() }
-}
-
-let fileStreams = HandleTable<FileStreamHandle>(.fileStream)
-
-private func streamHandle(_ id: OpaquePointer?) throws(AudioFileStatus) -> FileStreamHandle {
+func streamHandle(_ id: OpaquePointer?) throws(AudioFileStatus) -> FileStreamHandle {
     guard let handle = fileStreams.get(id) else { throw id == nil ? .parameter : .streamIllegalOperation }
     return handle
 }
@@ -65,7 +46,7 @@ public func audioFileStreamParseBytes(_ stream: OpaquePointer?, _ size: UInt32, 
 }
 
 /// The packet descriptions in C form (the same fields; copied so the layouts need not match).
-private func cDescriptions(_ handle: FileStreamHandle, _ from: UnsafeMutablePointer<PacketDescription>,
+func cDescriptions(_ handle: FileStreamHandle, _ from: UnsafeMutablePointer<PacketDescription>,
                            _ count: Int) -> UnsafeMutablePointer<AudioStreamPacketDescription> {
     if count > handle.cCapacity {
         handle.cDescriptions.deallocate()
@@ -93,7 +74,7 @@ public func audioFileStreamSeek(_ stream: OpaquePointer?, _ packet: Int64, _ out
 }
 
 /// A property's value as bytes, or the code saying why there is none.
-private func streamProperty(_ p: AudioFileStreamParser, _ id: UInt32) throws(AudioFileStatus) -> [UInt8] {
+func streamProperty(_ p: AudioFileStreamParser, _ id: UInt32) throws(AudioFileStatus) -> [UInt8] {
     switch Int(id) {
     case kAudioFileStreamProperty_ReadyToProducePackets: return bytesOf(UInt32(p.isReady ? 1 : 0))
     case kAudioFileStreamProperty_FileFormat:
@@ -137,7 +118,7 @@ private func streamProperty(_ p: AudioFileStreamParser, _ id: UInt32) throws(Aud
     }
 }
 
-private let translations: Set<Int> = [kAudioFileStreamProperty_PacketToFrame, kAudioFileStreamProperty_FrameToPacket,
+let translations: Set<Int> = [kAudioFileStreamProperty_PacketToFrame, kAudioFileStreamProperty_FrameToPacket,
                                       kAudioFileStreamProperty_PacketToByte, kAudioFileStreamProperty_ByteToPacket]
 
 @_cdecl("AudioFileStreamGetPropertyInfo")
@@ -176,7 +157,7 @@ public func audioFileStreamGetProperty(_ stream: OpaquePointer?, _ id: UInt32, _
 }
 
 /// The four translations read their question from the buffer and answer in it.
-private func translate(_ p: AudioFileStreamParser, _ id: UInt32, _ size: UInt32, _ out: UnsafeMutableRawPointer) throws(AudioFileStatus) {
+func translate(_ p: AudioFileStreamParser, _ id: UInt32, _ size: UInt32, _ out: UnsafeMutableRawPointer) throws(AudioFileStatus) {
     guard let info = p.info else { throw .streamValueUnknown }
     switch Int(id) {
     case kAudioFileStreamProperty_PacketToFrame, kAudioFileStreamProperty_FrameToPacket:

@@ -1,6 +1,7 @@
 import AudioFiles
 import CAudioToolbox
 import CoreFoundation
+import Runtime
 
 // Audio Format Services (AudioFormat.h): facts about formats, answered from the codecs
 // the library has.

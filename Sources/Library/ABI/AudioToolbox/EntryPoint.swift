@@ -1,4 +1,5 @@
 import AudioSessionCore
+import Runtime
 import Settings
 
 /// Runs one C entry point: looks up the session, maps thrown codes to `OSStatus`, and

@@ -1,26 +1,11 @@
 import AudioFiles
 import CAudioToolbox
 import CoreFoundation
+import Runtime
 
 // The Extended Audio File functions of ExtendedAudioFile.h over AudioFiles'
 // ExtendedAudioFileReader and ExtendedAudioFileWriter.
 
-final class ExtAudioFileHandle: Guarded {
-    enum Role { case reading(ExtendedAudioFileReader), writing(ExtendedAudioFileWriter) }
-    let role: Role
-    /// The AudioFileID it reads or writes: made by it (closed with it) or the program's.
-    let fileHandle: OpaquePointer
-    let ownsFile: Bool
-    /// Its AudioConverterRef, once the program asked for it (kExtAudioFileProperty_AudioConverter).
-    var converterRef: OpaquePointer?
-    init(_ role: Role, fileHandle: OpaquePointer, ownsFile: Bool) {
-        self.role = role
-        self.fileHandle = fileHandle
-        self.ownsFile = ownsFile
-    }
-}
-
-let extAudioFiles = HandleTable<ExtAudioFileHandle>(.extAudioFile)
 
 private func extHandle(_ ref: OpaquePointer?) throws(AudioFileStatus) -> ExtAudioFileHandle {
     guard let handle = extAudioFiles.get(ref) else { throw ref == nil ? .parameter : .notOpen }

@@ -1,6 +1,7 @@
 import AudioFiles
 import CAudioToolbox
 import CoreFoundation
+import Runtime
 
 // Audio File's user data (the file's own chunks, by type and index), and its marker and
 // region lists as the C structures carry them. The chunks, markers and regions are

@@ -1,8 +1,9 @@
 import AudioSessionCore
 import CAudioToolbox
 import InProcessArbiter
-import VirtualAudioDevice
+import Runtime
 import Settings
+import VirtualAudioDevice
 
 // The functions of AudioSessionLinux.h.
 

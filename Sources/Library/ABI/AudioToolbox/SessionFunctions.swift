@@ -1,6 +1,7 @@
 import AudioSessionCore
 import CAudioToolbox
 import CoreFoundation
+import Runtime
 import Settings
 
 // The nine functions of AudioSession.h. Each only translates: C arguments in, the

@@ -581,7 +581,7 @@ public final class AudioQueue: @unchecked Sendable {
 
     /// In the child of a fork: the queue's threads are the parent's. The queue is left
     /// as it is, never to run; the child makes its own.
-    public func abandonAfterFork() {
+    public func resetAfterFork() {
         state.reinitializeAfterFork()
         codec.reinitializeAfterFork()
         unit.resetAfterFork()

@@ -4,17 +4,17 @@ import CoreFoundation
 
 /// Builds the CoreFoundation objects the API hands to C: route descriptions, route
 /// change payloads, port lists, legacy route names.
-enum CFValues {
-    static func string(_ text: String) -> CFString {
+package enum CFValues {
+    package static func string(_ text: String) -> CFString {
         CFStringCreateWithCString(nil, text, CFStringBuiltInEncodings.UTF8.rawValue)
     }
 
-    static func number(_ value: Int32) -> CFNumber {
+    package static func number(_ value: Int32) -> CFNumber {
         var value = value
         return CFNumberCreate(nil, .sInt32Type, &value)
     }
 
-    static func array(_ objects: [AnyObject]) -> CFArray {
+    package static func array(_ objects: [AnyObject]) -> CFArray {
         var pointers = objects.map { UnsafeRawPointer(Unmanaged.passUnretained($0).toOpaque()) as UnsafeRawPointer? }
         return withExtendedLifetime(objects) {
             var callbacks = kCFTypeArrayCallBacks
@@ -22,7 +22,7 @@ enum CFValues {
         }
     }
 
-    static func dictionary(_ pairs: [(CFString, AnyObject)]) -> CFDictionary {
+    package static func dictionary(_ pairs: [(CFString, AnyObject)]) -> CFDictionary {
         var keys = pairs.map { UnsafeRawPointer(Unmanaged.passUnretained($0.0).toOpaque()) as UnsafeRawPointer? }
         var values = pairs.map { UnsafeRawPointer(Unmanaged.passUnretained($0.1).toOpaque()) as UnsafeRawPointer? }
         return withExtendedLifetime(pairs) {
@@ -34,10 +34,10 @@ enum CFValues {
 
     /// The exported port-type constant a route description names a port with: the same
     /// object a program compares against, found by its text (`Port.Description.portType`).
-    static func portType(_ port: Port) -> CFString { portTypeConstant(port)! }
+    package static func portType(_ port: Port) -> CFString { portTypeConstant(port)! }
 
     /// Nil only if the port table names a type no constant has (a test checks each port).
-    static func portTypeConstant(_ port: Port) -> CFString? { portTypeConstants[port.description.portType] }
+    package static func portTypeConstant(_ port: Port) -> CFString? { portTypeConstants[port.description.portType] }
 
     /// Every `kAudioSessionInputRoute_*` / `kAudioSessionOutputRoute_*` constant by its text.
     private static let portTypeConstants: [String: CFString] = {
@@ -53,7 +53,7 @@ enum CFValues {
     }()
 
     /// Any CFString as a Swift string, whatever its length (file paths, run-loop modes).
-    static func swiftString(_ string: CFString) -> String {
+    package static func swiftString(_ string: CFString) -> String {
         let capacity = CFStringGetMaximumSizeForEncoding(CFStringGetLength(string),
                                                          CFStringBuiltInEncodings.UTF8.rawValue) + 1
         var buffer = [CChar](repeating: 0, count: capacity)
@@ -61,13 +61,13 @@ enum CFValues {
         return String(cString: buffer)
     }
 
-    static func text(of string: CFString) -> String {
+    package static func text(of string: CFString) -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard CFStringGetCString(string, &buffer, buffer.count, CFStringBuiltInEncodings.UTF8.rawValue) else { return "" }
         return String(cString: buffer)
     }
 
-    static func routeDescription(_ route: RouteDescription) -> CFDictionary {
+    package static func routeDescription(_ route: RouteDescription) -> CFDictionary {
         func ports(_ list: [Port]) -> CFArray {
             array(list.map { dictionary([(kAudioSession_AudioRouteKey_Type, portType($0))]) })
         }
@@ -77,7 +77,7 @@ enum CFValues {
         ])
     }
 
-    static func routeChange(_ change: RouteChange) -> CFDictionary {
+    package static func routeChange(_ change: RouteChange) -> CFDictionary {
         dictionary([
             (kAudioSession_RouteChangeKey_Reason, number(Int32(bitPattern: change.reason.rawValue))),
             (string(kAudioSession_AudioRouteChangeKey_OldRoute), string(change.previous.legacyName)),
@@ -87,7 +87,7 @@ enum CFValues {
     }
 
     /// InputSources / OutputDestinations: ID and description of each selectable port.
-    static func portList(_ ports: [Port]) -> CFArray {
+    package static func portList(_ ports: [Port]) -> CFArray {
         array(ports.map { port in
             let (idKey, descriptionKey) = port.isInput
                 ? (kAudioSession_InputSourceKey_ID, kAudioSession_InputSourceKey_Description)

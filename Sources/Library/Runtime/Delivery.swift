@@ -7,26 +7,26 @@ import Settings
 /// of the interruption listener or of the property listeners registered at that moment.
 /// Runs on the program's run loop (or the thread draining the descriptor), with no
 /// library lock held.
-final class ListenerDispatcher: @unchecked Sendable {
-    let listeners: SessionListeners
+package final class ListenerDispatcher: @unchecked Sendable {
+    package let listeners: SessionListeners
     /// The program's interruption listener and its data. Set at creation, or once later
     /// when AudioSessionInitialize adopts the default session (Runtime.adopt).
     private let interruption: Locked<(listener: AudioSessionInterruptionListener?, clientData: UnsafeMutableRawPointer?)>
     /// Set once by the runtime before the session starts, so before any call is queued.
-    var session: Session!
+    package var session: Session!
 
-    init(listeners: SessionListeners, interruptionListener: AudioSessionInterruptionListener?,
+    package init(listeners: SessionListeners, interruptionListener: AudioSessionInterruptionListener?,
          interruptionClientData: UnsafeMutableRawPointer?) {
         self.listeners = listeners
         interruption = Locked((interruptionListener, interruptionClientData))
     }
 
     /// The listener AudioSessionInitialize gives a default session it adopts.
-    func setInterruptionListener(_ listener: AudioSessionInterruptionListener?, clientData: UnsafeMutableRawPointer?) {
+    package func setInterruptionListener(_ listener: AudioSessionInterruptionListener?, clientData: UnsafeMutableRawPointer?) {
         interruption.withLock { $0 = (listener, clientData) }
     }
 
-    func call(_ call: ListenerCall) {
+    package func call(_ call: ListenerCall) {
         switch call {
         case .interruption(let phase):
             callInterruptionListener(phase)

@@ -3,27 +3,8 @@ import CAudioToolbox
 import CoreFoundation
 import Glibc
 import Locking
+import Runtime
 import Synchronization
-
-/// One serialising lock per object. A call made from inside one of the object's own
-/// callbacks (an input procedure that reads the converter's properties, resets or
-/// disposes of it) runs at once on the thread that already holds the lock, instead of
-/// waiting for itself.
-class Guarded {
-    private let lock = Locked(())
-    /// The thread inside `serialized`, 0 when none.
-    private let owner = Atomic<UInt>(0)
-
-    func serialized<R>(_ body: () throws(AudioFileStatus) -> R) throws(AudioFileStatus) -> R {
-        let me = UInt(bitPattern: Int(bitPattern: pthread_self()))
-        if owner.load(ordering: .acquiring) == me { return try body() }
-        return try lock.withLock { (_: inout Void) throws(AudioFileStatus) -> R in
-            owner.store(me, ordering: .releasing)
-            defer { owner.store(0, ordering: .releasing) }
-            return try body()
-        }
-    }
-}
 
 /// Runs `body` and turns what it throws into the result code.
 @inline(__always)

@@ -2,9 +2,9 @@ import AudioSessionCore
 import CoreFoundation
 
 /// Moves property values between C memory and the core's `PropertyValue`.
-enum Marshalling {
+package enum Marshalling {
     /// The CF object for a CF-typed value, or nil for a scalar.
-    static func object(for value: PropertyValue) -> AnyObject? {
+    package static func object(for value: PropertyValue) -> AnyObject? {
         switch value {
         case .route(let route): return CFValues.routeDescription(route)
         case .routeChange(let change): return CFValues.routeChange(change)
@@ -17,7 +17,7 @@ enum Marshalling {
 
     /// Writes `value` to `out` for AudioSessionGetProperty. CF objects are stored
     /// retained: the caller owns them.
-    static func store(_ value: PropertyValue, into out: UnsafeMutableRawPointer) {
+    package static func store(_ value: PropertyValue, into out: UnsafeMutableRawPointer) {
         switch value {
         case .uint32(let v): out.storeBytes(of: v, toByteOffset: 0, as: UInt32.self)
         case .float32(let v): out.storeBytes(of: v, toByteOffset: 0, as: Float.self)
@@ -31,7 +31,7 @@ enum Marshalling {
 
     /// Calls `body` with the (size, data) a property listener receives: a pointer to a
     /// scalar, or the CF object itself, alive for the duration of the call.
-    static func withListenerData(_ value: PropertyValue, _ body: (UInt32, UnsafeRawPointer?) -> Void) {
+    package static func withListenerData(_ value: PropertyValue, _ body: (UInt32, UnsafeRawPointer?) -> Void) {
         switch value {
         case .uint32(var v): withUnsafeBytes(of: &v) { body(4, $0.baseAddress) }
         case .float32(var v): withUnsafeBytes(of: &v) { body(4, $0.baseAddress) }
@@ -46,7 +46,7 @@ enum Marshalling {
     }
 
     /// Reads a value of `type` that a program passed to AudioSessionSetProperty.
-    static func load(_ type: ValueType, from data: UnsafeRawPointer) throws(ResultCode) -> PropertyValue {
+    package static func load(_ type: ValueType, from data: UnsafeRawPointer) throws(ResultCode) -> PropertyValue {
         switch type {
         case .uint32: return .uint32(data.loadUnaligned(as: UInt32.self))
         case .float32: return .float32(data.loadUnaligned(as: Float.self))

@@ -6,8 +6,8 @@ import Glibc
 /// (the child starts without one), then the services it fed (which, fed by no session
 /// any more, go back to what they obey without one). Separate registrations would run in
 /// whatever order the parts happened to be first used.
-enum ForkCoordinator {
-    enum Part: Int, CaseIterable {
+package enum ForkCoordinator {
+    package enum Part: Int, CaseIterable {
         case session
         case systemSounds
         case units
@@ -15,8 +15,8 @@ enum ForkCoordinator {
     }
 
     private struct Steps {
-        var parent: (() -> Void)?
-        var child: () -> Void
+        package var parent: (() -> Void)?
+        package var child: () -> Void
     }
 
     /// Written under `lock`; the fork handlers hold it across the fork (taken in
@@ -40,7 +40,7 @@ enum ForkCoordinator {
 
     /// Registers what `part` does around a fork (once per part; a later call replaces).
     /// `child` runs in the child of every later fork, `parent` in the parent after it.
-    static func register(_ part: Part, parent: (() -> Void)? = nil, child: @escaping () -> Void) {
+    package static func register(_ part: Part, parent: (() -> Void)? = nil, child: @escaping () -> Void) {
         _ = installed
         pthread_mutex_lock(&lock)
         steps[part.rawValue] = Steps(parent: parent, child: child)

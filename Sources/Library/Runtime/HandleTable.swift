@@ -7,22 +7,22 @@ import Locking
 /// the table's kind: a disposed handle (even once its slot holds a newer object), a
 /// foreign pointer or a handle of another kind is refused with a result code instead of
 /// followed, and events queued for a disposed object never reach the one after it.
-final class HandleTable<Object: AnyObject>: @unchecked Sendable {
-    enum Kind: UInt8 { case audioFile = 1, extAudioFile, converter, fileStream, unit, queue }
+package final class HandleTable<Object: AnyObject>: @unchecked Sendable {
+    package enum Kind: UInt8 { case audioFile = 1, extAudioFile, converter, fileStream, unit, queue }
 
     private struct Slot {
-        var object: Object?
-        var generation: UInt32 = 1
-        var inUse = false
+        package var object: Object?
+        package var generation: UInt32 = 1
+        package var inUse = false
     }
     private struct Slots {
-        var slots: [Slot] = []
-        var free: [Int] = []
+        package var slots: [Slot] = []
+        package var free: [Int] = []
     }
     private let table = Locked(Slots())
     private let kind: Kind
 
-    init(_ kind: Kind) { self.kind = kind }
+    package init(_ kind: Kind) { self.kind = kind }
 
     // A handle's bits: the kind in the top byte, 24 bits of generation, the slot's index
     // plus one in the low 32 (so no handle is 0).
@@ -37,7 +37,7 @@ final class HandleTable<Object: AnyObject>: @unchecked Sendable {
 
     /// A handle for an object about to be made: its callbacks may need to name it. It
     /// finds nothing until `fill` (or is given back with `remove`).
-    func reserve() -> UInt {
+    package func reserve() -> UInt {
         table.withLock { t in
             let index: Int
             if let reused = t.free.popLast() {
@@ -51,7 +51,7 @@ final class HandleTable<Object: AnyObject>: @unchecked Sendable {
         }
     }
 
-    func fill(_ handle: UInt, with object: Object) {
+    package func fill(_ handle: UInt, with object: Object) {
         guard let (index, generation) = decode(handle) else { return }
         table.withLock { t in
             guard index < t.slots.count, t.slots[index].generation & 0xFF_FFFF == generation else { return }
@@ -59,18 +59,18 @@ final class HandleTable<Object: AnyObject>: @unchecked Sendable {
         }
     }
 
-    func add(_ object: Object) -> OpaquePointer {
+    package func add(_ object: Object) -> OpaquePointer {
         let made = reserve()
         fill(made, with: object)
         return OpaquePointer(bitPattern: made)!
     }
 
-    func get(_ handle: OpaquePointer?) -> Object? {
+    package func get(_ handle: OpaquePointer?) -> Object? {
         guard let handle else { return nil }
         return get(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(handle))))
     }
 
-    func get(_ handle: UInt) -> Object? {
+    package func get(_ handle: UInt) -> Object? {
         guard let (index, generation) = decode(handle) else { return nil }
         return table.withLock { t in
             guard index < t.slots.count, t.slots[index].generation & 0xFF_FFFF == generation else { return nil }
@@ -80,13 +80,13 @@ final class HandleTable<Object: AnyObject>: @unchecked Sendable {
 
     /// Takes the object out; its handle names nothing from now on.
     @discardableResult
-    func remove(_ handle: OpaquePointer?) -> Object? {
+    package func remove(_ handle: OpaquePointer?) -> Object? {
         guard let handle else { return nil }
         return remove(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(handle))))
     }
 
     @discardableResult
-    func remove(_ handle: UInt) -> Object? {
+    package func remove(_ handle: UInt) -> Object? {
         guard let (index, generation) = decode(handle) else { return nil }
         return table.withLock { t -> Object? in
             guard index < t.slots.count, t.slots[index].inUse, t.slots[index].generation & 0xFF_FFFF == generation
@@ -99,8 +99,8 @@ final class HandleTable<Object: AnyObject>: @unchecked Sendable {
     }
 
     /// Every live object.
-    var objects: [Object] { table.withLock { t in t.slots.compactMap(\.object) } }
+    package var objects: [Object] { table.withLock { t in t.slots.compactMap(\.object) } }
 
     /// In the child of a fork: the lock may have been held by a thread of the parent's.
-    func reinitializeAfterFork() { table.reinitializeAfterFork() }
+    package func reinitializeAfterFork() { table.reinitializeAfterFork() }
 }

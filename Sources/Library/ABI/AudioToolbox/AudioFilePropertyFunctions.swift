@@ -1,0 +1,256 @@
+import AudioFiles
+import CAudioToolbox
+import CoreFoundation
+import Runtime
+
+// Audio File properties and global info (AudioFile.h): the values in C form.
+
+// MARK: properties
+
+/// kAudioFilePropertyInfoDictionary: the file's tags under Apple's keys (the
+/// kAFInfoDictionary_* strings), and its approximate duration, as CFStrings.
+func infoDictionary(_ r: AudioFileReader) -> CFDictionary {
+    let names = ["title": "title", "artist": "artist", "album": "album", "genre": "genre", "composer": "composer",
+                 "copyright": "copyright", "comment": "comments", "track": "track number", "encoder": "encoding application",
+                 "lyricist": "lyricist", "subtitle": "subtitle", "date": "year", "TSRC": "ISRC", "isrc": "ISRC"]
+    var pairs: [(String, String)] = []
+    for (key, value) in r.tags {
+        guard let name = names[key] ?? names[key.lowercased()], !pairs.contains(where: { $0.0 == name }) else { continue }
+        // A date's year (ID3 and iTunes tags give "2014" or "2014-05-01").
+        pairs.append((name, name == "year" ? String(value.prefix(4)) : value))
+    }
+    let seconds = (r.estimatedDuration * 1000).rounded() / 1000
+    pairs.append(("approximate duration in seconds", "\(seconds)"))
+    return CFValues.dictionary(pairs.map { (CFValues.string($0.0), CFValues.string($0.1)) })
+}
+
+
+func fileProperty(_ handle: AudioFileHandle, _ id: UInt32) throws(AudioFileStatus) -> [UInt8] {
+    switch handle.role {
+    case .writing(let w):
+        switch Int(id) {
+        case kAudioFilePropertyFileFormat: return bytesOf(w.fileType)
+        case kAudioFilePropertyDataFormat: return bytesOf(w.format.c)
+        case kAudioFilePropertyAudioDataPacketCount: return bytesOf(UInt64(w.packetCount))
+        case kAudioFilePropertyAudioDataByteCount: return bytesOf(UInt64(w.byteCount))
+        case kAudioFilePropertyMagicCookieData: guard !w.magicCookie.isEmpty else { throw .unsupportedProperty }; return (w.magicCookie)
+        case kAudioFilePropertyMaximumPacketSize, kAudioFilePropertyPacketSizeUpperBound: return bytesOf(w.maximumPacketSize)
+        case kAudioFilePropertyIsOptimized: return bytesOf(1)
+        case kAudioFilePropertyDeferSizeUpdates: return bytesOf(0)
+        default: throw .unsupportedProperty
+        }
+    case .reading(let r):
+        switch Int(id) {
+        case kAudioFilePropertyFileFormat: return bytesOf(r.fileType)
+        case kAudioFilePropertyDataFormat: return bytesOf(r.format.c)
+        case kAudioFilePropertyIsOptimized: return bytesOf(1)
+        case kAudioFilePropertyMagicCookieData:
+            guard !r.magicCookie.isEmpty else { throw .unsupportedProperty }
+            return (r.magicCookie)
+        case kAudioFilePropertyAudioDataByteCount: return bytesOf(UInt64(r.dataByteCount))
+        case kAudioFilePropertyAudioDataPacketCount: return bytesOf(UInt64(r.packetCount))
+        case kAudioFilePropertyMaximumPacketSize, kAudioFilePropertyPacketSizeUpperBound: return bytesOf(r.maximumPacketSize)
+        case kAudioFilePropertyDataOffset: return bytesOf(r.dataOffset)
+        case kAudioFilePropertyChannelLayout: return (channelLayoutBytes(channels: r.format.channelsPerFrame))
+        case kAudioFilePropertyDeferSizeUpdates: return bytesOf(0)
+        case kAudioFilePropertyEstimatedDuration: return bytesOf(r.estimatedDuration)
+        case kAudioFilePropertyBitRate: return bytesOf(r.bitRate)
+        case kAudioFilePropertySourceBitDepth:
+            guard r.sourceBitDepth != 0 else { throw .unsupportedProperty }
+            return bytesOf(r.sourceBitDepth)
+        case kAudioFilePropertyAudioTrackCount: return bytesOf(1)
+        case kAudioFilePropertyPacketTableInfo:
+            guard let t = r.packetTable else { throw .unsupportedProperty }
+            return packetTableBytes(t)
+        case kAudioFilePropertyFormatList:
+            return formatListBytes(r.format)
+        default: throw .unsupportedProperty
+        }
+    }
+}
+
+@_cdecl("AudioFileGetPropertyInfo")
+public func audioFileGetPropertyInfo(_ id: OpaquePointer?, _ property: UInt32, _ outSize: UnsafeMutablePointer<UInt32>?,
+                                     _ outWritable: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        let handle = try fileHandle(id)
+        let translations: Set<Int> = [kAudioFilePropertyPacketToFrame, kAudioFilePropertyFrameToPacket,
+                                      kAudioFilePropertyPacketToByte, kAudioFilePropertyByteToPacket]
+        let size: Int
+        if translations.contains(Int(property)) {
+            size = property == UInt32(kAudioFilePropertyPacketToByte) || property == UInt32(kAudioFilePropertyByteToPacket)
+                ? MemoryLayout<AudioBytePacketTranslation>.size : MemoryLayout<AudioFramePacketTranslation>.size
+        } else if AnnotationLists.isList(property) {
+            size = try AnnotationLists.size(property, of: handle)
+        } else if property == UInt32(kAudioFilePropertyInfoDictionary) {
+            guard case .reading = handle.role else { throw .unsupportedProperty }
+            size = MemoryLayout<CFDictionary>.size
+        } else {
+            size = try handle.serialized { () throws(AudioFileStatus) in try fileProperty(handle, property) }.count
+        }
+        outSize?.pointee = UInt32(size)
+        let writable: Set<Int> = [kAudioFilePropertyMagicCookieData, kAudioFilePropertyPacketTableInfo]
+        if AnnotationLists.isList(property) {
+            outWritable?.pointee = AnnotationLists.isWritable(handle) ? 1 : 0
+        } else if case .writing = handle.role { outWritable?.pointee = writable.contains(Int(property)) ? 1 : 0 } else {
+            outWritable?.pointee = 0
+        }
+    }
+}
+
+@_cdecl("AudioFileGetProperty")
+public func audioFileGetProperty(_ id: OpaquePointer?, _ property: UInt32, _ ioSize: UnsafeMutablePointer<UInt32>?,
+                                 _ out: UnsafeMutableRawPointer?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        let handle = try fileHandle(id)
+        guard let ioSize, let out else { throw .parameter }
+        // The translations read their question from the buffer.
+        switch Int(property) {
+        case kAudioFilePropertyMarkerList, kAudioFilePropertyRegionList:
+            try AnnotationLists.get(property, of: handle, ioSize, out)
+            return
+        case kAudioFilePropertyInfoDictionary:
+            // A new dictionary each time, which the caller releases.
+            guard case .reading(let r) = handle.role else { throw .unsupportedProperty }
+            guard Int(ioSize.pointee) >= MemoryLayout<CFDictionary>.size else { throw .badPropertySize }
+            let made = try handle.serialized { () throws(AudioFileStatus) in infoDictionary(r) }
+            out.storeBytes(of: Unmanaged.passRetained(made).toOpaque(), as: UnsafeMutableRawPointer.self)
+            ioSize.pointee = UInt32(MemoryLayout<CFDictionary>.size)
+            return
+        case kAudioFilePropertyPacketToFrame, kAudioFilePropertyFrameToPacket:
+            try translateFrames(out, size: ioSize.pointee, packetToFrame: property == UInt32(kAudioFilePropertyPacketToFrame),
+                                framesPerPacket: handle.format.framesPerPacket)
+            return
+        case kAudioFilePropertyPacketToByte, kAudioFilePropertyByteToPacket:
+            guard Int(ioSize.pointee) >= MemoryLayout<AudioBytePacketTranslation>.size else { throw .badPropertySize }
+            guard case .reading(let r) = handle.role else { throw .unsupportedProperty }
+            var t = out.load(as: AudioBytePacketTranslation.self)
+            t.mFlags = 0
+            if r.format.isConstantBitRate {
+                let size = Int64(r.format.bytesPerPacket)
+                if property == UInt32(kAudioFilePropertyPacketToByte) { t.mByte = t.mPacket * size } else {
+                    t.mPacket = t.mByte / size
+                    t.mByteOffsetInPacket = UInt32(t.mByte % size)
+                }
+            } else if property == UInt32(kAudioFilePropertyPacketToByte) {
+                guard let d = r.packet(t.mPacket) else { throw .invalidPacketOffset }
+                t.mByte = d.startOffset
+            } else {
+                guard t.mByte >= 0 else { throw .parameter }
+                var low: Int64 = 0, high = r.packetCount - 1
+                while low < high {
+                    let mid = (low + high + 1) / 2
+                    if r.packet(mid)!.startOffset <= t.mByte { low = mid } else { high = mid - 1 }
+                }
+                guard let d = r.packet(low) else { throw .invalidPacketOffset }
+                t.mPacket = low
+                t.mByteOffsetInPacket = UInt32(clamping: t.mByte - d.startOffset)
+            }
+            out.storeBytes(of: t, as: AudioBytePacketTranslation.self)
+            return
+        default: break
+        }
+        let value = try handle.serialized { () throws(AudioFileStatus) in try fileProperty(handle, property) }
+        try storeBytes(value, ioSize, out, badSize: .badPropertySize)
+    }
+}
+
+@_cdecl("AudioFileSetProperty")
+public func audioFileSetProperty(_ id: OpaquePointer?, _ property: UInt32, _ size: UInt32, _ data: UnsafeRawPointer?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        let handle = try fileHandle(id)
+        guard let data else { throw .parameter }
+        if AnnotationLists.isList(property) { return try AnnotationLists.set(property, of: handle, size, data) }
+        guard case .writing(let w) = handle.role else {
+            _ = try handle.serialized { () throws(AudioFileStatus) in try fileProperty(handle, property) }
+            throw .permissions
+        }
+        try handle.serialized { () throws(AudioFileStatus) in
+            switch Int(property) {
+            case kAudioFilePropertyMagicCookieData:
+                guard size > 0, size <= 1 << 20 else { throw .badPropertySize }
+                try w.setMagicCookie(Array(UnsafeRawBufferPointer(start: data, count: Int(size))))
+            case kAudioFilePropertyPacketTableInfo:
+                guard Int(size) >= MemoryLayout<AudioFilePacketTableInfo>.size else { throw .badPropertySize }
+                let t = data.loadUnaligned(as: AudioFilePacketTableInfo.self)
+                guard t.mNumberValidFrames >= 0, t.mPrimingFrames >= 0, t.mRemainderFrames >= 0 else { throw .parameter }
+                w.packetTable = PacketTable(validFrames: t.mNumberValidFrames, primingFrames: t.mPrimingFrames,
+                                            remainderFrames: t.mRemainderFrames)
+            case kAudioFilePropertyDeferSizeUpdates, kAudioFilePropertyReserveDuration:
+                return
+            default:
+                throw .unsupportedProperty
+            }
+        }
+    }
+}
+
+// MARK: global info
+
+func globalInfo(_ property: UInt32, _ specifierSize: UInt32, _ specifier: UnsafeRawPointer?) throws(AudioFileStatus) -> [UInt8] {
+    func typeSpecifier() throws(AudioFileStatus) -> UInt32 {
+        guard let specifier, specifierSize == 4 else { throw .badPropertySize }
+        return specifier.loadUnaligned(as: UInt32.self)
+    }
+    switch Int(property) {
+    case kAudioFileGlobalInfo_ReadableTypes:
+        return arrayBytes(FileType.table.map(\.type))
+    case kAudioFileGlobalInfo_WritableTypes:
+        return arrayBytes(FileType.table.filter { !$0.writableFormats.isEmpty }.map(\.type))
+    case kAudioFileGlobalInfo_AvailableFormatIDs:
+        let type = try typeSpecifier()
+        guard let entry = FileType.entry(type) else { throw .unsupportedFileType }
+        return arrayBytes(entry.writableFormats)
+    case kAudioFileGlobalInfo_TypesForExtension:
+        throw .unsupportedProperty
+    default:
+        throw .unsupportedProperty
+    }
+}
+
+/// The CF objects global info returns (names, extensions), made per call: the caller releases them.
+func globalObject(_ property: UInt32, _ specifierSize: UInt32, _ specifier: UnsafeRawPointer?) throws(AudioFileStatus) -> AnyObject? {
+    func entry() throws(AudioFileStatus) -> FileType.Entry {
+        guard let specifier, specifierSize == 4 else { throw .badPropertySize }
+        guard let entry = FileType.entry(specifier.loadUnaligned(as: UInt32.self)) else { throw .unsupportedFileType }
+        return entry
+    }
+    switch Int(property) {
+    case kAudioFileGlobalInfo_FileTypeName: return CFValues.string(try entry().name)
+    case kAudioFileGlobalInfo_ExtensionsForType: return CFValues.array(try entry().extensions.map { CFValues.string($0) })
+    case kAudioFileGlobalInfo_MIMETypesForType: return CFValues.array(try entry().mimeTypes.map { CFValues.string($0) })
+    case kAudioFileGlobalInfo_AllExtensions:
+        return CFValues.array(Array(Set(FileType.table.flatMap(\.extensions))).sorted().map { CFValues.string($0) })
+    case kAudioFileGlobalInfo_AllMIMETypes:
+        return CFValues.array(Array(Set(FileType.table.flatMap(\.mimeTypes))).sorted().map { CFValues.string($0) })
+    default: return nil
+    }
+}
+
+@_cdecl("AudioFileGetGlobalInfoSize")
+public func audioFileGetGlobalInfoSize(_ property: UInt32, _ specifierSize: UInt32, _ specifier: UnsafeMutableRawPointer?,
+                                       _ outSize: UnsafeMutablePointer<UInt32>?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        guard let outSize else { throw .parameter }
+        if try globalObject(property, specifierSize, specifier) != nil {
+            outSize.pointee = UInt32(MemoryLayout<UnsafeRawPointer>.size)
+            return
+        }
+        outSize.pointee = UInt32(try globalInfo(property, specifierSize, specifier).count)
+    }
+}
+
+@_cdecl("AudioFileGetGlobalInfo")
+public func audioFileGetGlobalInfo(_ property: UInt32, _ specifierSize: UInt32, _ specifier: UnsafeMutableRawPointer?,
+                                   _ ioSize: UnsafeMutablePointer<UInt32>?, _ out: UnsafeMutableRawPointer?) -> Int32 {
+    fileCall { () throws(AudioFileStatus) in
+        guard let ioSize, let out else { throw .parameter }
+        if let object = try globalObject(property, specifierSize, specifier) {
+            guard Int(ioSize.pointee) >= MemoryLayout<UnsafeRawPointer>.size else { throw .badPropertySize }
+            out.storeBytes(of: Unmanaged.passRetained(object).toOpaque(), as: UnsafeMutableRawPointer.self)
+            ioSize.pointee = UInt32(MemoryLayout<UnsafeRawPointer>.size)
+            return
+        }
+        try storeBytes(try globalInfo(property, specifierSize, specifier), ioSize, out, badSize: .badPropertySize)
+    }
+}

@@ -1,0 +1,130 @@
+import AudioSessionCore
+import AudioStreams
+import AudioUnits
+import CAudioToolbox
+import Locking
+
+// The units a program holds: the components, the instances by handle, their
+// connections and their property listeners.
+
+/// The components (one static address each, never freed) and the live instances (by
+/// handle: see HandleTable).
+package enum UnitHandles {
+    package static let components: [(UnitKind, UnsafeMutableRawPointer)] = UnitKind.allCases.map { kind in
+        (kind, UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16))
+    }
+    package static let instances = HandleTable<OutputUnit>(.unit)
+
+    /// Registered with the first instance: in the child of a fork the units stay, stopped
+    /// (their threads are the parent's), and the locks the parent's threads may have held
+    /// are made usable again.
+    package static let installForkHandler: Void = {
+        ForkCoordinator.register(.units) {
+            instances.reinitializeAfterFork()
+            UnitListeners.all.reinitializeAfterFork()
+            for unit in instances.objects { unit.resetAfterFork() }
+        }
+    }()
+
+    package static func kind(_ component: OpaquePointer?) -> UnitKind? {
+        guard let component else { return nil }
+        return components.first { OpaquePointer($0.1) == component }?.0
+    }
+
+    package static func unit(_ handle: OpaquePointer?) -> OutputUnit? {
+        instances.get(handle)
+    }
+
+    /// What a stream was granted, told to the session (IOBufferDuration, latencies).
+    package static func reportGrant(_ grant: StreamGrant) {
+        let period = Float(Double(grant.periodFrames) / grant.sampleRate)
+        let format = StreamFormat(sampleRate: grant.sampleRate, ioBufferDuration: period,
+                                  inputLatency: grant.captureChannels > 0 ? period : 0,
+                                  outputLatency: grant.playbackChannels > 0
+                                      ? Float(Double(grant.bufferFrames) / grant.sampleRate) : 0)
+        Runtime.withCurrent { $0.session.streamGranted(format) }
+    }
+
+    package static func matches(_ kind: UnitKind, _ description: AudioComponentDescription) -> Bool {
+        (description.componentType == 0 || description.componentType == kind.type)
+            && (description.componentSubType == 0 || description.componentSubType == kind.subtype)
+            && (description.componentManufacturer == 0 || description.componentManufacturer == kind.manufacturer)
+    }
+}
+
+/// Connections (kAudioUnitProperty_MakeConnection): the destination's input pulls the
+/// source unit's output through its render, as a render callback would. The links live
+/// until their destination is disposed of, so a render under way never loses its own.
+package enum UnitConnections {
+    package final class Link {
+        package let source: OutputUnit
+        package let output: UInt32
+        package init(source: OutputUnit, output: UInt32) {
+            self.source = source
+            self.output = output
+        }
+    }
+    package static let links = Locked<[UInt: [Link]]>([:])
+
+    /// Pulls the source with no lock taken: the link holds it.
+    package static let pull: RenderCallback.Procedure = { refCon, flags, stamp, _, frames, list in
+        let link = Unmanaged<Link>.fromOpaque(refCon!).takeUnretainedValue()
+        guard let list else { return UnitError.parameter.rawValue }
+        do throws(UnitError) {
+            if link.source.kind.hasDevice {
+                guard link.output == 1 else { throw .invalidElement }
+                try link.source.renderInput(frames: frames, list: list)
+            } else {
+                try link.source.renderPulled(flags: flags, timeStamp: stamp, bus: link.output, frames: frames, list: list)
+            }
+            return 0
+        } catch {
+            return error.rawValue
+        }
+    }
+
+    package static func connect(_ destination: OutputUnit, _ handle: OpaquePointer?, _ connection: AudioUnitConnection) throws(UnitError) {
+        guard connection.destInputNumber == 0 else { throw .invalidElement }
+        guard let sourceHandle = connection.sourceAudioUnit else {
+            destination.setRenderCallback(nil)
+            return
+        }
+        guard let source = UnitHandles.unit(sourceHandle), source !== destination else { throw .invalidPropertyValue }
+        guard connection.sourceOutputNumber < source.kind.elementCount else { throw .invalidElement }
+        let link = Link(source: source, output: connection.sourceOutputNumber)
+        let key = UInt(bitPattern: Int(bitPattern: handle.map { UnsafeRawPointer($0) }))
+        links.withLock { $0[key, default: []].append(link) }
+        destination.setRenderCallback(RenderCallback(procedure: pull, refCon: Unmanaged.passUnretained(link).toOpaque()))
+    }
+
+    package static func forget(_ key: UInt) { _ = links.withLock { $0.removeValue(forKey: key) } }
+}
+
+/// Property listeners, by unit handle: called on the caller's thread after the change,
+/// with no lock held.
+package enum UnitListeners {
+    /// A unit (by handle) and one of its properties.
+    package struct Key: Hashable, Sendable {
+        package let unit: UInt
+        package let id: UInt32
+        package init(_ unit: OpaquePointer, _ id: UInt32) {
+            self.unit = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(unit)))
+            self.id = id
+        }
+    }
+    package static let all = ListenerRegistry<Key>(identity: .procedureAndClientData)
+
+    package static func address(of proc: AudioUnitPropertyListenerProc) -> UInt { UInt(bitPattern: unsafeBitCast(proc, to: Int.self)) }
+
+    package static func tell(_ unit: OpaquePointer?, _ id: Int) { tell(unit, UInt32(id)) }
+
+    package static func tell(_ unit: OpaquePointer?, _ id: UInt32) {
+        guard let unit else { return }
+        // A listener removed by an earlier one of this batch is not called.
+        for listener in all.snapshot(Key(unit, id)) where all.isCurrent(listener) {
+            let proc = unsafeBitCast(UnsafeRawPointer(bitPattern: listener.procedure)!, to: AudioUnitPropertyListenerProc.self)
+            proc(UnsafeMutableRawPointer(bitPattern: listener.clientData), unit, id, UInt32(kAudioUnitScope_Global), 0)
+        }
+    }
+}
+
