@@ -102,12 +102,15 @@ let package = Package(
         .target(name: "VirtualAudioDevice", dependencies: ["AudioSessionCore", "Locking"], path: "Sources/Library/Hardware/VirtualAudioDevice"),
         // libasound, found through pkg-config.
         .systemLibrary(name: "CALSA", path: "Sources/CLibraries/CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
-        // libsndfile and libsamplerate, found through pkg-config.
+        // libsndfile, for the tests alone: an encoder independent of ours makes their media.
         .systemLibrary(name: "CSndfile", path: "Sources/CLibraries/CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        // libsamplerate, found through pkg-config.
         .systemLibrary(name: "CSamplerate", path: "Sources/CLibraries/CSamplerate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        // The one sample-rate converter (libsamplerate), pushed or pulled, for every service.
+        .target(name: "Resampling", dependencies: ["CSamplerate"], path: "Sources/Library/Resampling"),
         // System Sound Services: decoding, conversion, the mixer thread on one stream of
         // the stream layer (the sound server's, or an ALSA PCM).
-        .target(name: "SystemSounds", dependencies: ["AudioSessionCore", "AudioStreams", "AudioFiles", "CSndfile", "CSamplerate",
+        .target(name: "SystemSounds", dependencies: ["AudioSessionCore", "AudioStreams", "AudioFiles", "Resampling",
                                                      "Locking", "POSIXSupport"], path: "Sources/Library/Services/SystemSounds"),
         // The devices the I/O units stream to: ALSA PCMs, or the virtual device's clock;
         // the real-time threads that exchange periods with them.
@@ -127,7 +130,7 @@ let package = Package(
         // device's round trip, then WebRTC's suppressor and gain control.
         .target(name: "EchoCancellation", dependencies: ["AudioStreams", "CVoiceProcessing"],
                 path: "Sources/Library/Services/EchoCancellation"),
-        .target(name: "AudioUnits", dependencies: ["AudioSessionCore", "AudioStreams", "CSamplerate", "EchoCancellation",
+        .target(name: "AudioUnits", dependencies: ["AudioSessionCore", "AudioStreams", "Resampling", "EchoCancellation",
                                                    "Locking"],
                 path: "Sources/Library/Services/AudioUnits"),
         // FFmpeg's demultiplexers, decoders, AAC encoder and multiplexers behind a narrow C
@@ -136,7 +139,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil")]),
         // Audio files and conversion: Audio File, Extended Audio File, Audio Converter
         // (PCM conversion, decoding, AAC encoding), over CMediaCodecs and libsamplerate.
-        .target(name: "AudioFiles", dependencies: ["CMediaCodecs", "CSamplerate"], path: "Sources/Library/Services/AudioFiles"),
+        .target(name: "AudioFiles", dependencies: ["CMediaCodecs", "Resampling"], path: "Sources/Library/Services/AudioFiles"),
         // The queues' time/pitch processing: a C face for SoundTouch (Debian:
         // libsoundtouch-dev; LGPL 2.1, which a shared library may link whatever its users'
         // licences, where Rubber Band is GPL).
@@ -178,7 +181,7 @@ let package = Package(
         .target(
             name: "AudioToolbox",
             dependencies: ["Runtime", "AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "AudioQueues",
-                           "RunLoopDispatch", "CAudioToolbox", "SystemSounds", "Locking", "Settings"],
+                           "RunLoopDispatch", "CAudioToolbox", "SystemSounds", "Locking", "Settings", "Resampling"],
             path: "Sources/Library/ABI/AudioToolbox",
             swiftSettings: publicHeaders,
             linkerSettings: [.linkedLibrary("Foundation")]

@@ -246,6 +246,27 @@ MediaDecoder *MediaDecoderOpen(MediaCodec codec, int sampleRate, int channels, i
     return d;
 }
 
+MediaDecoder *MediaDecoderOpenStream(const MediaDemuxer *demuxer) {
+    if (!demuxer || demuxer->stream < 0) return NULL;
+    const AVCodecParameters *p = demuxer->format->streams[demuxer->stream]->codecpar;
+    const AVCodec *decoder = avcodec_find_decoder(p->codec_id);
+    int channels = p->ch_layout.nb_channels;
+    if (!decoder || channels < 1 || channels > 64 || p->sample_rate < 1) return NULL;
+    MediaDecoder *d = av_mallocz(sizeof *d);
+    if (!d) return NULL;
+    d->context = avcodec_alloc_context3(decoder);
+    d->packet = av_packet_alloc();
+    d->frame = av_frame_alloc();
+    if (!d->context || !d->packet || !d->frame || avcodec_parameters_to_context(d->context, p) < 0) {
+        MediaDecoderClose(d);
+        return NULL;
+    }
+    d->channels = channels;
+    d->context->request_sample_fmt = AV_SAMPLE_FMT_FLT;
+    if (avcodec_open2(d->context, decoder, NULL) < 0) { MediaDecoderClose(d); return NULL; }
+    return d;
+}
+
 int MediaDecoderSend(MediaDecoder *d, const uint8_t *data, int size) {
     if (!data || size <= 0) return avcodec_send_packet(d->context, NULL) < 0 ? 0 : 0;
     // Not reference-counted: the decoder makes its own padded copy, so the caller's

@@ -79,6 +79,11 @@ const char *MediaDemuxerTag(const MediaDemuxer *demuxer, int index, const char *
 typedef struct MediaDecoder MediaDecoder;
 MediaDecoder *MediaDecoderOpen(MediaCodec codec, int sampleRate, int channels, int blockAlign, int bitsPerSample,
                                const uint8_t *config, int configSize);
+/* A decoder for the demuxer's audio stream with whatever codec FFmpeg has for it (FLAC,
+ * Vorbis, Opus ... as well as the ones MediaCodec names), configured from the container.
+ * NULL when FFmpeg has no decoder for it. The decoder keeps its own copy of the
+ * configuration: the demuxer may be closed before it. */
+MediaDecoder *MediaDecoderOpenStream(const MediaDemuxer *demuxer);
 /* Sends one packet (NULL, 0: the end of the stream). 0, or negative if the codec refuses it. */
 int MediaDecoderSend(MediaDecoder *decoder, const uint8_t *data, int size);
 /* Up to capacity frames of what the packets sent so far decode to; 0 when it needs more.

@@ -1,6 +1,7 @@
 import AudioFiles
 import CAudioToolbox
 import CoreFoundation
+import Resampling
 import Runtime
 
 // The Audio Converter functions of AudioConverter.h over AudioFiles.Converter.
@@ -128,14 +129,14 @@ public func audioConverterSetProperty(_ ref: OpaquePointer?, _ id: UInt32, _ siz
             case kAudioConverterSampleRateConverterQuality:
                 guard size == 4 else { throw .converterBadPropertySize }
                 let q = data.loadUnaligned(as: UInt32.self)
-                c.quality = q >= UInt32(kAudioConverterQuality_Max) ? 0 : q >= UInt32(kAudioConverterQuality_High) ? 0
-                    : q >= UInt32(kAudioConverterQuality_Medium) ? 1 : 2   // SRC_SINC_BEST / MEDIUM / FASTEST
+                c.quality = q >= UInt32(kAudioConverterQuality_High) ? .best
+                    : q >= UInt32(kAudioConverterQuality_Medium) ? .medium : .fastest
             case kAudioConverterSampleRateConverterComplexity:
                 guard size == 4 else { throw .converterBadPropertySize }
                 switch data.loadUnaligned(as: UInt32.self) {
-                case UInt32(kAudioConverterSampleRateConverterComplexity_Linear): c.quality = 4
-                case UInt32(kAudioConverterSampleRateConverterComplexity_Normal): c.quality = 1
-                case UInt32(kAudioConverterSampleRateConverterComplexity_Mastering): c.quality = 0
+                case UInt32(kAudioConverterSampleRateConverterComplexity_Linear): c.quality = .linear
+                case UInt32(kAudioConverterSampleRateConverterComplexity_Normal): c.quality = .medium
+                case UInt32(kAudioConverterSampleRateConverterComplexity_Mastering): c.quality = .best
                 default: throw .parameter
                 }
             case kAudioConverterEncodeBitRate:

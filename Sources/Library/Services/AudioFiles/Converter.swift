@@ -1,5 +1,5 @@
 import CMediaCodecs
-import CSamplerate
+import Resampling
 
 /// What a converter's input procedure gave: buffers of packets (with descriptions for
 /// variable-rate data), the end of the input, or an error that stops this fill (the
@@ -23,7 +23,7 @@ public final class Converter {
     private var pipeline: FloatPipeline?
     public private(set) var magicCookie: [UInt8] = []
     public var channelMap: [Int]? { didSet { pipeline?.channelMap = channelMap; if pipeline == nil { try? makePipeline(force: true) } } }
-    public var quality: Int32 = Int32(SRC_SINC_MEDIUM_QUALITY) { didSet { try? makePipeline(force: false) } }
+    public var quality: Resampler.Quality = .medium { didSet { try? makePipeline(force: false) } }
     /// Decoded frames waiting (source rate and channels).
     private var decoded: [Float] = []
     private var decodedStart = 0, decodedCount = 0

@@ -1,16 +1,16 @@
-import CSamplerate
+import Resampling
 
 /// Interleaved Float32 frames from one rate and channel count to another: channels
 /// mapped first (a map per output channel: an input index or -1 for silence; by default
 /// mono is copied to every channel, many to one averaged, otherwise by index), then the
-/// rate converted with libsamplerate. Pulls its input from a closure that returns the
+/// rate converted by the Resampler. Pulls its input from a closure that returns the
 /// frames it gave, 0 at the end of the input, or a negative number to pause (no input
 /// now, more later: the converter's input procedure returning an error).
 public final class FloatPipeline {
     public let sourceRate: Double, sourceChannels: Int
     public let destinationRate: Double, destinationChannels: Int
     public var channelMap: [Int]?
-    private var resampler: OpaquePointer?
+    private let resampler: Resampler?
     private var input: [Float] = []
     private var mapped: [Float] = []
     /// Mapped frames waiting for the resampler, from `mappedStart`.
@@ -20,7 +20,7 @@ public final class FloatPipeline {
 
     /// quality: libsamplerate's converter type (SRC_SINC_BEST_QUALITY ... SRC_LINEAR).
     public init(sourceRate: Double, sourceChannels: Int, destinationRate: Double, destinationChannels: Int,
-                quality: Int32 = Int32(SRC_SINC_MEDIUM_QUALITY)) throws(AudioFileStatus) {
+                quality: Resampler.Quality = .medium) throws(AudioFileStatus) {
         self.sourceRate = sourceRate
         self.sourceChannels = sourceChannels
         self.destinationRate = destinationRate
@@ -28,18 +28,17 @@ public final class FloatPipeline {
         input = [Float](repeating: 0, count: chunk * sourceChannels)
         mapped = [Float](repeating: 0, count: chunk * destinationChannels)
         if sourceRate != destinationRate {
-            guard src_is_valid_ratio(destinationRate / sourceRate) != 0 else { throw .converterOutputRateOutOfRange }
-            var error: Int32 = 0
-            resampler = src_new(quality, Int32(destinationChannels), &error)
-            guard resampler != nil else { throw .noMemory }
+            guard Resampler.accepts(ratio: destinationRate / sourceRate) else { throw .converterOutputRateOutOfRange }
+            guard let made = Resampler(channels: destinationChannels, quality: quality) else { throw .noMemory }
+            resampler = made
+        } else {
+            resampler = nil
         }
     }
 
-    deinit { if let resampler { src_delete(resampler) } }
-
     /// Forgets what is buffered (a seek, AudioConverterReset).
     public func reset() {
-        if let resampler { src_reset(resampler) }
+        resampler?.reset()
         mappedStart = 0
         mappedCount = 0
         ended = false
@@ -69,20 +68,14 @@ public final class FloatPipeline {
                     mappedCount = got
                 }
             }
-            var data = SRC_DATA()
-            let produced: Int = mapped.withUnsafeMutableBufferPointer { m in
-                data.data_in = UnsafePointer(m.baseAddress! + mappedStart * destinationChannels)
-                data.input_frames = mappedCount
-                data.data_out = out + made * destinationChannels
-                data.output_frames = frames - made
-                data.src_ratio = destinationRate / sourceRate
-                data.end_of_input = ended ? 1 : 0
-                guard src_process(resampler, &data) == 0 else { return -1 }
-                return data.output_frames_gen
+            let step = mapped.withUnsafeMutableBufferPointer { m in
+                resampler.process(m.baseAddress! + mappedStart * destinationChannels, frames: mappedCount,
+                                  into: out + made * destinationChannels, capacity: frames - made,
+                                  ratio: destinationRate / sourceRate, endOfInput: ended)
             }
-            if produced < 0 { break }
-            mappedStart += data.input_frames_used
-            mappedCount -= data.input_frames_used
+            guard let (used, produced) = step else { break }
+            mappedStart += used
+            mappedCount -= used
             made += produced
             if produced == 0 && mappedCount == 0 && ended { break }
         }

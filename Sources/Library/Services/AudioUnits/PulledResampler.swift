@@ -1,12 +1,12 @@
-import CSamplerate
 import Glibc
+import Resampling
 
 /// Rate conversion for a pulled unit (GenericOutput, AUConverter) whose two sides differ
 /// in rate: the render callback is pulled in slices at the program's rate, made Float in
-/// the output's channels, and resampled with libsamplerate's callback API, the same
-/// resampler the I/O units use. Made at Initialize; a render allocates nothing.
+/// the output's channels, and resampled by a pulled Resampler, as the I/O units' output
+/// is. Made at Initialize; a render allocates nothing.
 final class PulledResampler {
-    private var state: OpaquePointer?
+    private var resampler: Resampler!
     let ratio: Double
     let channels: Int
     /// The most program frames asked of the render callback at a time, and what this
@@ -38,18 +38,15 @@ final class PulledResampler {
         stamp = .allocate(byteCount: TimeStampWriter.size, alignment: 8)
         stamp.initializeMemory(as: UInt8.self, repeating: 0, count: TimeStampWriter.size)
         floatLayout = PCMLayout(sampleRate: output.sampleRate, encoding: .float32, channels: output.channels, interleaved: true)
-        var error: Int32 = 0
-        // The callback's context is this object, which outlives the state (deinit deletes it).
-        state = src_callback_new({ data, output in
-            let resampler = Unmanaged<PulledResampler>.fromOpaque(data!).takeUnretainedValue()
-            output!.pointee = resampler.sliced
-            return resampler.pullSlice()
-        }, Int32(SRC_SINC_MEDIUM_QUALITY), Int32(channels), &error, Unmanaged.passUnretained(self).toOpaque())
-        guard state != nil else { return nil }
+        // Unowned: the resampler is this object's, and goes with it.
+        resampler = Resampler(channels: channels, quality: .medium) { [unowned self] input in
+            input = sliced
+            return pullSlice()
+        }
+        guard resampler != nil else { return nil }
     }
 
     deinit {
-        if let state { src_delete(state) }
         sliced.deallocate()
         resampled.deallocate()
         stamp.deallocate()
@@ -60,18 +57,13 @@ final class PulledResampler {
     func read(frames: Int) -> Int32 {
         failure = 0
         want = min(slice, max(1, Int((Double(frames) / ratio).rounded(.up))))
-        var done = 0
-        while done < frames {
-            let made = src_callback_read(state, ratio, frames - done, resampled + done * channels)
-            if made <= 0 { break }
-            done += made
-        }
+        let done = resampler.read(frames: frames, ratio: ratio, into: resampled)
         if done < frames { (resampled + done * channels).update(repeating: 0, count: (frames - done) * channels) }
         return failure
     }
 
     func reset() {
-        src_reset(state)
+        resampler.reset()
         time = 0
     }
 

@@ -1,9 +1,9 @@
 import AudioSessionCore
 import AudioStreams
-import CSamplerate
-import Glibc
-import Synchronization
 import EchoCancellation
+import Glibc
+import Resampling
+import Synchronization
 
 // An I/O unit's stream: the thread that exchanges periods with the device, and the
 // engine that turns each period into the program's callbacks. Everything the engine
@@ -186,10 +186,10 @@ final class StreamEngine {
     var programTime = 0.0
 
     // Rate conversion between the program's rate and the device's (libsamplerate).
-    var outResampler: OpaquePointer?
+    var outResampler: Resampler?
     let chunkFrames: Int
     let chunkFloat: UnsafeMutablePointer<Float>
-    var inResampler: OpaquePointer?
+    var inResampler: Resampler?
     let inCapacity: Int
     let inConverted: UnsafeMutablePointer<Float>
     let inputBuffers: UnsafeMutablePointer<UnsafeMutableRawPointer?>
@@ -279,25 +279,21 @@ final class StreamEngine {
             ? EchoCanceller(sampleRate: grant.sampleRate, period: period, outputLatencyFrames: grant.bufferFrames,
                             automaticGain: plan.automaticGain)
             : nil
-        var error: Int32 = 0
         if playing && programOut.sampleRate != grant.sampleRate {
-            outResampler = src_callback_new({ data, output in
-                let engine = Unmanaged<StreamEngine>.fromOpaque(data!).takeUnretainedValue()
-                engine.renderProgram(into: UnsafeMutableRawPointer(engine.chunkFloat), engine.floatOut,
-                                     frames: engine.chunkFrames, gain: 1)
-                output!.pointee = engine.chunkFloat
-                return engine.chunkFrames
-            }, Int32(SRC_SINC_FASTEST), Int32(playChannels), &error, Unmanaged.passUnretained(self).toOpaque())
+            // Unowned: the resampler is the engine's, and goes with it.
+            outResampler = Resampler(channels: playChannels, quality: .fastest) { [unowned self] input in
+                renderProgram(into: UnsafeMutableRawPointer(chunkFloat), floatOut, frames: chunkFrames, gain: 1)
+                input = chunkFloat
+                return chunkFrames
+            }
         }
         if capturing && programIn.sampleRate != grant.sampleRate {
-            inResampler = src_new(Int32(SRC_SINC_FASTEST), Int32(captureChannels), &error)
+            inResampler = Resampler(channels: captureChannels, quality: .fastest)
         }
     }
 
     deinit {
         bus?.withdraw()
-        if let outResampler { src_delete(outResampler) }
-        if let inResampler { src_delete(inResampler) }
         for i in 0..<Self.maximumBuffers {
             programBuffers[i]?.deallocate()
             inputBuffers[i]?.deallocate()
@@ -390,7 +386,7 @@ final class StreamEngine {
         } else if plan.outputEnabled && plan.render != nil {
             if let outResampler {
                 let ratio = grant.sampleRate / programOut.sampleRate
-                let made = src_callback_read(outResampler, ratio, period, outFloat)
+                let made = outResampler.read(frames: period, ratio: ratio, into: outFloat)
                 if made < period {
                     (outFloat + max(0, made) * floatOut.channels).update(repeating: 0,
                                                                           count: (period - max(0, made)) * floatOut.channels)
@@ -474,14 +470,8 @@ final class StreamEngine {
         canceller?.nearEnd(inFloat, channels: floatIn.channels, frames: period, bypass: plan.bypassVoiceProcessing,
                            gain: plan.automaticGain)
         if let inResampler {
-            var data = SRC_DATA()
-            data.data_in = UnsafePointer(inFloat)
-            data.input_frames = period
-            data.data_out = inConverted
-            data.output_frames = inCapacity
-            data.src_ratio = programIn.sampleRate / grant.sampleRate
-            data.end_of_input = 0
-            inAvailable = src_process(inResampler, &data) == 0 ? data.output_frames_gen : 0
+            inAvailable = inResampler.process(inFloat, frames: period, into: inConverted, capacity: inCapacity,
+                                              ratio: programIn.sampleRate / grant.sampleRate)?.made ?? 0
             inSource = inConverted
         } else {
             inAvailable = period
