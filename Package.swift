@@ -49,6 +49,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
     ],
     targets: [
         // A pthread-mutex guarded value, shared by the layers (visible to ThreadSanitizer).
@@ -70,7 +71,8 @@ let package = Package(
         // The POSIX layer the daemon, the client and the tool share: typed errors, EINTR
         // retried in one place, deadlines, peer credentials, private folders, files
         // opened without trusting the path.
-        .target(name: "POSIXSupport", dependencies: ["CDescriptors"], path: "Sources/Shared/POSIXSupport"),
+        .target(name: "POSIXSupport", dependencies: ["CDescriptors", .product(name: "SystemPackage", package: "swift-system")],
+                path: "Sources/Shared/POSIXSupport"),
         .target(name: "ArbiterSocket", dependencies: ["ArbiterProtocol", "CDescriptors", "POSIXSupport"], path: "Sources/Shared/ArbiterSocket"),
         // The sound server (PipeWire) as the daemon sees it: other programs' streams.
         .systemLibrary(name: "CPipeWire", path: "Sources/CLibraries/CPipeWire", pkgConfig: "libpipewire-0.3", providers: [.apt(["libpipewire-0.3-dev"])]),
@@ -153,7 +155,7 @@ let package = Package(
                                                     "Locking"],
                 path: "Sources/Library/Services/AudioQueues"),
         // Real sound cards: PCM negotiation, mixer, jack controls and control events.
-        .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "CALSA", "CDescriptors", "Locking", "POSIXSupport", "Settings"],
+        .target(name: "ALSABackend", dependencies: ["AudioSessionCore", "AudioStreams", "CALSA", "CDescriptors", "Locking", "POSIXSupport", "Settings"],
                 path: "Sources/Library/Hardware/ALSABackend"),
         // Delivery of callbacks on the client's CFRunLoop or through a pollable fd.
         .target(name: "RunLoopDispatch", dependencies: ["Locking", "CDescriptors"], path: "Sources/Library/RunLoopDispatch"),

@@ -1,7 +1,11 @@
 /* PipeWireStream.h over libpipewire-0.3: a private pw_loop, a context and a core, one
  * pw_stream per direction without PW_STREAM_FLAG_RT_PROCESS, so that their process
  * events are dispatched by the loop the unit's I/O thread iterates. Between the stream
- * and the unit, a ring per direction (made at open; a period allocates nothing here). */
+ * and the unit, a queue of frames per direction (made at open; a period allocates
+ * nothing here). It is no ring between threads: the stream's process events run on the
+ * thread that iterates the loop, the unit's I/O thread, which also fills and empties it.
+ * (A pulled stream, with PW_STREAM_FLAG_RT_PROCESS, has no queue: the unit renders
+ * into the server's buffer on the server's thread.) */
 #define _GNU_SOURCE
 #include "PipeWireStream.h"
 #include <errno.h>
@@ -13,17 +17,18 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Frames waiting between the stream and the unit, touched by one thread only. */
 typedef struct {
     int16_t *samples;
     int channels;
     int capacity;   /* frames */
     int read, fill; /* frames */
-} Ring;
+} FrameQueue;
 
 typedef struct {
     struct pw_stream *stream;
     struct spa_hook listener;
-    Ring ring;
+    FrameQueue queue;
     int xrun;
     int lastRequest; /* frames the server asked for last (playback) */
 } Direction;
@@ -48,34 +53,34 @@ static pthread_once_t initialised = PTHREAD_ONCE_INIT;
 static void initialise(void) { pw_init(NULL, NULL); }
 
 
-static int ringMake(Ring *ring, int channels, int capacity)
+static int queueMake(FrameQueue *queue, int channels, int capacity)
 {
-    ring->samples = calloc((size_t)capacity * (size_t)channels, sizeof(int16_t));
-    ring->channels = channels;
-    ring->capacity = capacity;
-    ring->read = ring->fill = 0;
-    return ring->samples ? 0 : -1;
+    queue->samples = calloc((size_t)capacity * (size_t)channels, sizeof(int16_t));
+    queue->channels = channels;
+    queue->capacity = capacity;
+    queue->read = queue->fill = 0;
+    return queue->samples ? 0 : -1;
 }
 
-static void ringPut(Ring *ring, const int16_t *frames, int count)
+static void queuePut(FrameQueue *queue, const int16_t *frames, int count)
 {
     for (int i = 0; i < count; i++) {
-        int at = (ring->read + ring->fill + i) % ring->capacity;
-        memcpy(ring->samples + (size_t)at * ring->channels, frames + (size_t)i * ring->channels,
-               sizeof(int16_t) * (size_t)ring->channels);
+        int at = (queue->read + queue->fill + i) % queue->capacity;
+        memcpy(queue->samples + (size_t)at * queue->channels, frames + (size_t)i * queue->channels,
+               sizeof(int16_t) * (size_t)queue->channels);
     }
-    ring->fill += count;
+    queue->fill += count;
 }
 
-static void ringTake(Ring *ring, int16_t *frames, int count)
+static void queueTake(FrameQueue *queue, int16_t *frames, int count)
 {
     for (int i = 0; i < count; i++) {
-        int at = (ring->read + i) % ring->capacity;
-        memcpy(frames + (size_t)i * ring->channels, ring->samples + (size_t)at * ring->channels,
-               sizeof(int16_t) * (size_t)ring->channels);
+        int at = (queue->read + i) % queue->capacity;
+        memcpy(frames + (size_t)i * queue->channels, queue->samples + (size_t)at * queue->channels,
+               sizeof(int16_t) * (size_t)queue->channels);
     }
-    ring->read = (ring->read + count) % ring->capacity;
-    ring->fill -= count;
+    queue->read = (queue->read + count) % queue->capacity;
+    queue->fill -= count;
 }
 
 static void playbackProcess(void *data)
@@ -86,15 +91,15 @@ static void playbackProcess(void *data)
     struct spa_buffer *buffer = b->buffer;
     int16_t *out = buffer->datas[0].data;
     if (!out) { pw_stream_queue_buffer(d->playback.stream, b); return; }
-    int stride = (int)sizeof(int16_t) * d->playback.ring.channels;
+    int stride = (int)sizeof(int16_t) * d->playback.queue.channels;
     int frames = (int)(buffer->datas[0].maxsize / (uint32_t)stride);
     if (b->requested > 0 && (int)b->requested < frames) frames = (int)b->requested;
     d->playback.lastRequest = frames;
-    int have = d->playback.ring.fill < frames ? d->playback.ring.fill : frames;
-    ringTake(&d->playback.ring, out, have);
+    int have = d->playback.queue.fill < frames ? d->playback.queue.fill : frames;
+    queueTake(&d->playback.queue, out, have);
     if (have < frames) {
         /* Ran dry: silence for the rest (counted once started). */
-        memset(out + (size_t)have * d->playback.ring.channels, 0, (size_t)(frames - have) * (size_t)stride);
+        memset(out + (size_t)have * d->playback.queue.channels, 0, (size_t)(frames - have) * (size_t)stride);
         d->playback.xrun = 1;
     }
     buffer->datas[0].chunk->offset = 0;
@@ -112,7 +117,7 @@ static void pullProcess(void *data)
     struct spa_buffer *buffer = b->buffer;
     int16_t *out = buffer->datas[0].data;
     if (out) {
-        int stride = (int)sizeof(int16_t) * d->playback.ring.channels;
+        int stride = (int)sizeof(int16_t) * d->playback.queue.channels;
         int frames = (int)(buffer->datas[0].maxsize / (uint32_t)stride);
         if (b->requested > 0 && (int)b->requested < frames) frames = (int)b->requested;
         void *context = __atomic_load_n(&d->pullContext, __ATOMIC_ACQUIRE);
@@ -139,16 +144,16 @@ static void captureProcess(void *data)
     if (!b) return;
     struct spa_buffer *buffer = b->buffer;
     const int16_t *in = buffer->datas[0].data;
-    int stride = (int)sizeof(int16_t) * d->capture.ring.channels;
+    int stride = (int)sizeof(int16_t) * d->capture.queue.channels;
     if (in) {
         int frames = (int)(buffer->datas[0].chunk->size / (uint32_t)stride);
         in = (const int16_t *)((const char *)in + buffer->datas[0].chunk->offset);
-        int room = d->capture.ring.capacity - d->capture.ring.fill;
+        int room = d->capture.queue.capacity - d->capture.queue.fill;
         if (frames > room) {
             d->capture.xrun = 1;
             frames = room;
         }
-        ringPut(&d->capture.ring, in, frames);
+        queuePut(&d->capture.queue, in, frames);
     }
     pw_stream_queue_buffer(d->capture.stream, b);
 }
@@ -212,7 +217,7 @@ static int openDirection(PipeWireDuplex *d, Direction *direction, enum spa_direc
         return -1;
     }
     /* Room for a period on each side of the largest quantum the server may pick. */
-    if (ringMake(&direction->ring, channels, 2 * period + 8192) < 0) {
+    if (queueMake(&direction->queue, channels, 2 * period + 8192) < 0) {
         snprintf(error, errorSize, "out of memory");
         return -1;
     }
@@ -286,10 +291,10 @@ int PipeWireDuplexDeliver(PipeWireDuplex *d, const int16_t *frames)
     for (;;) {
         int target = 2 * d->period > d->playback.lastRequest + d->period ? 2 * d->period
                                                                           : d->playback.lastRequest + d->period;
-        if (d->playback.ring.fill + d->period <= target) break;
+        if (d->playback.queue.fill + d->period <= target) break;
         if (turn(d) < 0) return -1;
     }
-    ringPut(&d->playback.ring, frames, d->period);
+    queuePut(&d->playback.queue, frames, d->period);
     int xrun = d->playback.xrun;
     d->playback.xrun = 0;
     return xrun;
@@ -299,10 +304,10 @@ int PipeWireDuplexReceive(PipeWireDuplex *d, int16_t *frames)
 {
     if (!d->capture.stream) return 0;
     enter(d);
-    while (d->capture.ring.fill < d->period) {
+    while (d->capture.queue.fill < d->period) {
         if (turn(d) < 0) return -1;
     }
-    ringTake(&d->capture.ring, frames, d->period);
+    queueTake(&d->capture.queue, frames, d->period);
     int xrun = d->capture.xrun;
     d->capture.xrun = 0;
     return xrun;
@@ -331,9 +336,9 @@ int PipeWireDuplexPlaybackDelay(PipeWireDuplex *d)
 {
     if (!d->playback.stream) return 0;
     struct pw_time time;
-    int queued = d->playback.ring.fill;
+    int queued = d->playback.queue.fill;
     if (pw_stream_get_time_n(d->playback.stream, &time, sizeof time) == 0 && time.rate.denom > 0)
-        queued += (int)(time.delay + (int64_t)time.queued / (int64_t)sizeof(int16_t) / d->playback.ring.channels);
+        queued += (int)(time.delay + (int64_t)time.queued / (int64_t)sizeof(int16_t) / d->playback.queue.channels);
     return queued;
 }
 
@@ -347,7 +352,7 @@ void PipeWireDuplexClose(PipeWireDuplex *d)
     if (d->wake) pw_loop_destroy_source(d->loop, d->wake);
     if (d->context) pw_context_destroy(d->context);
     if (d->loop) pw_loop_destroy(d->loop);
-    free(d->playback.ring.samples);
-    free(d->capture.ring.samples);
+    free(d->playback.queue.samples);
+    free(d->capture.queue.samples);
     free(d);
 }

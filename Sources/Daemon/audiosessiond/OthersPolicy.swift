@@ -46,7 +46,7 @@ final class OthersPolicy {
             do throws(FileProblem) {
                 lines = try SafeFile.lines(path, limit: sizeLimit, followSymlinks: true)
             } catch {
-                if error != .cannotOpen(.noSuchFile) { Log.error("ignoring \(path): \(error)") }
+                if error != .cannotOpen(.noSuchFileOrDirectory) { Log.error("ignoring \(path): \(error)") }
                 return config
             }
             for line in lines {
@@ -294,7 +294,7 @@ final class OthersPolicy {
         do throws(FileProblem) {
             lines = try SafeFile.lines(journalPath, limit: Self.journalSizeLimit, followSymlinks: false)
         } catch {
-            if error != .cannotOpen(.noSuchFile) { Log.error("ignoring \(journalPath): \(error)") }
+            if error != .cannotOpen(.noSuchFileOrDirectory) { Log.error("ignoring \(journalPath): \(error)") }
             unlink(journalPath)
             return
         }

@@ -181,7 +181,7 @@ final class Server {
                 // without one (or for any other failure: no memory, no buffers), the
                 // listener rests until a connection closes or 100 ms pass: it would
                 // report the same pending connection again at once.
-                let descriptors = error == .tooManyOpenFiles || error == .systemOutOfFiles
+                let descriptors = error == .tooManyOpenFiles || error == .tooManyOpenFilesInSystem
                 if !descriptors || !closeOldestWaiting(reason: "closed to make room (descriptor limit)") {
                     Log.error("accept: \(error): not accepting for 100 ms")
                     acceptPausedUntil = monotonicSeconds() + 0.1

@@ -96,9 +96,6 @@ public protocol PulledLink: DeviceLink {
 }
 
 public enum DeviceLinks {
-    /// A PipeWire server's socket is there (it may still refuse).
-    public static var soundServerPresent: Bool { Configuration.read().soundServerPresent }
-
     /// Opens the device `plan` names: a PipeWire stream where a server runs and the
     /// configuration names ALSA's `default` (the server's own device), else the ALSA PCM
     /// pair; a clock for the virtual device. `AUDIOTOOLBOX_STREAM=alsa` or `=pipewire`
@@ -215,50 +212,26 @@ final class ALSALink: DeviceLink {
         if let capturePCM { snd_pcm_start(capturePCM) }
     }
 
-    /// Opens `name` blocking, 16-bit interleaved, with the rate, period and number of
-    /// periods in the buffer nearest those asked, and starts playback as soon as one
-    /// period is queued.
+    /// Opens `name` through ALSAPCM, then makes transfers blocking and, for playback,
+    /// starts the device as soon as one period is queued.
     private static func open(_ name: String, _ stream: snd_pcm_stream_t, rate: Double, period: Int, channels: UInt32,
                              periods: UInt32 = 2)
         -> (OpaquePointer, (rate: Double, period: Int, buffer: Int, channels: Int))? {
-        var handle: OpaquePointer?
-        // Non-blocking open: a busy device fails at once; then blocking transfers.
-        guard snd_pcm_open(&handle, name, stream, Int32(SND_PCM_NONBLOCK)) >= 0, let pcm = handle else { return nil }
+        guard let (pcm, granted) = try? ALSAPCM.open(name, stream, rate: rate, period: period, channels: channels,
+                                                     periods: periods) else { return nil }
         snd_pcm_nonblock(pcm, 0)
-        var allocated: OpaquePointer?
-        guard snd_pcm_hw_params_malloc(&allocated) >= 0, let params = allocated else { snd_pcm_close(pcm); return nil }
-        defer { snd_pcm_hw_params_free(params) }
-        var grantedRate = UInt32(rate)
-        var grantedChannels = channels
-        var direction: Int32 = 0
-        var periodFrames = snd_pcm_uframes_t(period)
-        var periods = periods
-        guard snd_pcm_hw_params_any(pcm, params) >= 0,
-              snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED) >= 0,
-              snd_pcm_hw_params_set_format(pcm, params, SND_PCM_FORMAT_S16_LE) >= 0,
-              snd_pcm_hw_params_set_channels_near(pcm, params, &grantedChannels) >= 0,
-              snd_pcm_hw_params_set_rate_near(pcm, params, &grantedRate, &direction) >= 0
-        else { snd_pcm_close(pcm); return nil }
-        _ = snd_pcm_hw_params_set_period_size_near(pcm, params, &periodFrames, &direction)
-        _ = snd_pcm_hw_params_set_periods_near(pcm, params, &periods, &direction)
-        guard snd_pcm_hw_params(pcm, params) >= 0 else { snd_pcm_close(pcm); return nil }
-        var bufferFrames: snd_pcm_uframes_t = 0
-        snd_pcm_hw_params_get_rate(params, &grantedRate, &direction)
-        snd_pcm_hw_params_get_period_size(params, &periodFrames, &direction)
-        snd_pcm_hw_params_get_buffer_size(params, &bufferFrames)
-        snd_pcm_hw_params_get_channels(params, &grantedChannels)
         if stream == SND_PCM_STREAM_PLAYBACK {
             var software: OpaquePointer?
             if snd_pcm_sw_params_malloc(&software) >= 0, let sw = software {
                 snd_pcm_sw_params_current(pcm, sw)
-                snd_pcm_sw_params_set_start_threshold(pcm, sw, periodFrames)
-                snd_pcm_sw_params_set_avail_min(pcm, sw, periodFrames)
+                snd_pcm_sw_params_set_start_threshold(pcm, sw, snd_pcm_uframes_t(granted.periodFrames))
+                snd_pcm_sw_params_set_avail_min(pcm, sw, snd_pcm_uframes_t(granted.periodFrames))
                 snd_pcm_sw_params(pcm, sw)
                 snd_pcm_sw_params_free(sw)
             }
         }
         guard snd_pcm_prepare(pcm) >= 0 else { snd_pcm_close(pcm); return nil }
-        return (pcm, (Double(grantedRate), Int(periodFrames), Int(bufferFrames), Int(grantedChannels)))
+        return (pcm, (granted.sampleRate, granted.periodFrames, granted.bufferFrames, granted.channels))
     }
 
     func receive(into samples: UnsafeMutablePointer<Int16>) -> LinkStatus {

@@ -25,7 +25,7 @@ public enum SafeFile {
     /// through a symlink (O_NOFOLLOW) and never inherited by a program we exec
     /// (O_CLOEXEC). `flags` adds O_APPEND, O_TRUNC, O_EXCL...
     public static func openPrivate(_ path: String, flags: Int32) throws(Errno) -> Int32 {
-        try checked { open(path, flags | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+        try checked { open(path, flags | O_CREAT | O_NOFOLLOW | O_CLOEXEC, FilePermissions.ownerReadWrite.rawValue) }
     }
 
     /// The bytes of a regular file of at most `limit` bytes. Opened non-blocking (a FIFO
@@ -34,19 +34,25 @@ public enum SafeFile {
     /// configuration, which dotfile managers commonly link in — a link to a FIFO or a
     /// device is still refused by the check.
     public static func readRegular(_ path: String, limit: Int, followSymlinks: Bool) throws(FileProblem) -> [UInt8] {
-        let fd = try openRegular(path, followSymlinks: followSymlinks)
-        defer { close(fd) }
+        let file = FileDescriptor(rawValue: try openRegular(path, followSymlinks: followSymlinks))
+        defer { try? file.close() }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .readFailed(Errno.current) }
+        guard fstat(file.rawValue, &info) == 0 else { throw .readFailed(Errno.current) }
         guard info.st_size <= limit else { throw .tooLarge(limit: limit) }
         // The size can change while reading: never read past the limit.
         var bytes = [UInt8](repeating: 0, count: limit + 1)
         var count = 0
         while count < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { raw in
-                retryingInterrupts { read(fd, raw.baseAddress! + count, raw.count - count) }
+            let n: Int
+            do {
+                n = try bytes.withUnsafeMutableBytes { raw in
+                    try file.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[count...]))
+                }
+            } catch let error as Errno {
+                throw .readFailed(error)
+            } catch {
+                throw .readFailed(.ioError)
             }
-            if n < 0 { throw .readFailed(Errno.current) }
             if n == 0 { break }
             count += n
         }
@@ -66,7 +72,7 @@ public enum SafeFile {
         var info = stat()
         guard fstat(handle, &info) == 0 else { throw .readFailed(Errno.current) }
         // O_PATH with O_NOFOLLOW opens a symlink itself: refused as open(2) would.
-        if info.st_mode & S_IFMT == S_IFLNK { throw .cannotOpen(.symlinkLoop) }
+        if info.st_mode & S_IFMT == S_IFLNK { throw .cannotOpen(.tooManySymbolicLinkLevels) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .notARegularFile }
         // The same file, whatever the path says now.
         let fd = retryingInterrupts { open("/proc/self/fd/\(handle)", O_RDONLY | O_CLOEXEC | O_NOCTTY) }
@@ -89,21 +95,13 @@ public enum SafeFile {
     public static func replacePrivate(_ path: String, with bytes: [UInt8]) throws(Errno) {
         let temporary = path + ".new"
         unlink(temporary)
-        let fd = try openPrivate(temporary, flags: O_WRONLY | O_EXCL)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw in
-                retryingInterrupts { write(fd, raw.baseAddress! + offset, raw.count - offset) }
-            }
-            if n <= 0 {
-                let error = Errno.current
-                close(fd)
-                unlink(temporary)
-                throw error
-            }
-            offset += n
+        let file = FileDescriptor(rawValue: try openPrivate(temporary, flags: O_WRONLY | O_EXCL))
+        do {
+            _ = try file.closeAfter { try file.writeAll(bytes) }
+        } catch {
+            unlink(temporary)
+            throw error as? Errno ?? .ioError
         }
-        close(fd)
         guard rename(temporary, path) == 0 else {
             let error = Errno.current
             unlink(temporary)

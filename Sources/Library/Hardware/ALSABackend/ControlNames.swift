@@ -82,7 +82,7 @@ public struct ControlNames: Sendable, Equatable {
             do throws(FileProblem) {
                 lines = try SafeFile.lines(file, limit: 256 * 1024, followSymlinks: true)
             } catch {
-                if error != .cannotOpen(.noSuchFile) { report("\(file): \(error)") }
+                if error != .cannotOpen(.noSuchFileOrDirectory) { report("\(file): \(error)") }
                 continue
             }
             read = true

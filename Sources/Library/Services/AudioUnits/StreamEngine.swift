@@ -575,14 +575,6 @@ final class StreamEngine {
     }
 }
 
-// The stream's working memory is made once, when it opens, and starts silent.
-extension UnsafeMutablePointer {
-    static func filled(_ value: Pointee, count: Int) -> UnsafeMutablePointer {
-        let pointer = allocate(capacity: count)
-        pointer.initialize(repeating: value, count: count)
-        return pointer
-    }
-}
 
 extension UnsafeMutableRawPointer {
     static func zeroed(byteCount: Int, alignment: Int) -> UnsafeMutableRawPointer {

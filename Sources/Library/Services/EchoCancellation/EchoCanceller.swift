@@ -206,12 +206,3 @@ public final class EchoCanceller {
         index >= 0 && index < played && played - index <= historyCapacity ? history[index % historyCapacity] : 0
     }
 }
-
-// The canceller's working memory is made once, when it is created, and starts silent.
-extension UnsafeMutablePointer {
-    static func filled(_ value: Pointee, count: Int) -> UnsafeMutablePointer {
-        let pointer = allocate(capacity: count)
-        pointer.initialize(repeating: value, count: count)
-        return pointer
-    }
-}
