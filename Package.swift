@@ -50,13 +50,19 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // A pthread-mutex guarded value, shared by the layers (visible to ThreadSanitizer).
         .target(name: "Locking", path: "Sources/Shared/Locking"),
+        // The line handler for swift-log that the library and the daemon log through (the
+        // daemon's with a rate limit).
+        .target(name: "LogLines", dependencies: [.product(name: "Logging", package: "swift-log")],
+                path: "Sources/Shared/LogLines"),
         // What the library takes from its environment (read in one file, Configuration)
         // and its one log, for every layer.
-        .target(name: "Settings", path: "Sources/Library/Settings"),
+        .target(name: "Settings", dependencies: ["LogLines", .product(name: "Logging", package: "swift-log")],
+                path: "Sources/Library/Settings"),
         // Pure Swift rules of the API: property table, category policy, state machine,
         // listener registry, event model. No I/O, no CoreFoundation.
         .target(name: "AudioSessionCore", dependencies: ["Locking"], path: "Sources/Library/AudioSessionCore"),
@@ -84,7 +90,9 @@ let package = Package(
         // The per-user arbitration daemon: Shared modules and C libraries only, no codec.
         .executableTarget(name: "audiosessiond",
                           dependencies: ["ArbiterProtocol", "ArbiterSocket", "Arbitration",
-                                         "CSoundServer", "CDescriptors", "Locking", "POSIXSupport"], path: "Sources/Daemon/audiosessiond"),
+                                         "CSoundServer", "CDescriptors", "Locking", "POSIXSupport", "LogLines",
+                                         .product(name: "Logging", package: "swift-log")],
+                          path: "Sources/Daemon/audiosessiond"),
         // Plays the rest of a dead program's system sound, for the daemon, which decodes
         // nothing: a short-lived process under its own resource limits.
         .executableTarget(name: "audiosessiond-finisher", dependencies: ["AudioSessionCore", "CDescriptors", "SystemSounds"],

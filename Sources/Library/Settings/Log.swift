@@ -1,4 +1,5 @@
-import Glibc
+import LogLines
+import Logging
 
 /// The library's one logging facility, for every layer: off unless `AUDIOTOOLBOX_LOG` is
 /// set.
@@ -32,7 +33,13 @@ public enum Log {
         if level.rawValue >= Level.debug.rawValue { emit(message()) }
     }
 
+    /// swift-log's logger, with the shared line handler and no global bootstrap: the host
+    /// program may bootstrap swift-log its own way, once, as swift-log requires.
+    private static let logger = Logger(label: "AudioToolbox") { _ in
+        LineLogHandler(style: .prefixed("AudioToolbox"), level: .debug)
+    }
+
     private static func emit(_ message: String) {
-        fputs("AudioToolbox: \(message)\n", stderr)
+        logger.notice("\(message)")
     }
 }
