@@ -114,10 +114,10 @@ let package = Package(
         .systemLibrary(name: "CALSA", path: "Sources/CLibraries/CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         // libsndfile, for the tests alone: an encoder independent of ours makes their media.
         .systemLibrary(name: "CSndfile", path: "Sources/CLibraries/CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
-        // libsamplerate, found through pkg-config.
-        .systemLibrary(name: "CSamplerate", path: "Sources/CLibraries/CSamplerate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        // libsamplerate, loaded by SONAME on first use (not linked).
+        .target(name: "CResampler", path: "Sources/CLibraries/CResampler", linkerSettings: [.linkedLibrary("dl")]),
         // The one sample-rate converter (libsamplerate), pushed or pulled, for every service.
-        .target(name: "Resampling", dependencies: ["CSamplerate"], path: "Sources/Library/Resampling"),
+        .target(name: "Resampling", dependencies: ["CResampler"], path: "Sources/Library/Resampling"),
         // System Sound Services: decoding, conversion, the mixer thread on one stream of
         // the stream layer (the sound server's, or an ALSA PCM).
         .target(name: "SystemSounds", dependencies: ["AudioSessionCore", "AudioStreams", "AudioFiles", "Resampling",
@@ -127,13 +127,17 @@ let package = Package(
         .target(name: "AudioStreams", dependencies: ["AudioSessionCore", "CALSA", "CPipeWireStream", "Locking", "Settings"],
                 path: "Sources/Library/AudioStreams"),
         // The PipeWire streams the I/O units play and record through where a server runs.
-        .target(name: "CPipeWireStream", dependencies: ["CPipeWire"], path: "Sources/CLibraries/CPipeWireStream"),
+        // Not linked: libpipewire is loaded by SONAME on the first stream (PipeWireStreamAvailable).
+        .target(name: "CPipeWireStream", path: "Sources/CLibraries/CPipeWireStream",
+                cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2"])],
+                linkerSettings: [.linkedLibrary("dl")]),
         // VoiceProcessingIO's echo canceller and gain control: a C face for the WebRTC audio
         // processing library (Debian: libwebrtc-audio-processing-dev).
         .target(name: "CVoiceProcessing", path: "Sources/CLibraries/CVoiceProcessing",
                 cxxSettings: [.unsafeFlags(["-I/usr/include/webrtc_audio_processing", "-DWEBRTC_POSIX",
                                             "-DWEBRTC_AUDIO_PROCESSING_ONLY_BUILD"])],
-                linkerSettings: [.linkedLibrary("webrtc_audio_processing")]),
+                // Not linked: loaded by SONAME on first use (VoiceProcessingAvailable).
+                linkerSettings: [.linkedLibrary("dl")]),
         // The audio units: RemoteIO and VoiceProcessingIO on a stream the session feeds,
         // GenericOutput pulled offline, AUConverter; PCM layouts, conversion, rate conversion.
         // VoiceProcessingIO's echo cancellation: our linear adaptive filter lined up with the
@@ -145,8 +149,8 @@ let package = Package(
                 path: "Sources/Library/Services/AudioUnits"),
         // FFmpeg's demultiplexers, decoders, AAC encoder and multiplexers behind a narrow C
         // face (Debian: libavformat-dev, libavcodec-dev).
-        .target(name: "CMediaCodecs", path: "Sources/CLibraries/CMediaCodecs",
-                linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil")]),
+        // Not linked: loaded by SONAME on first use (MediaCodecsAvailable).
+        .target(name: "CMediaCodecs", path: "Sources/CLibraries/CMediaCodecs", linkerSettings: [.linkedLibrary("dl")]),
         // Audio files and conversion: Audio File, Extended Audio File, Audio Converter
         // (PCM conversion, decoding, AAC encoding), over CMediaCodecs and libsamplerate.
         .target(name: "AudioFiles", dependencies: ["CMediaCodecs", "Resampling"], path: "Sources/Library/Services/AudioFiles"),

@@ -12,6 +12,42 @@ flags=$(pkg-config --cflags --libs AudioToolbox)
 for name in bench_get_property bench_listener_latency bench_listener_memory; do
     cc -std=gnu11 -O2 -Wall -Wextra -o "$out/$name" "$here/bench/$name.c" $flags -lpthread
 done
+# What a session-only program pays for the library, against the same program with
+# CoreFoundation alone (linked as any program of this API links it): shared objects
+# mapped, peak memory, and start to exit (median of 31 runs each).
+swiftlib=$(pkg-config --variable=swiftlibdir AudioToolbox)
+cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_footprint" "$here/bench/bench_footprint.c" $flags
+# CoreFoundation's headers as a port includes them (the compat folder lets gcc read
+# them); only CoreFoundation's library linked.
+cc -std=gnu11 -O2 -Wall -Wextra -DCF_ONLY -o "$out/bench_footprint_cf" "$here/bench/bench_footprint.c" \
+    $(pkg-config --cflags AudioToolbox) -L"$swiftlib/linux" -Wl,-rpath,"$swiftlib/linux" -lFoundation
+AUDIOTOOLBOX_BACKEND=virtual AUDIOTOOLBOX_ARBITER=local python3 - "$out" <<'PY'
+import statistics, subprocess, sys, time
+out = sys.argv[1]
+def run(command):
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    return time.perf_counter() - start, done.stdout.split()
+# Alternated, so that whatever else the machine does falls on both alike.
+programs = {"cf": [out + "/bench_footprint_cf", "cf"], "session": [out + "/bench_footprint", "session"]}
+times = {name: [] for name in programs}
+last = {}
+for _ in range(31):
+    for name, command in programs.items():
+        took, last[name] = run(command)
+        times[name].append(took)
+def result(name):
+    return int(last[name][1]), int(last[name][3]) / 1024, statistics.median(times[name]) * 1e3
+cf, session = result("cf"), result("session")
+print(f"footprint: session-only program: {session[0]} objects, peak RSS {session[1]:.1f} MB, start to exit {session[2]:.1f} ms")
+print(f"footprint: CoreFoundation alone: {cf[0]} objects, peak RSS {cf[1]:.1f} MB, start to exit {cf[2]:.1f} ms")
+print(f"footprint: +{session[0] - cf[0]} objects (goal <= 12), +{session[1] - cf[1]:.1f} MB (goal <= 8), "
+      f"time ratio {session[2] / cf[2]:.2f} (goal <= 1.3)")
+PY
+# The first call of each family that loads a library, against the same call again.
+if sox -n -r 44100 -c 2 "$out/footprint.wav" synth 1 sine 440 2>/dev/null; then
+    AUDIOTOOLBOX_BACKEND=virtual AUDIOTOOLBOX_ARBITER=local "$out/bench_footprint" first "$out/footprint.wav" | sed 's/^/footprint: /'
+fi
 export AUDIOTOOLBOX_BACKEND=virtual
 "$out/bench_get_property"
 "$out/bench_listener_latency"

@@ -280,6 +280,40 @@ else
     fail "daemon without codecs: ldd audiosessiond names ${codecs:-none} (finisher installed: $([ -x "$prefix/libexec/audiotoolbox/audiosessiond-finisher" ] && echo yes || echo no))"
 fi
 
+echo "== Libraries loaded on first use"
+# FFmpeg, the WebRTC audio processing library, libsamplerate and libpipewire are opened
+# by their SONAMEs when a call first needs them: the library neither links them nor
+# leaves one of their symbols undefined.
+lib="$prefix/lib/libAudioToolbox.so.0"
+needed=$(readelf -d "$lib" | grep NEEDED | grep -oE 'lib(av[a-z]*|webrtc[a-z_]*|samplerate|pipewire-0\.3)\.so[.0-9]*' | tr '\n' ' ')
+undefined=$(nm -D --undefined-only "$lib" | awk '{print $2}' | grep -E '^(av_|avcodec_|avformat_|avio_|pw_|src_|_ZN6webrtc)' | head -5 | tr '\n' ' ')
+if [ -z "$needed" ] && [ -z "$undefined" ]; then pass "lazy libraries: none linked, none of their symbols undefined"
+else fail "lazy libraries: linked ${needed:-none}; undefined ${undefined:-none}"; fi
+if cc -std=gnu11 -Wall -Wextra -Werror -o "$out/test_lazy_libraries" "$here/Tests/lazy/test_lazy_libraries.c" $flags \
+        2>"$out/test_lazy_libraries.err" && sox -n -r 44100 -c 2 "$out/lazy.wav" synth 0.5 sine 440 2>/dev/null; then
+    # lazy NAME COMMAND...: runs COMMAND on the virtual device, its output in lazy-NAME.log.
+    lazy() { local name=$1; shift; (export AUDIOTOOLBOX_BACKEND=virtual AUDIOTOOLBOX_ARBITER=local; "$@") >"$out/lazy-$name.log" 2>&1; }
+    if lazy session "$out/test_lazy_libraries" session; then pass "lazy libraries: a session-only program maps none"
+    else fail "lazy libraries: session"; grep FAIL "$out/lazy-session.log"; fi
+    if lazy files "$out/test_lazy_libraries" files "$out/lazy.wav"; then pass "lazy libraries: a file loads FFmpeg, and only it"
+    else fail "lazy libraries: files"; grep FAIL "$out/lazy-files.log"; fi
+    # A minimal install: the libraries hidden in a private mount namespace (root only).
+    hide=""
+    for soname in libavformat.so.59 libsamplerate.so.0 libwebrtc_audio_processing.so.1; do
+        path=$(ldconfig -p | awk -v n="$soname" '$1 == n {print $NF; exit}')
+        [ -n "$path" ] && hide="$hide mount --bind /dev/null $path &&"
+    done
+    if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
+        skip "lazy libraries: missing at run time: hiding a library needs root and unshare (a private mount namespace)"
+    elif lazy missing unshare -m sh -c "$hide exec \"\$0\" \"\$@\"" "$out/test_lazy_libraries" missing "$out/lazy.wav"; then
+        pass "lazy libraries: missing ones fail only the calls that need them, with their codes"
+    else
+        fail "lazy libraries: missing"; grep -E "FAIL|mount|rror" "$out/lazy-missing.log" | head
+    fi
+else
+    fail "test_lazy_libraries (does not compile, or no sox)"; head -20 "$out/test_lazy_libraries.err"
+fi
+
 echo "== A thin ABI over one runtime"
 # The ABI layer translates: @_cdecl entry points and marshalling. Registries, handle
 # tables, listener lists and run-loop queues are the Runtime's; the environment is read

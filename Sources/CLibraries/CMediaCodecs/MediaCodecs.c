@@ -6,11 +6,126 @@
 #include <libavutil/channel_layout.h>
 #include <libavutil/intreadwrite.h>
 #include <libavutil/opt.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
-void MediaCodecsQuiet(void) { av_log_set_level(AV_LOG_QUIET); }
+// MARK: loading FFmpeg on first use
+
+/* FFmpeg is not linked: a program that never opens a file or converts a compressed
+ * format maps none of it (FFmpeg brings dozens of libraries with it). Its libraries are
+ * opened by their SONAMEs, taken from the headers this file is compiled with, on the
+ * first call that needs them, and every function used is called through a pointer of
+ * its own declared type. Nothing else in this file names an FFmpeg function directly:
+ * `make check` finds no FFmpeg symbol among the library's undefined ones. */
+#define SONAME_(name, major) "lib" #name ".so." #major
+#define SONAME(name, major) SONAME_(name, major)
+
+#define FFMPEG_FUNCTIONS(X) \
+    X(avutil, av_channel_layout_copy) X(avutil, av_channel_layout_default) X(avutil, av_dict_count) \
+    X(avutil, av_dict_get) X(avutil, av_frame_alloc) X(avutil, av_frame_free) X(avutil, av_frame_get_buffer) \
+    X(avutil, av_frame_unref) X(avutil, av_free) X(avutil, av_freep) X(avutil, av_get_bytes_per_sample) \
+    X(avutil, av_get_packed_sample_fmt) X(avutil, av_log_set_level) X(avutil, av_malloc) X(avutil, av_mallocz) \
+    X(avutil, av_rescale_q) X(avutil, av_sample_fmt_is_planar) \
+    X(avcodec, av_new_packet) X(avcodec, av_packet_alloc) X(avcodec, av_packet_free) \
+    X(avcodec, av_packet_get_side_data) X(avcodec, av_packet_rescale_ts) X(avcodec, av_packet_unref) \
+    X(avcodec, avcodec_alloc_context3) X(avcodec, avcodec_find_decoder) X(avcodec, avcodec_find_encoder) \
+    X(avcodec, avcodec_flush_buffers) X(avcodec, avcodec_free_context) X(avcodec, avcodec_open2) \
+    X(avcodec, avcodec_parameters_to_context) \
+    X(avcodec, avcodec_receive_frame) X(avcodec, avcodec_receive_packet) X(avcodec, avcodec_send_frame) \
+    X(avcodec, avcodec_send_packet) \
+    X(avformat, av_find_input_format) X(avformat, av_read_frame) X(avformat, av_write_frame) \
+    X(avformat, av_write_trailer) X(avformat, avformat_alloc_context) X(avformat, avformat_alloc_output_context2) \
+    X(avformat, avformat_close_input) X(avformat, avformat_find_stream_info) X(avformat, avformat_free_context) \
+    X(avformat, avformat_new_stream) X(avformat, avformat_open_input) X(avformat, avformat_write_header) \
+    X(avformat, avio_alloc_context) X(avformat, avio_closep) X(avformat, avio_context_free) X(avformat, avio_open)
+
+#define DECLARE(library, name) static __typeof__(name) *ff_##name;
+FFMPEG_FUNCTIONS(DECLARE)
+#undef DECLARE
+
+static pthread_once_t ffmpegOnce = PTHREAD_ONCE_INIT;
+static int ffmpegLoaded;
+
+static void loadFFmpeg(void) {
+    /* Local: FFmpeg's symbols never become the program's. Never closed: decoders and
+     * their threads may outlive any one call. */
+    void *avutil = dlopen(SONAME(avutil, LIBAVUTIL_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
+    void *avcodec = avutil ? dlopen(SONAME(avcodec, LIBAVCODEC_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL) : NULL;
+    void *avformat = avcodec ? dlopen(SONAME(avformat, LIBAVFORMAT_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL) : NULL;
+    if (!avformat) return;
+    int missing = 0;
+#define RESOLVE(library, name) \
+    ff_##name = (__typeof__(name) *)dlsym(library, #name); \
+    if (!ff_##name) missing = 1;
+    FFMPEG_FUNCTIONS(RESOLVE)
+#undef RESOLVE
+    if (!missing) {
+        ff_av_log_set_level(AV_LOG_QUIET);
+        ffmpegLoaded = 1;
+    }
+}
+
+int MediaCodecsAvailable(void) {
+    pthread_once(&ffmpegOnce, loadFFmpeg);
+    return ffmpegLoaded;
+}
+
+/* From here on, every FFmpeg name means the pointer loaded above. */
+#define av_channel_layout_copy ff_av_channel_layout_copy
+#define av_channel_layout_default ff_av_channel_layout_default
+#define av_dict_count ff_av_dict_count
+#define av_dict_get ff_av_dict_get
+#define av_frame_alloc ff_av_frame_alloc
+#define av_frame_free ff_av_frame_free
+#define av_frame_get_buffer ff_av_frame_get_buffer
+#define av_frame_unref ff_av_frame_unref
+#define av_free ff_av_free
+#define av_freep ff_av_freep
+#define av_get_bytes_per_sample ff_av_get_bytes_per_sample
+#define av_get_packed_sample_fmt ff_av_get_packed_sample_fmt
+#define av_log_set_level ff_av_log_set_level
+#define av_malloc ff_av_malloc
+#define av_mallocz ff_av_mallocz
+#define av_rescale_q ff_av_rescale_q
+#define av_sample_fmt_is_planar ff_av_sample_fmt_is_planar
+#define av_new_packet ff_av_new_packet
+#define av_packet_alloc ff_av_packet_alloc
+#define av_packet_free ff_av_packet_free
+#define av_packet_get_side_data ff_av_packet_get_side_data
+#define av_packet_rescale_ts ff_av_packet_rescale_ts
+#define av_packet_unref ff_av_packet_unref
+#define avcodec_alloc_context3 ff_avcodec_alloc_context3
+#define avcodec_find_decoder ff_avcodec_find_decoder
+#define avcodec_find_encoder ff_avcodec_find_encoder
+#define avcodec_flush_buffers ff_avcodec_flush_buffers
+#define avcodec_free_context ff_avcodec_free_context
+#define avcodec_open2 ff_avcodec_open2
+#define avcodec_parameters_to_context ff_avcodec_parameters_to_context
+#define avcodec_receive_frame ff_avcodec_receive_frame
+#define avcodec_receive_packet ff_avcodec_receive_packet
+#define avcodec_send_frame ff_avcodec_send_frame
+#define avcodec_send_packet ff_avcodec_send_packet
+#define av_find_input_format ff_av_find_input_format
+#define av_read_frame ff_av_read_frame
+#define av_write_frame ff_av_write_frame
+#define av_write_trailer ff_av_write_trailer
+#define avformat_alloc_context ff_avformat_alloc_context
+#define avformat_alloc_output_context2 ff_avformat_alloc_output_context2
+#define avformat_close_input ff_avformat_close_input
+#define avformat_find_stream_info ff_avformat_find_stream_info
+#define avformat_free_context ff_avformat_free_context
+#define avformat_new_stream ff_avformat_new_stream
+#define avformat_open_input ff_avformat_open_input
+#define avformat_write_header ff_avformat_write_header
+#define avio_alloc_context ff_avio_alloc_context
+#define avio_closep ff_avio_closep
+#define avio_context_free ff_avio_context_free
+#define avio_open ff_avio_open
+
+void MediaCodecsQuiet(void) { (void)MediaCodecsAvailable(); }
 
 // MARK: demuxing
 
@@ -76,6 +191,7 @@ static MediaCodec codecOf(enum AVCodecID id, MediaStreamInfo *info) {
 }
 
 int MediaDemuxerOpen(const MediaSource *source, const char *formatHint, int64_t probeLimit, MediaDemuxer **outDemuxer) {
+    if (!MediaCodecsAvailable()) return -4;
     *outDemuxer = NULL;
     MediaDemuxer *d = av_mallocz(sizeof *d);
     if (!d) return -3;
@@ -221,6 +337,7 @@ static enum AVCodecID avCodecFor(MediaCodec codec, int bits, int isFloat, int bi
 
 MediaDecoder *MediaDecoderOpen(MediaCodec codec, int sampleRate, int channels, int blockAlign, int bitsPerSample,
                                const uint8_t *config, int configSize) {
+    if (!MediaCodecsAvailable()) return NULL;
     enum AVCodecID id = avCodecFor(codec, bitsPerSample, 0, 0);
     const AVCodec *decoder = id == AV_CODEC_ID_NONE ? NULL : avcodec_find_decoder(id);
     if (!decoder || channels < 1 || channels > 64 || sampleRate < 1 || configSize < 0) return NULL;
@@ -247,6 +364,7 @@ MediaDecoder *MediaDecoderOpen(MediaCodec codec, int sampleRate, int channels, i
 }
 
 MediaDecoder *MediaDecoderOpenStream(const MediaDemuxer *demuxer) {
+    if (!MediaCodecsAvailable()) return NULL;
     if (!demuxer || demuxer->stream < 0) return NULL;
     const AVCodecParameters *p = demuxer->format->streams[demuxer->stream]->codecpar;
     const AVCodec *decoder = avcodec_find_decoder(p->codec_id);
@@ -386,6 +504,7 @@ struct MediaEncoder {
 };
 
 MediaEncoder *MediaEncoderOpen(MediaCodec codec, int sampleRate, int channels, int64_t bitRate) {
+    if (!MediaCodecsAvailable()) return NULL;
     if (codec != MediaCodecAAC || channels < 1 || channels > 8 || sampleRate < 8000 || sampleRate > 96000) return NULL;
     const AVCodec *encoder = avcodec_find_encoder(AV_CODEC_ID_AAC);
     if (!encoder) return NULL;
@@ -466,6 +585,7 @@ struct MediaMuxer {
 };
 
 int MediaMuxerCreate(const char *path, const char *container, const MediaMuxerStream *s, MediaMuxer **outMuxer) {
+    if (!MediaCodecsAvailable()) { *outMuxer = NULL; return -4; }
     *outMuxer = NULL;
     enum AVCodecID id = avCodecFor(s->codec, s->pcmBits, s->pcmFloat, s->pcmBigEndian);
     if (s->codec == MediaCodecPCM && s->pcmBits == 8) id = strcmp(container, "wav") == 0 ? AV_CODEC_ID_PCM_U8 : AV_CODEC_ID_PCM_S8;

@@ -8,6 +8,7 @@
  * into the server's buffer on the server's thread.) */
 #define _GNU_SOURCE
 #include "PipeWireStream.h"
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <pipewire/pipewire.h>
@@ -49,8 +50,62 @@ struct PipeWireDuplex {
 
 static void woken(void *data, uint64_t count);
 
+/* libpipewire is not linked: a program that never plays through a sound server does not
+ * map it (nor the plugins it loads). It is opened by its SONAME on the first stream, and
+ * each function used is called through a pointer of its own declared type. The loop,
+ * core and stream methods are spa interface calls (macros over function tables in the
+ * objects), which need no symbol. */
+#define PIPEWIRE_FUNCTIONS(X) \
+    X(pw_init) X(pw_loop_new) X(pw_loop_destroy) X(pw_context_new) X(pw_context_connect) \
+    X(pw_context_destroy) X(pw_core_disconnect) X(pw_properties_new) X(pw_stream_new) \
+    X(pw_stream_add_listener) X(pw_stream_connect) X(pw_stream_dequeue_buffer) X(pw_stream_queue_buffer) \
+    X(pw_stream_destroy) X(pw_stream_get_state) X(pw_stream_get_time_n)
+#define DECLARE(name) static __typeof__(name) *p_##name;
+PIPEWIRE_FUNCTIONS(DECLARE)
+#undef DECLARE
+
 static pthread_once_t initialised = PTHREAD_ONCE_INIT;
-static void initialise(void) { pw_init(NULL, NULL); }
+static int loaded;
+
+static void initialise(void)
+{
+    /* Never closed: pw_deinit is never called either, as PipeWire asks of a library. */
+    void *library = dlopen("libpipewire-0.3.so.0", RTLD_NOW | RTLD_LOCAL);
+    if (!library) return;
+    int missing = 0;
+#define RESOLVE(name) \
+    p_##name = (__typeof__(name) *)dlsym(library, #name); \
+    if (!p_##name) missing = 1;
+    PIPEWIRE_FUNCTIONS(RESOLVE)
+#undef RESOLVE
+    if (missing) return;
+    p_pw_init(NULL, NULL);
+    loaded = 1;
+}
+
+int PipeWireStreamAvailable(void)
+{
+    pthread_once(&initialised, initialise);
+    return loaded;
+}
+
+/* From here on, every PipeWire name means the pointer loaded above. */
+#define pw_init p_pw_init
+#define pw_loop_new p_pw_loop_new
+#define pw_loop_destroy p_pw_loop_destroy
+#define pw_context_new p_pw_context_new
+#define pw_context_connect p_pw_context_connect
+#define pw_context_destroy p_pw_context_destroy
+#define pw_core_disconnect p_pw_core_disconnect
+#define pw_properties_new p_pw_properties_new
+#define pw_stream_new p_pw_stream_new
+#define pw_stream_add_listener p_pw_stream_add_listener
+#define pw_stream_connect p_pw_stream_connect
+#define pw_stream_dequeue_buffer p_pw_stream_dequeue_buffer
+#define pw_stream_queue_buffer p_pw_stream_queue_buffer
+#define pw_stream_destroy p_pw_stream_destroy
+#define pw_stream_get_state p_pw_stream_get_state
+#define pw_stream_get_time_n p_pw_stream_get_time_n
 
 
 static int queueMake(FrameQueue *queue, int channels, int capacity)
@@ -236,7 +291,10 @@ static int turn(PipeWireDuplex *d)
 PipeWireDuplex *PipeWireDuplexOpen(const char *role, int rate, int periodFrames, int playbackChannels,
                                    int captureChannels, int pull, char *error, size_t errorSize)
 {
-    pthread_once(&initialised, initialise);
+    if (!PipeWireStreamAvailable()) {
+        snprintf(error, errorSize, "libpipewire-0.3.so.0 is not installed");
+        return NULL;
+    }
     PipeWireDuplex *d = calloc(1, sizeof *d);
     if (!d) { snprintf(error, errorSize, "out of memory"); return NULL; }
     d->period = periodFrames;

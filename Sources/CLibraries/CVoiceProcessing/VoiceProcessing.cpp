@@ -4,7 +4,29 @@
 // speaks over the echo (docs/notes/voice-processing.md), so it stays off.
 #include "VoiceProcessing.h"
 #include <webrtc/modules/audio_processing/include/audio_processing.h>
+#include <dlfcn.h>
 #include <new>
+#include <pthread.h>
+
+// The library is not linked: a program that never starts VoiceProcessingIO does not map
+// it. Everything but the factory is reached through the object's virtual functions, so
+// the factory is the one symbol looked up (by its C++ name, stable in the 0.3 ABI that
+// the SONAME names).
+using Factory = webrtc::AudioProcessing *(*)();
+static Factory factory;
+static pthread_once_t loadOnce = PTHREAD_ONCE_INIT;
+
+static void load()
+{
+    void *library = dlopen("libwebrtc_audio_processing.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (library) factory = reinterpret_cast<Factory>(dlsym(library, "_ZN6webrtc15AudioProcessing6CreateEv"));
+}
+
+extern "C" int VoiceProcessingAvailable(void)
+{
+    pthread_once(&loadOnce, load);
+    return factory != nullptr;
+}
 
 struct VoiceProcessor {
     webrtc::AudioProcessing *apm;
@@ -14,7 +36,8 @@ struct VoiceProcessor {
 
 extern "C" VoiceProcessor *VoiceProcessorCreate(int sampleRate, int automaticGain)
 {
-    webrtc::AudioProcessing *apm = webrtc::AudioProcessing::Create();
+    if (!VoiceProcessingAvailable()) return nullptr;
+    webrtc::AudioProcessing *apm = factory();
     if (!apm) return nullptr;
     webrtc::ProcessingConfig processing = {{
         webrtc::StreamConfig(sampleRate, 1), webrtc::StreamConfig(sampleRate, 1),

@@ -1,4 +1,4 @@
-import CSamplerate
+import CResampler
 
 /// The library's one sample-rate converter: libsamplerate, on interleaved Float32, in the
 /// two ways the library feeds it.
@@ -7,6 +7,8 @@ import CSamplerate
 /// - Pulled (`init(channels:quality:supply:)` and `read`): it asks `supply` for input as
 ///   the output needs it (a render callback pulled at the program's rate).
 /// Neither allocates once made, nor takes a lock: both run on real-time threads.
+/// libsamplerate is loaded on the first resampler made (CResampler); where it is not
+/// installed no resampler can be made (the initialisers return nil).
 public final class Resampler {
     public enum Quality: Sendable {
         /// For the device's real-time streams: least CPU.
@@ -35,15 +37,18 @@ public final class Resampler {
     public let channels: Int
     private let supply: Supply?
 
+    /// Whether libsamplerate is installed (loaded on the first call).
+    public static var isAvailable: Bool { ResamplerLibraryAvailable() != 0 }
+
     /// Whether libsamplerate converts at `ratio` (output rate over input rate).
-    public static func accepts(ratio: Double) -> Bool { src_is_valid_ratio(ratio) != 0 }
+    public static func accepts(ratio: Double) -> Bool { ResamplerIsValidRatio(ratio) != 0 }
 
     /// A pushed resampler; nil without memory or for a channel count it refuses.
     public init?(channels: Int, quality: Quality) {
         self.channels = channels
         supply = nil
         var error: Int32 = 0
-        state = src_new(quality.converter, Int32(channels), &error)
+        state = ResamplerNew(quality.converter, Int32(channels), &error)
         guard state != nil else { return nil }
     }
 
@@ -53,7 +58,7 @@ public final class Resampler {
         self.supply = supply
         var error: Int32 = 0
         // The context is this object, which outlives the state (deinit deletes it).
-        state = src_callback_new({ context, output in
+        state = ResamplerCallbackNew({ context, output in
             let resampler = Unmanaged<Resampler>.fromOpaque(context!).takeUnretainedValue()
             var input: UnsafeMutablePointer<Float>?
             let frames = resampler.supply!(&input)
@@ -63,7 +68,7 @@ public final class Resampler {
         guard state != nil else { return nil }
     }
 
-    deinit { if let state { src_delete(state) } }
+    deinit { if let state { ResamplerDelete(state) } }
 
     /// Converts up to `frames` frames of `input` into at most `capacity` frames of
     /// `output`, at `ratio` (output rate over input rate). Returns the frames of input
@@ -78,7 +83,7 @@ public final class Resampler {
         data.output_frames = capacity
         data.src_ratio = ratio
         data.end_of_input = endOfInput ? 1 : 0
-        guard src_process(state, &data) == 0 else { return nil }
+        guard ResamplerProcess(state, &data) == 0 else { return nil }
         return (data.input_frames_used, data.output_frames_gen)
     }
 
@@ -87,7 +92,7 @@ public final class Resampler {
     public func read(frames: Int, ratio: Double, into output: UnsafeMutablePointer<Float>) -> Int {
         var done = 0
         while done < frames {
-            let made = src_callback_read(state, ratio, frames - done, output + done * channels)
+            let made = ResamplerCallbackRead(state, ratio, frames - done, output + done * channels)
             if made <= 0 { break }
             done += made
         }
@@ -95,7 +100,7 @@ public final class Resampler {
     }
 
     /// Forgets what it holds (a seek, a reset, a stream started again).
-    public func reset() { src_reset(state) }
+    public func reset() { ResamplerReset(state) }
 
     /// A whole sound at once: interleaved `input` at `ratio`, everything out. Empty when
     /// the ratio is refused. For sounds decoded ahead of time, not real-time paths.

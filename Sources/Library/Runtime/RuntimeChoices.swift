@@ -91,8 +91,9 @@ extension Runtime {
         let installed = configuration.alsaControlsFile ?? installationPrefix() + "/share/audiotoolbox/alsa-controls.conf"
         var files = [installed]
         if let folder = configuration.configFolder { files.append(folder + "/alsa-controls.conf") }
-        ControlNames.load(files: files) { Log.error("ALSA control names: \($0)") }
-        if ControlNames.current.playbackVolumes.isEmpty {
+        ControlNames.loadOnFirstUse {
+            let read = ControlNames.load(files: files) { Log.error("ALSA control names: \($0)") }
+            guard !read else { return }
             Log.error("no ALSA control names read (\(installed) is missing?): jacks and volumes are not recognised")
         }
     }

@@ -43,6 +43,12 @@ extension Runtime {
         return instance._withUnsafeGuaranteedRef(body)
     }
 
+    /// See `publishedSessionBits`.
+    fileprivate static func publishedBits(slot: Int) -> UInt64? {
+        guard initializedByProgram.load(ordering: .acquiring), let instance else { return nil }
+        return instance._withUnsafeGuaranteedRef { $0.session.publishedBits(slot: slot) }
+    }
+
     /// AudioSessionInitialize: creates the runtime with `make`, or adopts the default
     /// session with the program's run loop and listener. `alreadyInitialized` after the
     /// first success; the error `make` throws if it fails (a later call may try again).
@@ -121,4 +127,12 @@ extension Runtime {
             Runtime.initializedByProgram.store(false, ordering: .releasing)
         }
     }()
+}
+
+/// The published bits of a scalar property (Session.publishedBits), or nil before
+/// AudioSessionInitialize: AudioSessionGetProperty's fast path. A free function, so that
+/// the ABI's call needs neither the Runtime class's metadata nor the lazy initialisation
+/// and exclusivity checks of another module's statics.
+package func publishedSessionBits(slot: Int) -> UInt64? {
+    Runtime.publishedBits(slot: slot)
 }

@@ -62,8 +62,13 @@ typedef struct MediaPacket {
 
 typedef struct MediaDemuxer MediaDemuxer;
 
+/* Whether FFmpeg's libraries could be loaded (on the first call that needs them: they are
+ * not linked). Without them every Open and Create below fails: -4, or NULL. */
+int MediaCodecsAvailable(void);
+
 /* Opens the first audio stream of a container. formatHint is a demuxer name or NULL.
- * Returns 0, or -1 (not a container FFmpeg knows), -2 (no audio stream), -3 (no memory). */
+ * Returns 0, or -1 (not a container FFmpeg knows), -2 (no audio stream), -3 (no memory),
+ * -4 (FFmpeg is not installed). */
 int MediaDemuxerOpen(const MediaSource *source, const char *formatHint, int64_t probeLimit, MediaDemuxer **outDemuxer);
 const MediaStreamInfo *MediaDemuxerInfo(const MediaDemuxer *demuxer);
 /* The next packet of the audio stream: 1, 0 at the end, negative on a damaged file. */

@@ -13,6 +13,10 @@ extern "C" {
 typedef struct PipeWireDuplex PipeWireDuplex;
 
 
+/* 1 once libpipewire is loaded (the first call, or the first open, loads it), 0 when it
+ * is not installed: every open then fails, saying so. */
+int PipeWireStreamAvailable(void);
+
 /* Connects and opens the streams: `role` is the media role (Music, Game, Communication,
  * ...), the period the latency asked for. NULL when the server cannot be reached or
  * refuses; `error` then says why. */

@@ -10,8 +10,12 @@ extern "C" {
 
 typedef struct VoiceProcessor VoiceProcessor;
 
+/* 1 once the WebRTC audio processing library is loaded (the first call loads it), 0
+ * when it is not installed: VoiceProcessorCreate then returns NULL. */
+int VoiceProcessingAvailable(void);
+
 /* A processor for mono audio at `sampleRate` (8000, 16000, 32000, 44100 or 48000), gain
- * control as `automaticGain` says. NULL when the library refuses. */
+ * control as `automaticGain` says. NULL when the library refuses or is not installed. */
 VoiceProcessor *VoiceProcessorCreate(int sampleRate, int automaticGain);
 void VoiceProcessorDestroy(VoiceProcessor *processor);
 

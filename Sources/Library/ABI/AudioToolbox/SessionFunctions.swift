@@ -110,14 +110,12 @@ private func publishedScalarGet(_ id: UInt32, _ ioDataSize: UnsafeMutablePointer
                                 _ outData: UnsafeMutableRawPointer?) -> Int32? {
     guard let ioDataSize, let outData, let descriptor = PropertyTable.lookUp(PropertyID(rawValue: id)),
           let slot = descriptor.publishedSlot, ioDataSize.pointee >= descriptor.type.byteCount else { return nil }
-    return Runtime.withInitialized { runtime in
-        let bits = runtime.session.publishedBits(slot: slot)
-        if descriptor.type == .float64 {
-            outData.storeBytes(of: bits, as: UInt64.self)
-        } else {
-            outData.storeBytes(of: UInt32(truncatingIfNeeded: bits), as: UInt32.self)
-        }
-        ioDataSize.pointee = descriptor.type.byteCount
-        return ResultCode.noError.rawValue
+    guard let bits = publishedSessionBits(slot: slot) else { return nil }
+    if descriptor.type == .float64 {
+        outData.storeBytes(of: bits, as: UInt64.self)
+    } else {
+        outData.storeBytes(of: UInt32(truncatingIfNeeded: bits), as: UInt32.self)
     }
+    ioDataSize.pointee = descriptor.type.byteCount
+    return 0  // noErr (a literal: another module's static would cost a lazy-initialisation check)
 }

@@ -68,8 +68,26 @@ public struct ControlNames: Sendable, Equatable {
 
     private static let table = Locked(ControlNames())
 
+    /// What reads the files, until the first card asks for the names: a program whose
+    /// session runs on the virtual device never reads them.
+    private static let deferred = Locked<(@Sendable () -> Void)?>(nil)
+
+    /// Has `loader` (which calls `load`) run when the names are first needed.
+    public static func loadOnFirstUse(_ loader: @escaping @Sendable () -> Void) {
+        deferred.withLock { $0 = loader }
+    }
+
     /// The names every ALSA card of this process is read with.
-    public static var current: ControlNames { table.withLock { $0 } }
+    public static var current: ControlNames {
+        // Under the deferred loader's lock: a second thread waits for the first's load.
+        deferred.withLock { loader in
+            if let run = loader {
+                loader = nil
+                run()
+            }
+        }
+        return table.withLock { $0 }
+    }
 
     /// Reads `files` in order (a missing one is skipped, a bad line logged through
     /// `report`) and makes the result the table in effect. Returns whether any was read.

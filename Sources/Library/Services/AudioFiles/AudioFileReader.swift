@@ -93,7 +93,9 @@ public final class AudioFileReader: @unchecked Sendable {
         var demuxer: OpaquePointer?
         let opened = input.withMediaSource { MediaDemuxerOpen($0, nil, 1 << 20, &demuxer) }
         guard opened == 0, let demuxer else {
-            throw opened == -3 ? .noMemory : opened == -2 ? .unsupportedDataFormat : .unsupportedFileType
+            // -4: FFmpeg is not installed; the file may be fine.
+            throw opened == -3 ? .noMemory : opened == -2 ? .unsupportedDataFormat : opened == -4 ? .unspecified
+                : .unsupportedFileType
         }
         defer { MediaDemuxerClose(demuxer) }
         let info = MediaDemuxerInfo(demuxer)!.pointee

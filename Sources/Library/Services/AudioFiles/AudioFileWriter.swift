@@ -137,7 +137,8 @@ public final class AudioFileWriter {
             stream.configSize = Int32(buffer.count)
             return container.withCString { name in "/proc/self/fd/\(descriptor)".withCString { MediaMuxerCreate($0, name, &stream, &made) } }
         }
-        guard result == 0, let made else { throw result == -2 ? .permissions : .unsupportedDataFormat }
+        // -4: FFmpeg is not installed.
+        guard result == 0, let made else { throw result == -2 ? .permissions : result == -4 ? .unspecified : .unsupportedDataFormat }
         muxer = made
         return made
     }

@@ -43,7 +43,10 @@ public final class Converter {
             do { sourcePCM = try LinearPCM(source) } catch { throw .converterFormatNotSupported }
         } else {
             sourcePCM = nil
-            guard Self.codec(source.formatID) != MediaCodecUnknown else { throw .converterFormatNotSupported }
+            // The decoder is made at the first conversion; FFmpeg, loaded on first use,
+            // must be there to make it.
+            guard Self.codec(source.formatID) != MediaCodecUnknown, MediaCodecsAvailable() != 0
+            else { throw .converterFormatNotSupported }
         }
         if destination.isLinearPCM {
             do { destinationPCM = try LinearPCM(destination) } catch { throw .converterFormatNotSupported }

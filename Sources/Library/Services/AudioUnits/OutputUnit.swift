@@ -16,6 +16,9 @@ public enum UnitError: Int32, Error, Sendable {
     case invalidScope = -10866
     case propertyNotWritable = -10865
     case cannotDoInCurrentContext = -10863
+    /// kAudioUnitErr_FailedInitialization: what the unit needs is not installed (the
+    /// WebRTC audio processing library, for VoiceProcessingIO).
+    case failedInitialization = -10875
     case invalidPropertyValue = -10851
     case initialized = -10849
     /// kAudio_ParamError: a NULL or unknown argument.

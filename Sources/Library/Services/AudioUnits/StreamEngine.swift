@@ -33,6 +33,19 @@ extension OutputUnit {
             return true
         }
         guard let link = DeviceLinks.open(plan) else { throw .cannotStartPlaying }
+        // A program's rate other than the device's needs the resampler, whose library
+        // (libsamplerate) is loaded on first use and may not be installed.
+        let rates = config.withLock { c in (c.plan.programOut.sampleRate, c.plan.programIn.sampleRate) }
+        if (plan.playback && rates.0 != link.grant.sampleRate || plan.capture && rates.1 != link.grant.sampleRate)
+            && !Resampler.isAvailable {
+            link.close()
+            throw .formatNotSupported
+        }
+        // VoiceProcessingIO's processing needs the WebRTC library, loaded on first use.
+        if kind == .voiceProcessingIO && plan.playback && plan.capture && !EchoCanceller.isAvailable {
+            link.close()
+            throw .failedInitialization
+        }
         config.withLock { c in
             c.run = run
             c.running = true

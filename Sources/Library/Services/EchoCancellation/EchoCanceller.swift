@@ -56,7 +56,10 @@ public final class EchoCanceller {
     private var readAt = 0
     private var count: Int
 
-    /// nil when the library refuses the rate.
+    /// Whether the WebRTC audio processing library is installed (loaded on the first call).
+    public static var isAvailable: Bool { VoiceProcessingAvailable() != 0 }
+
+    /// nil when the library refuses the rate or is not installed.
     public init?(sampleRate: Double, period: Int, outputLatencyFrames: Int, automaticGain: Bool) {
         guard let made = VoiceProcessorCreate(Int32(sampleRate), automaticGain ? 1 : 0) else { return nil }
         processor = made
