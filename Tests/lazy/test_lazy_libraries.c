@@ -80,6 +80,11 @@ static OSStatus startUnit(OSType subtype, Float64 rate)
     return started;
 }
 
+static void queueOutput(void *data, AudioQueueRef queue, AudioQueueBufferRef buffer)
+{
+    (void)data; (void)queue; (void)buffer;
+}
+
 static void session(UInt32 category)
 {
     AudioSessionInitialize(NULL, NULL, NULL, NULL);
@@ -144,6 +149,43 @@ int main(int argc, char **argv)
         status = AudioConverterNew(&pcm, &floats, &converter);
         CHECK(status == noErr && converter, "a PCM converter still works: %s", fourcc(status, code));
         if (converter) AudioConverterDispose(converter);
+        converter = NULL;
+        AudioStreamBasicDescription at48k = floats;
+        at48k.mSampleRate = 48000;
+        status = AudioConverterNew(&pcm, &at48k, &converter);
+        CHECK(status == kAudioConverterErr_FormatNotSupported && !converter,
+              "without libsamplerate, a converter between two rates is kAudioConverterErr_FormatNotSupported: %s",
+              fourcc(status, code));
+        /* A queue of compressed data needs the decoder. */
+        AudioQueueRef queue = NULL;
+        status = AudioQueueNewOutput(&aac, queueOutput, NULL, NULL, NULL, 0, &queue);
+        CHECK(status == kAudioFormatUnsupportedDataFormatError && !queue,
+              "without FFmpeg, an AAC queue is kAudioFormatUnsupportedDataFormatError at creation: %s", fourcc(status, code));
+        /* A PCM system sound needs none of them: its header is read by the library. */
+        CFURLRef url = CFURLCreateFromFileSystemRepresentation(NULL, (const UInt8 *)argv[2], (CFIndex)strlen(argv[2]), false);
+        SystemSoundID sound = 0;
+        status = AudioServicesCreateSystemSoundID(url, &sound);
+        CFRelease(url);
+        CHECK(status == noErr && sound != 0, "a WAV system sound is still made: %s", fourcc(status, code));
+        if (sound) AudioServicesDisposeSystemSoundID(sound);
+        /* Without libsamplerate, a PCM queue at a rate other than the device's cannot
+         * start (its unit cannot convert). */
+        queue = NULL;
+        AudioStreamBasicDescription pcm44 = pcm;
+        status = AudioQueueNewOutput(&pcm44, queueOutput, NULL, NULL, NULL, 0, &queue);
+        CHECK(status == noErr && queue, "a PCM queue is made: %s", fourcc(status, code));
+        if (queue) {
+            AudioQueueBufferRef buffer = NULL;
+            AudioQueueAllocateBuffer(queue, 4096, &buffer);
+            memset(buffer->mAudioData, 0, 4096);
+            buffer->mAudioDataByteSize = 4096;
+            AudioQueueEnqueueBuffer(queue, buffer, 0, NULL);
+            status = AudioQueueStart(queue, NULL);
+            CHECK(status == kAudioQueueErr_CannotStart,
+                  "without libsamplerate, a 44.1 kHz queue on a 48 kHz device is kAudioQueueErr_CannotStart: %s",
+                  fourcc(status, code));
+            AudioQueueDispose(queue, true);
+        }
         /* Without libsamplerate, a unit whose rate is not the device's cannot start; one
          * at the device's rate plays. */
         status = startUnit(kAudioUnitSubType_RemoteIO, 44100);

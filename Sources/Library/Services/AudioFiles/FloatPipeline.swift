@@ -28,6 +28,8 @@ public final class FloatPipeline {
         input = [Float](repeating: 0, count: chunk * sourceChannels)
         mapped = [Float](repeating: 0, count: chunk * destinationChannels)
         if sourceRate != destinationRate {
+            // libsamplerate is loaded on first use and may not be installed.
+            guard Resampler.isAvailable else { throw .converterFormatNotSupported }
             guard Resampler.accepts(ratio: destinationRate / sourceRate) else { throw .converterOutputRateOutOfRange }
             guard let made = Resampler(channels: destinationChannels, quality: quality) else { throw .noMemory }
             resampler = made
