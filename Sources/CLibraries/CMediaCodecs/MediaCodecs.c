@@ -18,8 +18,8 @@
  * format maps none of it (FFmpeg brings dozens of libraries with it). Its libraries are
  * opened by their SONAMEs, taken from the headers this file is compiled with, on the
  * first call that needs them, and every function used is called through a pointer of
- * its own declared type. Nothing else in this file names an FFmpeg function directly:
- * `make check` finds no FFmpeg symbol among the library's undefined ones. */
+ * its own declared type, written ff_<name>: `make check` finds no FFmpeg symbol among
+ * the library's undefined ones. */
 #define SONAME_(name, major) "lib" #name ".so." #major
 #define SONAME(name, major) SONAME_(name, major)
 
@@ -72,58 +72,6 @@ int MediaCodecsAvailable(void) {
     pthread_once(&ffmpegOnce, loadFFmpeg);
     return ffmpegLoaded;
 }
-
-/* From here on, every FFmpeg name means the pointer loaded above. */
-#define av_channel_layout_copy ff_av_channel_layout_copy
-#define av_channel_layout_default ff_av_channel_layout_default
-#define av_dict_count ff_av_dict_count
-#define av_dict_get ff_av_dict_get
-#define av_frame_alloc ff_av_frame_alloc
-#define av_frame_free ff_av_frame_free
-#define av_frame_get_buffer ff_av_frame_get_buffer
-#define av_frame_unref ff_av_frame_unref
-#define av_free ff_av_free
-#define av_freep ff_av_freep
-#define av_get_bytes_per_sample ff_av_get_bytes_per_sample
-#define av_get_packed_sample_fmt ff_av_get_packed_sample_fmt
-#define av_log_set_level ff_av_log_set_level
-#define av_malloc ff_av_malloc
-#define av_mallocz ff_av_mallocz
-#define av_rescale_q ff_av_rescale_q
-#define av_sample_fmt_is_planar ff_av_sample_fmt_is_planar
-#define av_new_packet ff_av_new_packet
-#define av_packet_alloc ff_av_packet_alloc
-#define av_packet_free ff_av_packet_free
-#define av_packet_get_side_data ff_av_packet_get_side_data
-#define av_packet_rescale_ts ff_av_packet_rescale_ts
-#define av_packet_unref ff_av_packet_unref
-#define avcodec_alloc_context3 ff_avcodec_alloc_context3
-#define avcodec_find_decoder ff_avcodec_find_decoder
-#define avcodec_find_encoder ff_avcodec_find_encoder
-#define avcodec_flush_buffers ff_avcodec_flush_buffers
-#define avcodec_free_context ff_avcodec_free_context
-#define avcodec_open2 ff_avcodec_open2
-#define avcodec_parameters_to_context ff_avcodec_parameters_to_context
-#define avcodec_receive_frame ff_avcodec_receive_frame
-#define avcodec_receive_packet ff_avcodec_receive_packet
-#define avcodec_send_frame ff_avcodec_send_frame
-#define avcodec_send_packet ff_avcodec_send_packet
-#define av_find_input_format ff_av_find_input_format
-#define av_read_frame ff_av_read_frame
-#define av_write_frame ff_av_write_frame
-#define av_write_trailer ff_av_write_trailer
-#define avformat_alloc_context ff_avformat_alloc_context
-#define avformat_alloc_output_context2 ff_avformat_alloc_output_context2
-#define avformat_close_input ff_avformat_close_input
-#define avformat_find_stream_info ff_avformat_find_stream_info
-#define avformat_free_context ff_avformat_free_context
-#define avformat_new_stream ff_avformat_new_stream
-#define avformat_open_input ff_avformat_open_input
-#define avformat_write_header ff_avformat_write_header
-#define avio_alloc_context ff_avio_alloc_context
-#define avio_closep ff_avio_closep
-#define avio_context_free ff_avio_context_free
-#define avio_open ff_avio_open
 
 void MediaCodecsQuiet(void) { (void)MediaCodecsAvailable(); }
 
@@ -193,17 +141,17 @@ static MediaCodec codecOf(enum AVCodecID id, MediaStreamInfo *info) {
 int MediaDemuxerOpen(const MediaSource *source, const char *formatHint, int64_t probeLimit, MediaDemuxer **outDemuxer) {
     if (!MediaCodecsAvailable()) return -4;
     *outDemuxer = NULL;
-    MediaDemuxer *d = av_mallocz(sizeof *d);
+    MediaDemuxer *d = ff_av_mallocz(sizeof *d);
     if (!d) return -3;
     d->source = *source;
     d->stream = -1;
     enum { bufferSize = 32768 };
-    uint8_t *buffer = av_malloc(bufferSize);
-    d->io = buffer ? avio_alloc_context(buffer, bufferSize, 0, d, sourceRead, NULL, sourceSeek) : NULL;
-    d->format = avformat_alloc_context();
-    d->packet = av_packet_alloc();
+    uint8_t *buffer = ff_av_malloc(bufferSize);
+    d->io = buffer ? ff_avio_alloc_context(buffer, bufferSize, 0, d, sourceRead, NULL, sourceSeek) : NULL;
+    d->format = ff_avformat_alloc_context();
+    d->packet = ff_av_packet_alloc();
     if (!d->io || !d->format || !d->packet) {
-        if (!d->io) av_free(buffer);
+        if (!d->io) ff_av_free(buffer);
         MediaDemuxerClose(d);
         return -3;
     }
@@ -212,15 +160,15 @@ int MediaDemuxerOpen(const MediaSource *source, const char *formatHint, int64_t 
     // Bounded work on any input: probing reads at most probeLimit bytes.
     d->format->probesize = probeLimit > 32 ? probeLimit : 1 << 20;
     d->format->max_analyze_duration = 2 * AV_TIME_BASE;
-    const AVInputFormat *hint = formatHint ? av_find_input_format(formatHint) : NULL;
+    const AVInputFormat *hint = formatHint ? ff_av_find_input_format(formatHint) : NULL;
     AVFormatContext *format = d->format;
-    if (avformat_open_input(&format, NULL, hint, NULL) < 0) {
+    if (ff_avformat_open_input(&format, NULL, hint, NULL) < 0) {
         d->format = NULL; // freed by avformat_open_input on failure
         MediaDemuxerClose(d);
         return -1;
     }
     d->format = format;
-    if (avformat_find_stream_info(d->format, NULL) < 0) {
+    if (ff_avformat_find_stream_info(d->format, NULL) < 0) {
         MediaDemuxerClose(d);
         return -1;
     }
@@ -240,7 +188,7 @@ int MediaDemuxerOpen(const MediaSource *source, const char *formatHint, int64_t 
     info->aacProfile = p->codec_id == AV_CODEC_ID_AAC ? p->profile + 1 : 0;
     info->bitRate = p->bit_rate;
     info->durationFrames = stream->duration != AV_NOPTS_VALUE && p->sample_rate > 0
-        ? av_rescale_q(stream->duration, stream->time_base, (AVRational){1, p->sample_rate}) : -1;
+        ? ff_av_rescale_q(stream->duration, stream->time_base, (AVRational){1, p->sample_rate}) : -1;
     info->extradata = p->extradata;
     info->extradataSize = p->extradata_size;
     for (unsigned i = 0; i < d->format->nb_streams; i++) {
@@ -255,10 +203,10 @@ const MediaStreamInfo *MediaDemuxerInfo(const MediaDemuxer *demuxer) { return &d
 const char *MediaDemuxerTag(const MediaDemuxer *d, int index, const char **value) {
     const AVDictionary *lists[2] = {d->format->metadata, d->stream >= 0 ? d->format->streams[d->stream]->metadata : NULL};
     for (int l = 0; l < 2; l++) {
-        int count = lists[l] ? av_dict_count(lists[l]) : 0;
+        int count = lists[l] ? ff_av_dict_count(lists[l]) : 0;
         if (index < count) {
             const AVDictionaryEntry *entry = NULL;
-            for (int i = 0; i <= index; i++) entry = av_dict_get(lists[l], "", entry, AV_DICT_IGNORE_SUFFIX);
+            for (int i = 0; i <= index; i++) entry = ff_av_dict_get(lists[l], "", entry, AV_DICT_IGNORE_SUFFIX);
             if (!entry) return NULL;
             *value = entry->value;
             return entry->key;
@@ -271,8 +219,8 @@ const char *MediaDemuxerTag(const MediaDemuxer *d, int index, const char **value
 int MediaDemuxerRead(MediaDemuxer *d, MediaPacket *out) {
     memset(out, 0, sizeof *out);
     for (;;) {
-        av_packet_unref(d->packet);
-        int result = av_read_frame(d->format, d->packet);
+        ff_av_packet_unref(d->packet);
+        int result = ff_av_read_frame(d->format, d->packet);
         if (result == AVERROR_EOF) return 0;
         if (result < 0) return -1;
         if (d->packet->stream_index != d->stream) continue;
@@ -282,9 +230,9 @@ int MediaDemuxerRead(MediaDemuxer *d, MediaPacket *out) {
         out->position = d->packet->pos;
         int rate = stream->codecpar->sample_rate;
         out->frames = d->packet->duration > 0 && rate > 0
-            ? av_rescale_q(d->packet->duration, stream->time_base, (AVRational){1, rate}) : 0;
+            ? ff_av_rescale_q(d->packet->duration, stream->time_base, (AVRational){1, rate}) : 0;
         size_t sideSize = 0;
-        const uint8_t *skip = av_packet_get_side_data(d->packet, AV_PKT_DATA_SKIP_SAMPLES, &sideSize);
+        const uint8_t *skip = ff_av_packet_get_side_data(d->packet, AV_PKT_DATA_SKIP_SAMPLES, &sideSize);
         if (skip && sideSize >= 8) {
             out->skipStart = (int32_t)AV_RL32(skip);
             out->discardEnd = (int32_t)AV_RL32(skip + 4);
@@ -295,10 +243,10 @@ int MediaDemuxerRead(MediaDemuxer *d, MediaPacket *out) {
 
 void MediaDemuxerClose(MediaDemuxer *d) {
     if (!d) return;
-    if (d->format) avformat_close_input(&d->format);
-    if (d->io) { av_freep(&d->io->buffer); avio_context_free(&d->io); }
-    av_packet_free(&d->packet);
-    av_free(d);
+    if (d->format) ff_avformat_close_input(&d->format);
+    if (d->io) { ff_av_freep(&d->io->buffer); ff_avio_context_free(&d->io); }
+    ff_av_packet_free(&d->packet);
+    ff_av_free(d);
 }
 
 // MARK: decoding
@@ -339,27 +287,27 @@ MediaDecoder *MediaDecoderOpen(MediaCodec codec, int sampleRate, int channels, i
                                const uint8_t *config, int configSize) {
     if (!MediaCodecsAvailable()) return NULL;
     enum AVCodecID id = avCodecFor(codec, bitsPerSample, 0, 0);
-    const AVCodec *decoder = id == AV_CODEC_ID_NONE ? NULL : avcodec_find_decoder(id);
+    const AVCodec *decoder = id == AV_CODEC_ID_NONE ? NULL : ff_avcodec_find_decoder(id);
     if (!decoder || channels < 1 || channels > 64 || sampleRate < 1 || configSize < 0) return NULL;
-    MediaDecoder *d = av_mallocz(sizeof *d);
+    MediaDecoder *d = ff_av_mallocz(sizeof *d);
     if (!d) return NULL;
-    d->context = avcodec_alloc_context3(decoder);
-    d->packet = av_packet_alloc();
-    d->frame = av_frame_alloc();
+    d->context = ff_avcodec_alloc_context3(decoder);
+    d->packet = ff_av_packet_alloc();
+    d->frame = ff_av_frame_alloc();
     if (!d->context || !d->packet || !d->frame) { MediaDecoderClose(d); return NULL; }
     d->context->sample_rate = sampleRate;
     d->channels = channels;
-    av_channel_layout_default(&d->context->ch_layout, channels);
+    ff_av_channel_layout_default(&d->context->ch_layout, channels);
     d->context->block_align = blockAlign;
     d->context->bits_per_coded_sample = bitsPerSample;
     if (config && configSize > 0) {
-        d->context->extradata = av_mallocz((size_t)configSize + AV_INPUT_BUFFER_PADDING_SIZE);
+        d->context->extradata = ff_av_mallocz((size_t)configSize + AV_INPUT_BUFFER_PADDING_SIZE);
         if (!d->context->extradata) { MediaDecoderClose(d); return NULL; }
         memcpy(d->context->extradata, config, (size_t)configSize);
         d->context->extradata_size = configSize;
     }
     d->context->request_sample_fmt = AV_SAMPLE_FMT_FLT;
-    if (avcodec_open2(d->context, decoder, NULL) < 0) { MediaDecoderClose(d); return NULL; }
+    if (ff_avcodec_open2(d->context, decoder, NULL) < 0) { MediaDecoderClose(d); return NULL; }
     return d;
 }
 
@@ -367,32 +315,32 @@ MediaDecoder *MediaDecoderOpenStream(const MediaDemuxer *demuxer) {
     if (!MediaCodecsAvailable()) return NULL;
     if (!demuxer || demuxer->stream < 0) return NULL;
     const AVCodecParameters *p = demuxer->format->streams[demuxer->stream]->codecpar;
-    const AVCodec *decoder = avcodec_find_decoder(p->codec_id);
+    const AVCodec *decoder = ff_avcodec_find_decoder(p->codec_id);
     int channels = p->ch_layout.nb_channels;
     if (!decoder || channels < 1 || channels > 64 || p->sample_rate < 1) return NULL;
-    MediaDecoder *d = av_mallocz(sizeof *d);
+    MediaDecoder *d = ff_av_mallocz(sizeof *d);
     if (!d) return NULL;
-    d->context = avcodec_alloc_context3(decoder);
-    d->packet = av_packet_alloc();
-    d->frame = av_frame_alloc();
-    if (!d->context || !d->packet || !d->frame || avcodec_parameters_to_context(d->context, p) < 0) {
+    d->context = ff_avcodec_alloc_context3(decoder);
+    d->packet = ff_av_packet_alloc();
+    d->frame = ff_av_frame_alloc();
+    if (!d->context || !d->packet || !d->frame || ff_avcodec_parameters_to_context(d->context, p) < 0) {
         MediaDecoderClose(d);
         return NULL;
     }
     d->channels = channels;
     d->context->request_sample_fmt = AV_SAMPLE_FMT_FLT;
-    if (avcodec_open2(d->context, decoder, NULL) < 0) { MediaDecoderClose(d); return NULL; }
+    if (ff_avcodec_open2(d->context, decoder, NULL) < 0) { MediaDecoderClose(d); return NULL; }
     return d;
 }
 
 int MediaDecoderSend(MediaDecoder *d, const uint8_t *data, int size) {
-    if (!data || size <= 0) return avcodec_send_packet(d->context, NULL) < 0 ? 0 : 0;
+    if (!data || size <= 0) return ff_avcodec_send_packet(d->context, NULL) < 0 ? 0 : 0;
     // Not reference-counted: the decoder makes its own padded copy, so the caller's
     // bytes need no padding and are not copied twice.
-    av_packet_unref(d->packet);
+    ff_av_packet_unref(d->packet);
     d->packet->data = (uint8_t *)data;
     d->packet->size = size;
-    int result = avcodec_send_packet(d->context, d->packet);
+    int result = ff_avcodec_send_packet(d->context, d->packet);
     d->packet->data = NULL;
     d->packet->size = 0;
     if (result == AVERROR(EAGAIN)) {
@@ -442,8 +390,8 @@ int MediaDecoderReceive(MediaDecoder *d, float *out, int capacity) {
     int made = 0;
     while (made < capacity) {
         if (!d->pending) {
-            av_frame_unref(d->frame);
-            int result = avcodec_receive_frame(d->context, d->frame);
+            ff_av_frame_unref(d->frame);
+            int result = ff_avcodec_receive_frame(d->context, d->frame);
             if (result < 0) break; // EAGAIN (needs input), EOF or an error: nothing more now
             d->pending = 1;
             d->offset = 0;
@@ -455,8 +403,8 @@ int MediaDecoderReceive(MediaDecoder *d, float *out, int capacity) {
         int want = d->channels;
         int take = d->frame->nb_samples - d->offset;
         if (take > capacity - made) take = capacity - made;
-        int planar = av_sample_fmt_is_planar(d->frame->format);
-        enum AVSampleFormat format = av_get_packed_sample_fmt(d->frame->format);
+        int planar = ff_av_sample_fmt_is_planar(d->frame->format);
+        enum AVSampleFormat format = ff_av_get_packed_sample_fmt(d->frame->format);
         float *base = out + (size_t)made * (size_t)want;
         for (int c = 0; c < want; c++) {
             if (c >= channels) {
@@ -465,7 +413,7 @@ int MediaDecoderReceive(MediaDecoder *d, float *out, int capacity) {
                 convertChannel(format, d->frame->extended_data[c], d->offset, 1, take, base + c, want);
             } else {
                 // Interleaved: this channel's samples start `c` samples in, `channels` apart.
-                int bytes = av_get_bytes_per_sample(format);
+                int bytes = ff_av_get_bytes_per_sample(format);
                 convertChannel(format, d->frame->extended_data[0] + (size_t)c * (size_t)bytes, d->offset, channels, take, base + c, want);
             }
         }
@@ -480,18 +428,18 @@ int MediaDecoderChannels(const MediaDecoder *d) { return d->channels; }
 int MediaDecoderSampleRate(const MediaDecoder *d) { return d->context->sample_rate; }
 
 void MediaDecoderReset(MediaDecoder *d) {
-    avcodec_flush_buffers(d->context);
-    av_frame_unref(d->frame);
+    ff_avcodec_flush_buffers(d->context);
+    ff_av_frame_unref(d->frame);
     d->pending = 0;
     d->offset = 0;
 }
 
 void MediaDecoderClose(MediaDecoder *d) {
     if (!d) return;
-    avcodec_free_context(&d->context);
-    av_packet_free(&d->packet);
-    av_frame_free(&d->frame);
-    av_free(d);
+    ff_avcodec_free_context(&d->context);
+    ff_av_packet_free(&d->packet);
+    ff_av_frame_free(&d->frame);
+    ff_av_free(d);
 }
 
 // MARK: encoding
@@ -506,22 +454,22 @@ struct MediaEncoder {
 MediaEncoder *MediaEncoderOpen(MediaCodec codec, int sampleRate, int channels, int64_t bitRate) {
     if (!MediaCodecsAvailable()) return NULL;
     if (codec != MediaCodecAAC || channels < 1 || channels > 8 || sampleRate < 8000 || sampleRate > 96000) return NULL;
-    const AVCodec *encoder = avcodec_find_encoder(AV_CODEC_ID_AAC);
+    const AVCodec *encoder = ff_avcodec_find_encoder(AV_CODEC_ID_AAC);
     if (!encoder) return NULL;
-    MediaEncoder *e = av_mallocz(sizeof *e);
+    MediaEncoder *e = ff_av_mallocz(sizeof *e);
     if (!e) return NULL;
-    e->context = avcodec_alloc_context3(encoder);
-    e->frame = av_frame_alloc();
-    e->packet = av_packet_alloc();
+    e->context = ff_avcodec_alloc_context3(encoder);
+    e->frame = ff_av_frame_alloc();
+    e->packet = ff_av_packet_alloc();
     if (!e->context || !e->frame || !e->packet) { MediaEncoderClose(e); return NULL; }
     e->context->sample_rate = sampleRate;
-    av_channel_layout_default(&e->context->ch_layout, channels);
+    ff_av_channel_layout_default(&e->context->ch_layout, channels);
     e->context->sample_fmt = AV_SAMPLE_FMT_FLTP;
     e->context->bit_rate = bitRate > 0 ? bitRate : 64000 * channels;
     e->context->time_base = (AVRational){1, sampleRate};
     // Global header: the configuration goes to extradata (the magic cookie), not ADTS.
     e->context->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-    if (avcodec_open2(e->context, encoder, NULL) < 0) { MediaEncoderClose(e); return NULL; }
+    if (ff_avcodec_open2(e->context, encoder, NULL) < 0) { MediaEncoderClose(e); return NULL; }
     return e;
 }
 
@@ -538,26 +486,26 @@ int MediaEncoderSend(MediaEncoder *e, const float *interleaved, int frames) {
     if (!interleaved || frames <= 0) {
         if (e->ended) return 0;
         e->ended = 1;
-        return avcodec_send_frame(e->context, NULL) < 0 ? -1 : 0;
+        return ff_avcodec_send_frame(e->context, NULL) < 0 ? -1 : 0;
     }
     int channels = e->context->ch_layout.nb_channels;
     if (frames > e->context->frame_size) return -1;
-    av_frame_unref(e->frame);
+    ff_av_frame_unref(e->frame);
     e->frame->format = AV_SAMPLE_FMT_FLTP;
     e->frame->nb_samples = frames;
     e->frame->sample_rate = e->context->sample_rate;
-    if (av_channel_layout_copy(&e->frame->ch_layout, &e->context->ch_layout) < 0) return -1;
-    if (av_frame_get_buffer(e->frame, 0) < 0) return -1;
+    if (ff_av_channel_layout_copy(&e->frame->ch_layout, &e->context->ch_layout) < 0) return -1;
+    if (ff_av_frame_get_buffer(e->frame, 0) < 0) return -1;
     for (int c = 0; c < channels; c++) {
         float *plane = (float *)e->frame->extended_data[c];
         for (int i = 0; i < frames; i++) plane[i] = interleaved[(size_t)i * (size_t)channels + (size_t)c];
     }
-    return avcodec_send_frame(e->context, e->frame) < 0 ? -1 : 0;
+    return ff_avcodec_send_frame(e->context, e->frame) < 0 ? -1 : 0;
 }
 
 int MediaEncoderReceive(MediaEncoder *e, const uint8_t **data, int *size, int64_t *frames) {
-    av_packet_unref(e->packet);
-    int result = avcodec_receive_packet(e->context, e->packet);
+    ff_av_packet_unref(e->packet);
+    int result = ff_avcodec_receive_packet(e->context, e->packet);
     if (result == AVERROR(EAGAIN)) return 0;
     if (result < 0) return -1;
     *data = e->packet->data;
@@ -568,10 +516,10 @@ int MediaEncoderReceive(MediaEncoder *e, const uint8_t **data, int *size, int64_
 
 void MediaEncoderClose(MediaEncoder *e) {
     if (!e) return;
-    avcodec_free_context(&e->context);
-    av_frame_free(&e->frame);
-    av_packet_free(&e->packet);
-    av_free(e);
+    ff_avcodec_free_context(&e->context);
+    ff_av_frame_free(&e->frame);
+    ff_av_packet_free(&e->packet);
+    ff_av_free(e);
 }
 
 // MARK: multiplexing
@@ -590,17 +538,17 @@ int MediaMuxerCreate(const char *path, const char *container, const MediaMuxerSt
     enum AVCodecID id = avCodecFor(s->codec, s->pcmBits, s->pcmFloat, s->pcmBigEndian);
     if (s->codec == MediaCodecPCM && s->pcmBits == 8) id = strcmp(container, "wav") == 0 ? AV_CODEC_ID_PCM_U8 : AV_CODEC_ID_PCM_S8;
     if (id == AV_CODEC_ID_NONE) return -1;
-    MediaMuxer *m = av_mallocz(sizeof *m);
+    MediaMuxer *m = ff_av_mallocz(sizeof *m);
     if (!m) return -3;
-    if (avformat_alloc_output_context2(&m->format, NULL, container, path) < 0 || !m->format) { av_free(m); return -1; }
-    m->packet = av_packet_alloc();
-    m->stream = avformat_new_stream(m->format, NULL);
+    if (ff_avformat_alloc_output_context2(&m->format, NULL, container, path) < 0 || !m->format) { ff_av_free(m); return -1; }
+    m->packet = ff_av_packet_alloc();
+    m->stream = ff_avformat_new_stream(m->format, NULL);
     if (!m->packet || !m->stream) { MediaMuxerAbandon(m); return -3; }
     AVCodecParameters *p = m->stream->codecpar;
     p->codec_type = AVMEDIA_TYPE_AUDIO;
     p->codec_id = id;
     p->sample_rate = s->sampleRate;
-    av_channel_layout_default(&p->ch_layout, s->channels);
+    ff_av_channel_layout_default(&p->ch_layout, s->channels);
     p->bit_rate = s->bitRate;
     p->frame_size = s->frameSize;
     p->initial_padding = s->priming;
@@ -609,7 +557,7 @@ int MediaMuxerCreate(const char *path, const char *container, const MediaMuxerSt
         p->block_align = s->pcmBits / 8 * s->channels;
     }
     if (s->config && s->configSize > 0) {
-        p->extradata = av_mallocz((size_t)s->configSize + AV_INPUT_BUFFER_PADDING_SIZE);
+        p->extradata = ff_av_mallocz((size_t)s->configSize + AV_INPUT_BUFFER_PADDING_SIZE);
         if (!p->extradata) { MediaMuxerAbandon(m); return -3; }
         memcpy(p->extradata, s->config, (size_t)s->configSize);
         p->extradata_size = s->configSize;
@@ -617,39 +565,39 @@ int MediaMuxerCreate(const char *path, const char *container, const MediaMuxerSt
     m->stream->time_base = (AVRational){1, s->sampleRate};
     m->priming = s->priming;
     m->next = -s->priming;
-    if (avio_open(&m->format->pb, path, AVIO_FLAG_WRITE) < 0) { MediaMuxerAbandon(m); return -2; }
-    if (avformat_write_header(m->format, NULL) < 0) { MediaMuxerAbandon(m); return -1; }
+    if (ff_avio_open(&m->format->pb, path, AVIO_FLAG_WRITE) < 0) { MediaMuxerAbandon(m); return -2; }
+    if (ff_avformat_write_header(m->format, NULL) < 0) { MediaMuxerAbandon(m); return -1; }
     *outMuxer = m;
     return 0;
 }
 
 int MediaMuxerWrite(MediaMuxer *m, const uint8_t *data, int size, int64_t frames) {
-    av_packet_unref(m->packet);
-    if (av_new_packet(m->packet, size) < 0) return -3;
+    ff_av_packet_unref(m->packet);
+    if (ff_av_new_packet(m->packet, size) < 0) return -3;
     memcpy(m->packet->data, data, (size_t)size);
     m->packet->stream_index = 0;
     m->packet->pts = m->packet->dts = m->next;
     m->packet->duration = frames;
     m->next += frames;
-    av_packet_rescale_ts(m->packet, (AVRational){1, m->stream->codecpar->sample_rate}, m->stream->time_base);
-    return av_write_frame(m->format, m->packet) < 0 ? -1 : 0;
+    ff_av_packet_rescale_ts(m->packet, (AVRational){1, m->stream->codecpar->sample_rate}, m->stream->time_base);
+    return ff_av_write_frame(m->format, m->packet) < 0 ? -1 : 0;
 }
 
 int MediaMuxerFinish(MediaMuxer *m) {
-    int result = av_write_trailer(m->format) < 0 ? -1 : 0;
-    if (avio_closep(&m->format->pb) < 0) result = -1;
-    avformat_free_context(m->format);
-    av_packet_free(&m->packet);
-    av_free(m);
+    int result = ff_av_write_trailer(m->format) < 0 ? -1 : 0;
+    if (ff_avio_closep(&m->format->pb) < 0) result = -1;
+    ff_avformat_free_context(m->format);
+    ff_av_packet_free(&m->packet);
+    ff_av_free(m);
     return result;
 }
 
 void MediaMuxerAbandon(MediaMuxer *m) {
     if (!m) return;
     if (m->format) {
-        if (m->format->pb) avio_closep(&m->format->pb);
-        avformat_free_context(m->format);
+        if (m->format->pb) ff_avio_closep(&m->format->pb);
+        ff_avformat_free_context(m->format);
     }
-    av_packet_free(&m->packet);
-    av_free(m);
+    ff_av_packet_free(&m->packet);
+    ff_av_free(m);
 }

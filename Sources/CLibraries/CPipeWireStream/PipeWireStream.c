@@ -52,7 +52,8 @@ static void woken(void *data, uint64_t count);
 
 /* libpipewire is not linked: a program that never plays through a sound server does not
  * map it (nor the plugins it loads). It is opened by its SONAME on the first stream, and
- * each function used is called through a pointer of its own declared type. The loop,
+ * each function used is called through a pointer of its own declared type, written
+ * p_<name>. The loop,
  * core and stream methods are spa interface calls (macros over function tables in the
  * objects), which need no symbol. */
 #define PIPEWIRE_FUNCTIONS(X) \
@@ -89,25 +90,6 @@ int PipeWireStreamAvailable(void)
     return loaded;
 }
 
-/* From here on, every PipeWire name means the pointer loaded above. */
-#define pw_init p_pw_init
-#define pw_loop_new p_pw_loop_new
-#define pw_loop_destroy p_pw_loop_destroy
-#define pw_context_new p_pw_context_new
-#define pw_context_connect p_pw_context_connect
-#define pw_context_destroy p_pw_context_destroy
-#define pw_core_disconnect p_pw_core_disconnect
-#define pw_properties_new p_pw_properties_new
-#define pw_stream_new p_pw_stream_new
-#define pw_stream_add_listener p_pw_stream_add_listener
-#define pw_stream_connect p_pw_stream_connect
-#define pw_stream_dequeue_buffer p_pw_stream_dequeue_buffer
-#define pw_stream_queue_buffer p_pw_stream_queue_buffer
-#define pw_stream_destroy p_pw_stream_destroy
-#define pw_stream_get_state p_pw_stream_get_state
-#define pw_stream_get_time_n p_pw_stream_get_time_n
-
-
 static int queueMake(FrameQueue *queue, int channels, int capacity)
 {
     queue->samples = calloc((size_t)capacity * (size_t)channels, sizeof(int16_t));
@@ -141,11 +123,11 @@ static void queueTake(FrameQueue *queue, int16_t *frames, int count)
 static void playbackProcess(void *data)
 {
     PipeWireDuplex *d = data;
-    struct pw_buffer *b = pw_stream_dequeue_buffer(d->playback.stream);
+    struct pw_buffer *b = p_pw_stream_dequeue_buffer(d->playback.stream);
     if (!b) return;
     struct spa_buffer *buffer = b->buffer;
     int16_t *out = buffer->datas[0].data;
-    if (!out) { pw_stream_queue_buffer(d->playback.stream, b); return; }
+    if (!out) { p_pw_stream_queue_buffer(d->playback.stream, b); return; }
     int stride = (int)sizeof(int16_t) * d->playback.queue.channels;
     int frames = (int)(buffer->datas[0].maxsize / (uint32_t)stride);
     if (b->requested > 0 && (int)b->requested < frames) frames = (int)b->requested;
@@ -160,14 +142,14 @@ static void playbackProcess(void *data)
     buffer->datas[0].chunk->offset = 0;
     buffer->datas[0].chunk->stride = stride;
     buffer->datas[0].chunk->size = (uint32_t)(frames * stride);
-    pw_stream_queue_buffer(d->playback.stream, b);
+    p_pw_stream_queue_buffer(d->playback.stream, b);
 }
 
 /* Pulling: on the stream's real-time thread, the unit fills the buffer itself. */
 static void pullProcess(void *data)
 {
     PipeWireDuplex *d = data;
-    struct pw_buffer *b = pw_stream_dequeue_buffer(d->playback.stream);
+    struct pw_buffer *b = p_pw_stream_dequeue_buffer(d->playback.stream);
     if (!b) return;
     struct spa_buffer *buffer = b->buffer;
     int16_t *out = buffer->datas[0].data;
@@ -183,7 +165,7 @@ static void pullProcess(void *data)
         buffer->datas[0].chunk->stride = stride;
         buffer->datas[0].chunk->size = (uint32_t)(frames * stride);
     }
-    pw_stream_queue_buffer(d->playback.stream, b);
+    p_pw_stream_queue_buffer(d->playback.stream, b);
 }
 
 void PipeWireDuplexSetPull(PipeWireDuplex *d, PipeWirePull pull, void *context)
@@ -195,7 +177,7 @@ void PipeWireDuplexSetPull(PipeWireDuplex *d, PipeWirePull pull, void *context)
 static void captureProcess(void *data)
 {
     PipeWireDuplex *d = data;
-    struct pw_buffer *b = pw_stream_dequeue_buffer(d->capture.stream);
+    struct pw_buffer *b = p_pw_stream_dequeue_buffer(d->capture.stream);
     if (!b) return;
     struct spa_buffer *buffer = b->buffer;
     const int16_t *in = buffer->datas[0].data;
@@ -210,7 +192,7 @@ static void captureProcess(void *data)
         }
         queuePut(&d->capture.queue, in, frames);
     }
-    pw_stream_queue_buffer(d->capture.stream, b);
+    p_pw_stream_queue_buffer(d->capture.stream, b);
 }
 
 static void stateChanged(void *data, enum pw_stream_state old, enum pw_stream_state state, const char *error)
@@ -244,16 +226,16 @@ static int openDirection(PipeWireDuplex *d, Direction *direction, enum spa_direc
     char latency[64], pid[32];
     snprintf(latency, sizeof latency, "%d/%d", period, rate);
     snprintf(pid, sizeof pid, "%d", (int)getpid());
-    struct pw_properties *props = pw_properties_new(
+    struct pw_properties *props = p_pw_properties_new(
         PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, which == SPA_DIRECTION_OUTPUT ? "Playback" : "Capture",
         PW_KEY_MEDIA_ROLE, role, PW_KEY_APP_NAME, programName(), PW_KEY_APP_PROCESS_ID, pid,
         PW_KEY_NODE_NAME, programName(), PW_KEY_NODE_LATENCY, latency, NULL);
-    direction->stream = pw_stream_new(d->core, programName(), props);
+    direction->stream = p_pw_stream_new(d->core, programName(), props);
     if (!direction->stream) {
         snprintf(error, errorSize, "pw_stream_new failed: %s", strerror(errno));
         return -1;
     }
-    pw_stream_add_listener(direction->stream, &direction->listener,
+    p_pw_stream_add_listener(direction->stream, &direction->listener,
                            pull ? &pullEvents : which == SPA_DIRECTION_OUTPUT ? &playbackEvents : &captureEvents, d);
     uint8_t podBuffer[1024];
     struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(podBuffer, sizeof podBuffer);
@@ -263,7 +245,7 @@ static int openDirection(PipeWireDuplex *d, Direction *direction, enum spa_direc
     else { info.position[0] = SPA_AUDIO_CHANNEL_FL; info.position[1] = SPA_AUDIO_CHANNEL_FR; }
     const struct spa_pod *params[1] = {spa_format_audio_raw_build(&builder, SPA_PARAM_EnumFormat, &info)};
     /* Pulled streams are processed on the server connection's real-time thread. */
-    int status = pw_stream_connect(direction->stream, which, PW_ID_ANY,
+    int status = p_pw_stream_connect(direction->stream, which, PW_ID_ANY,
                                    PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS |
                                        (pull ? PW_STREAM_FLAG_RT_PROCESS : 0),
                                    params, 1);
@@ -298,9 +280,9 @@ PipeWireDuplex *PipeWireDuplexOpen(const char *role, int rate, int periodFrames,
     PipeWireDuplex *d = calloc(1, sizeof *d);
     if (!d) { snprintf(error, errorSize, "out of memory"); return NULL; }
     d->period = periodFrames;
-    d->loop = pw_loop_new(NULL);
-    if (d->loop) d->context = pw_context_new(d->loop, NULL, 0);
-    if (d->context) d->core = pw_context_connect(d->context, NULL, 0);
+    d->loop = p_pw_loop_new(NULL);
+    if (d->loop) d->context = p_pw_context_new(d->loop, NULL, 0);
+    if (d->context) d->core = p_pw_context_connect(d->context, NULL, 0);
     if (!d->core) {
         snprintf(error, errorSize, "no PipeWire server (%s)", strerror(errno));
         PipeWireDuplexClose(d);
@@ -321,8 +303,8 @@ PipeWireDuplex *PipeWireDuplexOpen(const char *role, int rate, int periodFrames,
     /* Until the streams stream (or fail): a refused format shows here, not later. The
      * opening thread holds the loop until then; the I/O thread enters it next. */
     for (int i = 0; i < 50; i++) {
-        int ready = (!d->playback.stream || pw_stream_get_state(d->playback.stream, NULL) == PW_STREAM_STATE_STREAMING) &&
-                    (!d->capture.stream || pw_stream_get_state(d->capture.stream, NULL) == PW_STREAM_STATE_STREAMING);
+        int ready = (!d->playback.stream || p_pw_stream_get_state(d->playback.stream, NULL) == PW_STREAM_STATE_STREAMING) &&
+                    (!d->capture.stream || p_pw_stream_get_state(d->capture.stream, NULL) == PW_STREAM_STATE_STREAMING);
         if (ready) break;
         if (turn(d) < 0) {
             snprintf(error, errorSize, "the PipeWire stream failed to start");
@@ -395,7 +377,7 @@ int PipeWireDuplexPlaybackDelay(PipeWireDuplex *d)
     if (!d->playback.stream) return 0;
     struct pw_time time;
     int queued = d->playback.queue.fill;
-    if (pw_stream_get_time_n(d->playback.stream, &time, sizeof time) == 0 && time.rate.denom > 0)
+    if (p_pw_stream_get_time_n(d->playback.stream, &time, sizeof time) == 0 && time.rate.denom > 0)
         queued += (int)(time.delay + (int64_t)time.queued / (int64_t)sizeof(int16_t) / d->playback.queue.channels);
     return queued;
 }
@@ -403,13 +385,13 @@ int PipeWireDuplexPlaybackDelay(PipeWireDuplex *d)
 void PipeWireDuplexClose(PipeWireDuplex *d)
 {
     if (!d) return;
-    if (d->playback.stream) pw_stream_destroy(d->playback.stream);
-    if (d->capture.stream) pw_stream_destroy(d->capture.stream);
+    if (d->playback.stream) p_pw_stream_destroy(d->playback.stream);
+    if (d->capture.stream) p_pw_stream_destroy(d->capture.stream);
     if (d->entered) pw_loop_leave(d->loop);
-    if (d->core) pw_core_disconnect(d->core);
+    if (d->core) p_pw_core_disconnect(d->core);
     if (d->wake) pw_loop_destroy_source(d->loop, d->wake);
-    if (d->context) pw_context_destroy(d->context);
-    if (d->loop) pw_loop_destroy(d->loop);
+    if (d->context) p_pw_context_destroy(d->context);
+    if (d->loop) p_pw_loop_destroy(d->loop);
     free(d->playback.queue.samples);
     free(d->capture.queue.samples);
     free(d);
