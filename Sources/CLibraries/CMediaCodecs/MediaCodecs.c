@@ -73,7 +73,6 @@ int MediaCodecsAvailable(void) {
     return ffmpegLoaded;
 }
 
-void MediaCodecsQuiet(void) { (void)MediaCodecsAvailable(); }
 
 // MARK: demuxing
 

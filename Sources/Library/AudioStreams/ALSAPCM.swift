@@ -29,14 +29,8 @@ public enum ALSAPCM {
                             periodSeconds: Double? = nil, channels: UInt32, periods: UInt32 = 2,
                             quiet: Bool = false) throws(Failure) -> (OpaquePointer, Granted) {
         var handle: OpaquePointer?
-        let status: Int32
-        if quiet {
-            let previous = snd_lib_error_set_local { _, _, _, _, _, _ in }
-            status = snd_pcm_open(&handle, name, stream, Int32(SND_PCM_NONBLOCK))
-            snd_lib_error_set_local(previous)
-        } else {
-            status = snd_pcm_open(&handle, name, stream, Int32(SND_PCM_NONBLOCK))
-        }
+        let open = { snd_pcm_open(&handle, name, stream, Int32(SND_PCM_NONBLOCK)) }
+        let status = quiet ? withQuietALSA(open) : open()
         guard status >= 0, let pcm = handle else { throw status == -EBUSY || status == -EAGAIN ? .busy : .unavailable }
         guard let granted = configure(pcm, rate: rate, period: period, periodSeconds: periodSeconds, channels: channels,
                                       periods: periods) else {
@@ -87,4 +81,13 @@ public enum ALSAPCM {
         return Granted(sampleRate: Double(grantedRate), periodFrames: Int(periodFrames), bufferFrames: Int(bufferFrames),
                        channels: Int(grantedChannels))
     }
+}
+
+/// Runs `body` with libasound's error messages silenced on this thread: probing for a
+/// card or device that is not there is expected, and must not print to the program's
+/// stderr. The backend's control probing and `ALSAPCM.negotiate` both use it.
+public func withQuietALSA<T>(_ body: () -> T) -> T {
+    let previous = snd_lib_error_set_local { _, _, _, _, _, _ in }
+    defer { snd_lib_error_set_local(previous) }
+    return body()
 }

@@ -63,7 +63,8 @@ typedef struct MediaPacket {
 typedef struct MediaDemuxer MediaDemuxer;
 
 /* Whether FFmpeg's libraries could be loaded (on the first call that needs them: they are
- * not linked). Without them every Open and Create below fails: -4, or NULL. */
+ * not linked). Without them every Open and Create below fails: -4, or NULL. Loading also
+ * quiets FFmpeg's own logging (bad files are the caller's business, not stderr's). */
 int MediaCodecsAvailable(void);
 
 /* Opens the first audio stream of a container. formatHint is a demuxer name or NULL.
@@ -129,9 +130,6 @@ int MediaMuxerWrite(MediaMuxer *muxer, const uint8_t *data, int size, int64_t fr
 /* Writes the trailer and closes the file. */
 int MediaMuxerFinish(MediaMuxer *muxer);
 void MediaMuxerAbandon(MediaMuxer *muxer);
-
-/* Quiets FFmpeg's own logging (bad files are the caller's business, not stderr's). */
-void MediaCodecsQuiet(void);
 
 #ifdef __cplusplus
 }

@@ -1,3 +1,4 @@
+import AudioStreams
 import CALSA
 import Glibc
 
@@ -202,10 +203,3 @@ final class ALSAControl {
     }
 }
 
-/// Runs `body` with libasound's error messages silenced on this thread: probing for a
-/// card that is not there is expected, and must not print to the program's stderr.
-func withQuietALSA<T>(_ body: () -> T) -> T {
-    let previous = snd_lib_error_set_local { _, _, _, _, _, _ in }
-    defer { snd_lib_error_set_local(previous) }
-    return body()
-}

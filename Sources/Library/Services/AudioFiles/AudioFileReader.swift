@@ -54,7 +54,6 @@ public final class AudioFileReader: @unchecked Sendable {
     /// reading its packets (which opening a reader does, all of them); nil when the
     /// header does not say. What refuses an over-long system sound at once.
     public static func headerDuration(of source: ByteSource) -> Double? {
-        MediaCodecsQuiet()
         let input = DemuxerInput(source)
         var demuxer: OpaquePointer?
         let opened = input.withMediaSource { MediaDemuxerOpen($0, nil, 1 << 20, &demuxer) }
@@ -82,7 +81,6 @@ public final class AudioFileReader: @unchecked Sendable {
     }
 
     public init(source: ByteSource) throws(AudioFileStatus) {
-        MediaCodecsQuiet()
         self.source = source
         let input = DemuxerInput(source)
         let head = source.bytes(at: 0, count: 12) ?? []

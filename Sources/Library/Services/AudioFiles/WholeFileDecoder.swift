@@ -14,7 +14,7 @@ public enum WholeFileDecoder {
     public enum Problem: Error, Equatable {
         /// Not a container FFmpeg knows, no audio stream, or no decoder for it.
         case unreadable
-        /// A format no short sound has (see `decode`).
+        /// A format the caller refuses (see `decode`).
         case unusableFormat
         /// Longer than the limit, in seconds (as far as it was decoded, or as the header says).
         case tooLong(Double)
@@ -24,9 +24,9 @@ public enum WholeFileDecoder {
 
     /// The sound in `source`, refused once it runs past `maximumSeconds` (by its header's
     /// word before decoding, else while decoding: a lying header costs at most the limit).
-    /// Formats outside 1–8 channels and 1–192 kHz are refused before anything is decoded.
-    public static func decode(_ source: ByteSource, maximumSeconds: Double) -> Result<Sound, Problem> {
-        MediaCodecsQuiet()
+    /// A format `accepting` refuses (rate, channels) is refused before anything is decoded.
+    public static func decode(_ source: ByteSource, maximumSeconds: Double,
+                              accepting: (_ rate: Double, _ channels: Int) -> Bool) -> Result<Sound, Problem> {
         let input = DemuxerInput(source)
         return input.withMediaSource { media -> Result<Sound, Problem> in
             var opened: OpaquePointer?
@@ -35,7 +35,7 @@ public enum WholeFileDecoder {
             defer { MediaDemuxerClose(demuxer) }
             let rate = Int(info.sampleRate)
             let channels = Int(info.channels)
-            guard (1...8).contains(channels), (1000...192_000).contains(rate) else { return .failure(.unusableFormat) }
+            guard rate > 0, accepting(Double(rate), channels) else { return .failure(.unusableFormat) }
             if info.durationFrames > 0, Double(info.durationFrames) / Double(rate) > maximumSeconds + 1 {
                 return .failure(.tooLong(Double(info.durationFrames) / Double(rate)))
             }

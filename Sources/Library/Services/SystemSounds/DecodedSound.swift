@@ -44,7 +44,7 @@ public struct DecodedSound: Sendable {
         if let sound = try loadPCM(source) { return sound }
         if let sound = try loadWithAudioFiles(source) { return sound }
         // Anything else FFmpeg decodes (FLAC, Ogg Vorbis, Opus ...).
-        switch WholeFileDecoder.decode(source, maximumSeconds: maximumDuration) {
+        switch WholeFileDecoder.decode(source, maximumSeconds: maximumDuration, accepting: acceptsFormat) {
         case .success(let sound):
             return DecodedSound(sampleRate: sound.sampleRate, channels: sound.channels, samples: sound.samples)
         case .failure(.tooLong(let seconds)):
@@ -58,15 +58,19 @@ public struct DecodedSound: Sendable {
         }
     }
 
+    /// Limits that no short sound exceeds, so that a lying header cannot make us reserve
+    /// gigabytes: 1 to 8 channels, 1 to 192 kHz. Every loader checks them before decoding.
+    @Sendable private static func acceptsFormat(rate: Double, channels: Int) -> Bool {
+        (1...8).contains(channels) && rate >= 1000 && rate <= 192_000
+    }
+
     /// Linear PCM in WAVE, AIFF or CAF, read with Audio File Stream's header readers and
     /// converted directly: no demultiplexer is probed (the system sounds an iPhone program
     /// ships are mostly such files). nil for anything else.
     private static func loadPCM(_ source: DescriptorSource) throws(LoadError) -> DecodedSound? {
         guard let file = PCMFile.read(source) else { return nil }
         let f = file.format
-        guard f.channelsPerFrame > 0, f.channelsPerFrame <= 8, f.sampleRate >= 1000, f.sampleRate <= 192_000 else {
-            throw .unreadable("unusable format")
-        }
+        guard acceptsFormat(rate: f.sampleRate, channels: Int(f.channelsPerFrame)) else { throw .unreadable("unusable format") }
         let frames = file.byteCount / Int64(f.bytesPerFrame)
         let duration = Double(frames) / f.sampleRate
         guard duration <= maximumDuration else { throw .tooLong(duration) }
@@ -85,9 +89,7 @@ public struct DecodedSound: Sendable {
         let file: AudioFileReader
         do throws(AudioFileStatus) { file = try AudioFileReader(source: source) } catch { return nil }
         let f = file.format
-        guard f.channelsPerFrame > 0, f.channelsPerFrame <= 8, f.sampleRate >= 1000, f.sampleRate <= 192_000 else {
-            throw .unreadable("unusable format")
-        }
+        guard acceptsFormat(rate: f.sampleRate, channels: Int(f.channelsPerFrame)) else { throw .unreadable("unusable format") }
         let frames = file.packetTable?.validFrames ?? file.totalFrames
         let duration = Double(frames) / f.sampleRate
         guard duration <= maximumDuration else { throw .tooLong(duration) }
