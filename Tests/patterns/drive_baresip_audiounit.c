@@ -67,21 +67,6 @@ static void waitFor(volatile long *counter, long value)
 
 /* ---- measuring ----------------------------------------------------------------------- */
 
-/* The card's recorded starts (frame offsets in the recording) since record-reset. */
-static int cardStarts(long *at, int max)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/state.playback.starts", getenv("VCARD_DIR") ? getenv("VCARD_DIR") : ".");
-    FILE *f = fopen(path, "r");
-    long long ns;
-    long frame;
-    int n = 0;
-    while (f && n < max && fscanf(f, "%lld %ld", &ns, &frame) == 2) at[n++] = frame;
-    if (f) fclose(f);
-    return n;
-}
-
-
 /* What the card heard of one player run: the tone's length at the card, its pitch and
  * peak, quiet runs inside it (a restart's primed silence at a recorded start, no longer
  * than the output latency, is told apart), and steps. */

@@ -220,6 +220,22 @@ static inline short *cardRecording(long *frames)
     return samples;
 }
 
+/* The card's recorded playback starts (frame offsets in the recording) since the last
+ * `vcard record-reset`: a stream that ran dry starts again, so each start after the
+ * first is an underrun. */
+static inline int cardStarts(long *at, int max)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/state.playback.starts", getenv("VCARD_DIR") ? getenv("VCARD_DIR") : ".");
+    FILE *f = fopen(path, "r");
+    long long ns;
+    long frame;
+    int n = 0;
+    while (f && n < max && fscanf(f, "%lld %ld", &ns, &frame) == 2) at[n++] = frame;
+    if (f) fclose(f);
+    return n;
+}
+
 static inline int cardPlaybackRate(void)
 {
     char path[4096];
@@ -277,12 +293,14 @@ static inline void phoneCall(int begin)
 /* Clicks in a steady tone of `hz` at `amplitude`, from sample `from` on (every
  * `stride`-th sample of `s`): a step larger than such a sine makes in one sample at `rate`
  * (times 1.15, plus 64), or a sample exactly 0 beside a neighbour beyond that step. Each
- * sample counts once. Gives back the largest step and the first click (-1: none). */
-static inline long toneClicks(const short *s, long count, int stride, double rate, double hz, double amplitude, long from,
-                              long *worstStep, long *firstAt)
+ * sample counts once; clicks closer than `merge` samples to the one before count as one
+ * event (a step through a resampler rings for a few samples). Gives back the largest step
+ * and the first click (-1: none). */
+static inline long toneClickEvents(const short *s, long count, int stride, double rate, double hz, double amplitude,
+                                   long from, long merge, long *worstStep, long *firstAt)
 {
     double bound = amplitude * 2 * M_PI * hz / rate * 1.15 + 64;
-    long clicks = 0;
+    long clicks = 0, last = -1;
     *worstStep = 0;
     *firstAt = -1;
     for (long i = from > 1 ? from : 1; i < count; i++) {
@@ -291,10 +309,18 @@ static inline long toneClicks(const short *s, long count, int stride, double rat
         if (step > *worstStep) *worstStep = step;
         if (step > bound || (b == 0 && (labs(a) > bound || labs(next) > bound))) {
             if (*firstAt < 0) *firstAt = i;
-            clicks++;
+            if (last < 0 || i - last >= merge) clicks++;
+            last = i;
         }
     }
     return clicks;
+}
+
+/* Every click sample counted on its own (see toneClickEvents). */
+static inline long toneClicks(const short *s, long count, int stride, double rate, double hz, double amplitude, long from,
+                              long *worstStep, long *firstAt)
+{
+    return toneClickEvents(s, count, stride, rate, hz, amplitude, from, 1, worstStep, firstAt);
 }
 
 /* Runs the run loop until *counter reaches `value` (the watchdog bounds it). */
