@@ -3,6 +3,7 @@
 #   make demo      build, install into ./build/prefix, build and run the demo program
 #   make check     the whole test suite (Swift tests, C tests, examples, ABI test)
 #   make install   PREFIX=/usr/local DESTDIR= (staged installs supported)
+#   make deb       Debian packages into build/deb (debian/, built with debhelper)
 #   make tsan      the concurrency stress under ThreadSanitizer
 #   make bench     benchmarks (ratios to baselines measured in the same run)
 
@@ -22,16 +23,23 @@ SYSTEMD_USER_DIR ?= $(PREFIX)/lib/systemd/user
 SWIFT       ?= swift
 CC          ?= cc
 
-# The toolchain's usr/lib/swift: CoreFoundation headers and the Swift runtime.
+# The toolchain's usr/lib/swift: CoreFoundation headers and the Swift runtime, read at
+# build and install time only.
 SWIFT_LIB_DIR := $(shell dirname $$(dirname $$(readlink -f $$(command -v swiftc))))/lib/swift
 SWIFT_RUNTIME_DIR := $(SWIFT_LIB_DIR)/linux
-
+# The library carries the Swift runtime it needs (libFoundation holds CoreFoundation) in a
+# private folder beside it, found through its RUNPATH: it then runs where no toolchain is
+# installed, and never mixes with a toolchain the user has. CoreFoundation's headers, from
+# the same toolchain, go with it.
+PRIVATE_RUNTIME := audiotoolbox/swift
+# An rpath to LIBDIR in the pkg-config modules' Libs; empty where LIBDIR is a system folder.
+LIB_RPATH   ?= -Wl,-rpath,$${libdir}
 PLUGIN_DIR  ?= $(LIBDIR)/audiotoolbox
 BINDIR      ?= $(PREFIX)/bin
 # The daemon's helper (audiosessiond-finisher), found by the daemon at ../libexec/audiotoolbox
 # from its own folder.
 LIBEXEC_DIR ?= $(PREFIX)/libexec/audiotoolbox
-VCARD_BUILD := build/vcard
+VCARD_BUILD ?= build/vcard
 VCARD_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror
 
 RELEASE_DIR := .build/release
@@ -40,37 +48,41 @@ LIBRARY     := $(RELEASE_DIR)/libAudioToolbox.so
 LOCAL_PREFIX := $(CURDIR)/build/prefix
 PKG_CONFIG_LOCAL := PKG_CONFIG_PATH=$(LOCAL_PREFIX)/lib/pkgconfig pkg-config
 
-.PHONY: vcard all build install uninstall local-install demo check swift-test c-test tsan bench deps clean
+.PHONY: vcard all build install install-runtime uninstall local-install demo check swift-test c-test tsan bench deps deb clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
 
+# -no-toolchain-stdlib-rpath and --disable-local-rpath: the library's only RUNPATH is
+# its private runtime (PRIVATE_RUNTIME), never the toolchain's folder. Every product is
+# built with the same flags, or the modules they share would be compiled again by each.
+SWIFT_BUILD_FLAGS := -c release --disable-local-rpath -Xswiftc -no-toolchain-stdlib-rpath
 # -z nodelete: dlclose never unmaps the library. Its event thread, the run-loop source
 # it adds to the program's run loop and the callbacks already queued all point into its
 # code, and the Swift runtime it loads cannot be unloaded either (docs/API.md, "Unloading").
 build:
 	@[ "$(VERSION_NUMBER)" = "$(HEADER_VERSION_NUMBER)" ] || \
 	    { echo "AudioSessionLinux.h says version $(HEADER_VERSION_NUMBER), the Makefile $(VERSION) ($(VERSION_NUMBER))"; exit 1; }
-	$(SWIFT) build -c release --product AudioToolbox \
-	    -Xlinker -soname=libAudioToolbox.so.$(SOVERSION) -Xlinker -rpath=$(SWIFT_RUNTIME_DIR) \
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product AudioToolbox \
+	    -Xlinker -soname=libAudioToolbox.so.$(SOVERSION) -Xlinker -rpath -Xlinker '$$ORIGIN/$(PRIVATE_RUNTIME)' \
 	    -Xlinker -z -Xlinker nodelete \
 	    -Xlinker --version-script=$(CURDIR)/pkgconfig/libAudioToolbox.map
 	@# The daemon and the tool carry their Swift runtime: they keep working whatever
 	@# happens to the toolchain, and start without loading Foundation.
-	$(SWIFT) build -c release --product audiosessiond --static-swift-stdlib
-	$(SWIFT) build -c release --product audiosession --static-swift-stdlib
-	$(SWIFT) build -c release --product audiosessiond-finisher --static-swift-stdlib
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product audiosessiond --static-swift-stdlib
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product audiosession --static-swift-stdlib
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product audiosessiond-finisher --static-swift-stdlib
 
 # The virtual ALSA card: two ALSA plugins and the `vcard` driver command.
 vcard:
 	@mkdir -p $(VCARD_BUILD)
-	$(CC) $(VCARD_CFLAGS) -fPIC -DPIC -shared -o $(VCARD_BUILD)/libasound_module_ctl_vcard.so vcard/ctl_vcard.c -lasound
-	$(CC) $(VCARD_CFLAGS) -fPIC -DPIC -shared -o $(VCARD_BUILD)/libasound_module_pcm_vcard.so vcard/pcm_vcard.c -lasound -lm
-	$(CC) $(VCARD_CFLAGS) -DVCARD_PLUGIN_DIR='"$(PLUGIN_DIR)"' -o $(VCARD_BUILD)/vcard vcard/vcard.c -lm
+	$(CC) $(VCARD_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fPIC -DPIC -shared -o $(VCARD_BUILD)/libasound_module_ctl_vcard.so vcard/ctl_vcard.c -lasound
+	$(CC) $(VCARD_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -fPIC -DPIC -shared -o $(VCARD_BUILD)/libasound_module_pcm_vcard.so vcard/pcm_vcard.c -lasound -lm
+	$(CC) $(VCARD_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -DVCARD_PLUGIN_DIR='"$(PLUGIN_DIR)"' -o $(VCARD_BUILD)/vcard vcard/vcard.c -lm
 
-install: build vcard
+install: build vcard install-runtime
 	install -d $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(BINDIR)
 	install -m 755 $(VCARD_BUILD)/libasound_module_ctl_vcard.so $(VCARD_BUILD)/libasound_module_pcm_vcard.so \
 	    $(DESTDIR)$(PLUGIN_DIR)/
@@ -102,7 +114,8 @@ install: build vcard
 	scripts/gen-cf-wrappers.sh $(SWIFT_LIB_DIR)/CoreFoundation $(DESTDIR)$(COMPAT_DIR)/ios/CoreFoundation
 	install -m 644 include/AudioToolbox/compat/ios/CoreFoundation/*.h $(DESTDIR)$(COMPAT_DIR)/ios/CoreFoundation/
 	for module in AudioToolbox AudioToolbox-ios; do \
-	    sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@SWIFT_LIB_DIR@|$(SWIFT_LIB_DIR)|' \
+	    sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	        -e 's|@VERSION@|$(VERSION)|' -e 's|@PRIVATE_RUNTIME@|$(PRIVATE_RUNTIME)|' -e 's|@LIB_RPATH@|$(LIB_RPATH)|' \
 	        pkgconfig/$$module.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/$$module.pc || exit 1; \
 	done
 	install -d $(DESTDIR)$(PREFIX)/share/man/man3
@@ -114,6 +127,19 @@ install: build vcard
 	install -m 644 README.md docs/PORTING.md docs/API.md $(DESTDIR)$(DOC_DIR)/
 	install -d $(DESTDIR)$(PREFIX)/share/audiotoolbox
 	install -m 644 data/alsa-controls.conf $(DESTDIR)$(PREFIX)/share/audiotoolbox/
+
+# The Swift runtime files the library loads (its NEEDED closure inside the toolchain's
+# runtime folder, scripts/swift-runtime-closure.sh), and CoreFoundation's headers.
+install-runtime: build
+	install -d $(DESTDIR)$(LIBDIR)/$(PRIVATE_RUNTIME)/include/CoreFoundation
+	install -m 644 $$(scripts/swift-runtime-closure.sh $(LIBRARY) $(SWIFT_RUNTIME_DIR)) $(DESTDIR)$(LIBDIR)/$(PRIVATE_RUNTIME)/
+	install -m 644 $(SWIFT_LIB_DIR)/CoreFoundation/*.h $(SWIFT_LIB_DIR)/CoreFoundation/module.modulemap \
+	    $(DESTDIR)$(LIBDIR)/$(PRIVATE_RUNTIME)/include/CoreFoundation/
+
+# Debian packages (Debian 12), into build/deb: debian/rules' own sequence, run as
+# dpkg-buildpackage runs it, then lintian over the result.
+deb:
+	@scripts/make-deb.sh
 
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libAudioToolbox.so* $(DESTDIR)$(LIBDIR)/pkgconfig/AudioToolbox.pc \

@@ -15,12 +15,12 @@ done
 # What a session-only program pays for the library, against the same program with
 # CoreFoundation alone (linked as any program of this API links it): shared objects
 # mapped, peak memory, and start to exit (median of 31 runs each).
-swiftlib=$(pkg-config --variable=swiftlibdir AudioToolbox)
+swiftruntime=$(pkg-config --variable=swiftruntimedir AudioToolbox)
 cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_footprint" "$here/bench/bench_footprint.c" $flags
 # CoreFoundation's headers as a port includes them (the compat folder lets gcc read
 # them); only CoreFoundation's library linked.
 cc -std=gnu11 -O2 -Wall -Wextra -DCF_ONLY -o "$out/bench_footprint_cf" "$here/bench/bench_footprint.c" \
-    $(pkg-config --cflags AudioToolbox) -L"$swiftlib/linux" -Wl,-rpath,"$swiftlib/linux" -lFoundation
+    $(pkg-config --cflags AudioToolbox) -L"$swiftruntime" -Wl,-rpath,"$swiftruntime" -lFoundation
 AUDIOTOOLBOX_BACKEND=virtual AUDIOTOOLBOX_ARBITER=local python3 - "$out" <<'PY'
 import statistics, subprocess, sys, time
 out = sys.argv[1]

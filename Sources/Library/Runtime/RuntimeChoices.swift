@@ -76,12 +76,21 @@ extension Runtime {
         configuration.daemonExecutable ?? installationPrefix() + "/bin/audiosessiond"
     }
 
-    /// The installation's prefix: the folder above the library's `lib` folder.
+    /// The installation's prefix: the folder above the library's `lib` folder, or above
+    /// `lib/<multiarch triplet>` (where Debian's package puts it).
     package static func installationPrefix() -> String {
         guard let file = AudioToolboxLibraryPath() else { return "/usr/local" }
-        var library = String(cString: file)
-        if let slash = library.lastIndex(of: "/") { library = String(library[..<slash]) } else { library = "." }
-        return library.hasSuffix("/lib") ? String(library.dropLast(4)) : library + "/.."
+        return installationPrefix(ofLibraryAt: String(cString: file))
+    }
+
+    package static func installationPrefix(ofLibraryAt file: String) -> String {
+        var folders = file.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        if folders.count >= 2, folders[folders.endIndex - 2] == "lib", folders.last!.contains("-linux-") {
+            folders = folders.dropLast()
+        }
+        guard folders.last == "lib" else { return folders.isEmpty ? ".." : folders.joined(separator: "/") + "/.." }
+        let prefix = folders.dropLast().joined(separator: "/")
+        return prefix.isEmpty && !file.hasPrefix("/") ? "." : prefix
     }
 
     /// What ALSA control names mean (ControlNames): `AUDIOTOOLBOX_ALSA_CONTROLS`, else

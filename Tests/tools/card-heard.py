@@ -1,0 +1,25 @@
+#!/usr/bin/env python3
+"""What the virtual card played: the loud part of its recording (left channel), as
+"SECONDS s at HZ Hz, peak PEAK" ("nothing heard" if silent). With --min-seconds and
+--hz, exits 1 unless at least that long a part at that pitch (within 3 Hz) was heard.
+    card-heard.py VCARD_DIR [--min-seconds S --hz F]"""
+import argparse, struct, sys
+
+arguments = argparse.ArgumentParser()
+arguments.add_argument("card")
+arguments.add_argument("--min-seconds", type=float)
+arguments.add_argument("--hz", type=float)
+options = arguments.parse_args()
+raw = open(options.card + "/state.playback.raw", "rb").read()
+rate = int(open(options.card + "/state.playback.rate").read())
+left = struct.unpack("<%dh" % (len(raw) // 4 * 2), raw[: len(raw) // 4 * 4])[0::2]
+loud = [i for i, x in enumerate(left) if abs(x) > 64]
+if not loud:
+    print("nothing heard")
+    sys.exit(1 if options.min_seconds else 0)
+part = left[loud[0] : loud[-1] + 1]
+crossings = sum(1 for a, b in zip(part, part[1:]) if a < 0 <= b)
+seconds, hz = len(part) / rate, crossings * rate / len(part)
+print("%.3f s at %.1f Hz, peak %d" % (seconds, hz, max(part)))
+if options.min_seconds is not None and (seconds < options.min_seconds or abs(hz - (options.hz or 440)) >= 3):
+    sys.exit(1)
