@@ -43,6 +43,9 @@ let package = Package(
     products: [
         // The shared library C programs link: libAudioToolbox.so.
         .library(name: "AudioToolbox", type: .dynamic, targets: ["AudioToolbox"]),
+        // AVFoundation's audio classes for Swift programs (SPEC 14): `import AVFoundation`.
+        .library(name: "AVFAudio", targets: ["AVFAudio"]),
+        .library(name: "AVFoundation", targets: ["AVFoundation"]),
         .executable(name: "audiosessiond", targets: ["audiosessiond"]),
         .executable(name: "audiosession", targets: ["audiosession"]),
         .executable(name: "audiosessiond-finisher", targets: ["audiosessiond-finisher"]),
@@ -191,6 +194,16 @@ let package = Package(
             path: "Sources/Library/Runtime",
             swiftSettings: publicHeaders
         ),
+        // AVAudioSession, AVAudioPlayer, AVAudioRecorder over the same runtime as the C
+        // API (one session per process), with Foundation's types.
+        .target(
+            name: "AVFAudio",
+            dependencies: ["Runtime", "AudioSessionCore"],
+            path: "Sources/Swift/AVFAudio",
+            swiftSettings: publicHeaders
+        ),
+        .target(name: "AVFoundation", dependencies: ["AVFAudio"], path: "Sources/Swift/AVFoundation",
+                swiftSettings: publicHeaders),
         // The C ABI: @_cdecl entry points, marshalling and result codes only.
         .target(
             name: "AudioToolbox",
@@ -216,6 +229,8 @@ let package = Package(
         .testTarget(name: "AudioUnitsTests", dependencies: ["AudioUnits"]),
         .testTarget(name: "EchoCancellationTests", dependencies: ["EchoCancellation"]),
         .testTarget(name: "SystemSoundsTests", dependencies: ["SystemSounds", "AudioSessionCore", "CSndfile"]),
+        .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioToolbox", "CAudioToolbox"],
+                    swiftSettings: publicHeaders),
         .testTarget(
             name: "AudioToolboxTests",
             dependencies: ["AudioToolbox", "Runtime", "AudioSessionCore", "CAudioToolbox"],

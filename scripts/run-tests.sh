@@ -412,6 +412,17 @@ while IFS= read -r line; do
     esac
 done < <(python3 "$here/Tests/hostile/run-hostile-tests.py" "$prefix" "$out/hostile" 2>&1)
 
+echo "== A user's Swift package: import AVFoundation (Tests/swift-package)"
+# Built from source by SwiftPM with ours as a path dependency; interrupted by a C
+# program's session through audiosessiond, resumed by its NotifyOthersOnDeactivation.
+while IFS= read -r line; do
+    case "$line" in
+        "PASS "*) pass "${line#PASS }" ;;
+        "FAIL "*) fail "${line#FAIL }" ;;
+        *) echo "$line" ;;
+    esac
+done < <("$here/Tests/swift-package/run.sh" "$prefix" "$out/swift-package" 2>&1)
+
 echo "== Debian packages without the toolchain (Tests/deb)"
 # make deb (lintian included), the packages installed in a private namespace's scratch
 # layer, the toolchain hidden; README's tone and an iPhone-style player built with the

@@ -14,6 +14,9 @@ package final class ListenerDispatcher: @unchecked Sendable {
     private let interruption: Locked<(listener: AudioSessionInterruptionListener?, clientData: UnsafeMutableRawPointer?)>
     /// Set once by the runtime before the session starts, so before any call is queued.
     package var session: Session!
+    /// The Swift classes' views of the session (AVAudioSession's notifications): each
+    /// sees every call, after the C listeners, on the same run loop.
+    private let observers = Locked<[@Sendable (ListenerCall) -> Void]>([])
 
     package init(listeners: SessionListeners, interruptionListener: AudioSessionInterruptionListener?,
          interruptionClientData: UnsafeMutableRawPointer?) {
@@ -26,6 +29,12 @@ package final class ListenerDispatcher: @unchecked Sendable {
         interruption.withLock { $0 = (listener, clientData) }
     }
 
+    /// Adds a view that sees every call from now on (it is never removed: the session
+    /// lives as long as the process).
+    package func addObserver(_ observer: @escaping @Sendable (ListenerCall) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
     package func call(_ call: ListenerCall) {
         switch call {
         case .interruption(let phase):
@@ -33,11 +42,12 @@ package final class ListenerDispatcher: @unchecked Sendable {
         case .property(let id, let value):
             callPropertyListeners(id, value)
         }
+        for observer in observers.withLock({ $0 }) { observer(call) }
     }
 
     private func callInterruptionListener(_ phase: InterruptionPhase) {
         // The session stopped the program's units when it queued Begin; a period already
-        // under way finishes before the program hears of it (SPEC 10).
+        // under way finishes before the program (or an observer) hears of it (SPEC 10).
         if case .begin = phase { session.awaitServicesQuiet() }
         let (listener, interruptionClientData) = interruption.withLock { $0 }
         guard let listener else { return }

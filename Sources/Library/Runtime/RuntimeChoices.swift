@@ -70,10 +70,21 @@ extension Runtime {
         return (local, local)
     }
 
-    /// `AUDIOTOOLBOX_DAEMON`, else `audiosessiond` in the `bin` folder beside the
-    /// library's `lib` folder (where `make install` puts both).
+    /// `AUDIOTOOLBOX_DAEMON`; else `audiosessiond` in the `bin` folder beside the
+    /// library's `lib` folder (where `make install` and the packages put both); else, for
+    /// a program built from source by SwiftPM and never installed, the one beside the
+    /// program (SwiftPM's build folder) or the first on PATH. When none is there, the
+    /// installation's path is returned: starting it fails, and the log names it.
     package static func daemonExecutable(_ configuration: Configuration) -> String {
-        configuration.daemonExecutable ?? installationPrefix() + "/bin/audiosessiond"
+        if let named = configuration.daemonExecutable { return named }
+        let installed = installationPrefix() + "/bin/audiosessiond"
+        var candidates = [installed]
+        if let program = AudioToolboxProgramPath() {
+            let path = String(cString: program)
+            if let slash = path.lastIndex(of: "/") { candidates.append(path[..<slash] + "/audiosessiond") }
+        }
+        candidates += configuration.searchPath.map { $0 + "/audiosessiond" }
+        return candidates.first { access($0, X_OK) == 0 } ?? installed
     }
 
     /// The installation's prefix: the folder above the library's `lib` folder, or above

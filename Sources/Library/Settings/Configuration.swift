@@ -38,6 +38,9 @@ public struct Configuration: Sendable, Equatable {
     /// `$PIPEWIRE_RUNTIME_DIR` or `$XDG_RUNTIME_DIR`.
     public var pipeWireRemote: String?
     public var pipeWireSocket: String?
+    /// `PATH`'s folders: where a program built by SwiftPM (never installed) finds
+    /// audiosessiond when it is not beside the program.
+    public var searchPath: [String] = []
 
     public init() {}
 
@@ -75,6 +78,7 @@ public struct Configuration: Sendable, Equatable {
         runtimeDirectory = value("XDG_RUNTIME_DIR")
         pipeWireRemote = value("PIPEWIRE_REMOTE")
         if let folder = value("PIPEWIRE_RUNTIME_DIR") ?? runtimeDirectory { pipeWireSocket = folder + "/pipewire-0" }
+        searchPath = (value("PATH") ?? "").split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
     }
 
     /// The process's environment now.

@@ -1,11 +1,12 @@
 /* Facts about the running process that Swift's Glibc module does not show (they need
  * _GNU_SOURCE, or must be watched from the moment the library is loaded): where the
- * library was loaded from, the program's name, whether this is a forked child.
+ * library was loaded from, the program's path and name, whether this is a forked child.
  * Internal: the version script keeps them out of the library's exports. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <unistd.h>
 #include "CAudioToolbox.h"
 
 static volatile int forkedChild;
@@ -27,11 +28,27 @@ int AudioToolboxInForkedChild(void)
     return forkedChild;
 }
 
+static char programPath[4096];
+
+static void readProgramPath(void)
+{
+    ssize_t length = readlink("/proc/self/exe", programPath, sizeof programPath - 1);
+    programPath[length > 0 ? length : 0] = 0;
+}
+
 const char *AudioToolboxLibraryPath(void)
 {
     Dl_info info;
     if (dladdr((const void *)&AudioToolboxLibraryPath, &info) == 0) return NULL;
     return info.dli_fname;
+}
+
+const char *AudioToolboxProgramPath(void)
+{
+    /* Read once: the link stays what it was when the program started. */
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, readProgramPath);
+    return programPath[0] ? programPath : NULL;
 }
 
 const char *AudioToolboxProgramName(void)

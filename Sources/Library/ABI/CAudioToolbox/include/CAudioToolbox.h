@@ -15,8 +15,9 @@
 #include "../../../../../include/AudioToolbox/AudioQueue.h"
 
 /* Internal (ProcessFacts.c): the path the library was loaded from (NULL if unknown),
- * and the program's short name. */
+ * the program's own path (NULL if unknown), and the program's short name. */
 const char *AudioToolboxLibraryPath(void);
+const char *AudioToolboxProgramPath(void);
 const char *AudioToolboxProgramName(void);
 /* Internal: whether this process is the child of a fork made after the library was
  * loaded (and not exec'd since). */

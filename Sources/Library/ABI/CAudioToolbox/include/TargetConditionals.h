@@ -1,0 +1,1 @@
+../../../../../include/AudioToolbox/compat/linux/TargetConditionals.h

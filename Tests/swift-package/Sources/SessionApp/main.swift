@@ -1,0 +1,63 @@
+// A music app's audio session code as iOS apps write it: playback category, activation,
+// and an interruption observer that pauses on Began and resumes after Ended when told
+// it should. Prints one line per event for the test (Tests/swift-package/run.sh):
+//   active <category> <sample rate>
+//   began type=<UInt> main=<Bool>
+//   ended type=<UInt> options=<UInt> main=<Bool> reactivated=<Bool>
+// and exits 0 after Ended; 2 if nothing came within 30 s.
+import AVFoundation
+
+final class Player {
+    var playing = false
+    var finished = false
+
+    func start() throws {
+        let session = AVAudioSession.sharedInstance()
+        try session.setCategory(.playback, mode: .default, options: [])
+        try session.setActive(true)
+        playing = true
+        print("active \(session.category.rawValue) \(session.sampleRate)")
+    }
+
+    func interrupted(_ notification: Notification) {
+        guard let info = notification.userInfo,
+              let typeValue = info[AVAudioSessionInterruptionTypeKey] as? UInt,
+              let type = AVAudioSession.InterruptionType(rawValue: typeValue) else { return }
+        switch type {
+        case .began:
+            playing = false
+            print("began type=\(typeValue) main=\(Thread.isMainThread)")
+        case .ended:
+            let optionsValue = info[AVAudioSessionInterruptionOptionKey] as? UInt ?? 0
+            let options = AVAudioSession.InterruptionOptions(rawValue: optionsValue)
+            var reactivated = false
+            if options.contains(.shouldResume) {
+                reactivated = (try? AVAudioSession.sharedInstance().setActive(true)) != nil
+                playing = reactivated
+            }
+            print("ended type=\(typeValue) options=\(optionsValue) main=\(Thread.isMainThread) reactivated=\(reactivated)")
+            finished = true
+        @unknown default:
+            break
+        }
+    }
+}
+
+setvbuf(stdout, nil, _IOLBF, 0)
+let player = Player()
+let observer = NotificationCenter.default.addObserver(forName: AVAudioSession.interruptionNotification,
+                                                      object: AVAudioSession.sharedInstance(), queue: nil) { note in
+    player.interrupted(note)
+}
+do {
+    try player.start()
+} catch {
+    print("failed \(error)")
+    exit(1)
+}
+let deadline = Date(timeIntervalSinceNow: 30)
+while !player.finished && Date() < deadline {
+    _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05))
+}
+NotificationCenter.default.removeObserver(observer)
+exit(player.finished ? 0 : 2)

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# A Swift package written as an iOS app writes it, built from source against this tree
+# (it depends on the library's package by path, as a user's package would, and never
+# runs `make install`), then run with a private audiosessiond: a C program of the
+# session API interrupts it and deactivates with NotifyOthersOnDeactivation, and the
+# app must see AVAudioSession's interruption notifications, Began then Ended with
+# ShouldResume, on its main thread, and activate again.
+#
+#   run.sh PREFIX OUTDIR
+#
+# Prints "PASS|FAIL swift-package <case>" lines; exits 0 only if none failed.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+prefix=${1:?usage: run.sh PREFIX OUTDIR}
+out=${2:?usage: run.sh PREFIX OUTDIR}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+failed=0
+pass() { echo "PASS swift-package $1"; }
+fail() { failed=1; echo "FAIL swift-package $1"; }
+
+# The user's folder: their package, and ours beside it under the name they cloned it as.
+rm -rf "$out/user" && mkdir -p "$out/user/app"
+cp -r "$here/Tests/swift-package/Package.swift" "$here/Tests/swift-package/Sources" "$out/user/app/"
+ln -s "$here" "$out/user/AudioToolbox"
+# The daemon too, as a user builds it: SwiftPM puts it beside the app, where the app
+# looks for it (no make install, no AUDIOTOOLBOX_DAEMON).
+if (cd "$out/user/app" && swift build --scratch-path "$out/build" > "$out/build.log" 2>&1 &&
+        swift build --scratch-path "$out/build" --product audiosessiond >> "$out/build.log" 2>&1); then
+    pass "build: a package depending on ours by path builds with import AVFoundation, and audiosessiond beside it"
+else
+    fail "build: the user's package does not build (log: $out/build.log)"
+    tail -15 "$out/build.log" | sed 's/^/    /'
+    exit 1
+fi
+app=$(cd "$out/user/app" && swift build --scratch-path "$out/build" --show-bin-path)/SessionApp
+
+PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+cc -o "$out/c_interrupter" "$here/Tests/swift-package/c_interrupter.c" \
+    $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs AudioToolbox) || {
+    fail "the C interrupter does not build"; exit 1; }
+
+# One user's daemon for both programs, in a runtime folder of their own.
+export XDG_RUNTIME_DIR=$out/runtime
+rm -rf "$XDG_RUNTIME_DIR" && mkdir -m 700 -p "$XDG_RUNTIME_DIR"
+export AUDIOTOOLBOX_BACKEND=virtual AUDIOTOOLBOX_ARBITER=daemon
+unset AUDIOTOOLBOX_DAEMON
+"$app" > "$out/app.out" 2> "$out/app.err" &
+pid=$!
+for _ in $(seq 300); do
+    grep -q '^active' "$out/app.out" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+done
+if grep -q '^active' "$out/app.out"; then
+    pass "the app activates: $(grep '^active' "$out/app.out")"
+else
+    fail "the app did not activate (stderr: $(head -3 "$out/app.err" | tr '\n' ' '))"
+    kill "$pid" 2>/dev/null
+    exit 1
+fi
+"$out/c_interrupter" > "$out/c.out" 2>&1
+c_status=$?
+wait "$pid"
+app_status=$?
+began=$(grep '^began' "$out/app.out")
+ended=$(grep '^ended' "$out/app.out")
+if [ "$c_status" -eq 0 ] && [ "$app_status" -eq 0 ] && [ "$began" = "began type=1 main=true" ] &&
+        [ "$ended" = "ended type=0 options=1 main=true reactivated=true" ]; then
+    pass "a C program's session interrupts the Swift app through audiosessiond, and its NotifyOthersOnDeactivation resumes it ($began; $ended)"
+else
+    fail "interruption by the C program: C exit $c_status, app exit $app_status, \"${began:-no Began}\", \"${ended:-no Ended}\" (stderr: $(head -3 "$out/app.err" | tr '\n' ' '))"
+fi
+daemon=""
+for process in /proc/[0-9]*; do
+    [ "$(basename "$(readlink "$process/exe" 2>/dev/null)")" = audiosessiond ] &&
+        grep -qz "XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR" "$process/environ" 2>/dev/null || continue
+    daemon=$(readlink "$process/exe")
+    kill "${process#/proc/}"
+done
+if [ "$daemon" = "$(dirname "$app")/audiosessiond" ]; then
+    pass "the app found audiosessiond beside itself in SwiftPM's build folder ($daemon)"
+else
+    fail "the daemon that arbitrated was ${daemon:-none}, not the one beside the app"
+fi
+exit $failed
