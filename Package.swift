@@ -198,7 +198,7 @@ let package = Package(
         // API (one session per process), with Foundation's types.
         .target(
             name: "AVFAudio",
-            dependencies: ["Runtime", "AudioSessionCore"],
+            dependencies: ["Runtime", "AudioSessionCore", "AudioFiles", "AudioQueues", "CAudioToolbox"],
             path: "Sources/Swift/AVFAudio",
             swiftSettings: publicHeaders
         ),

@@ -9,5 +9,6 @@ let package = Package(
     dependencies: [.package(path: "../AudioToolbox")],
     targets: [
         .executableTarget(name: "SessionApp", dependencies: [.product(name: "AVFoundation", package: "AudioToolbox")]),
+        .executableTarget(name: "PlayerApp", dependencies: [.product(name: "AVFoundation", package: "AudioToolbox")]),
     ]
 )

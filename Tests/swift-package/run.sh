@@ -33,7 +33,8 @@ else
     tail -15 "$out/build.log" | sed 's/^/    /'
     exit 1
 fi
-app=$(cd "$out/user/app" && swift build --scratch-path "$out/build" --show-bin-path)/SessionApp
+bin=$(cd "$out/user/app" && swift build --scratch-path "$out/build" --show-bin-path)
+app=$bin/SessionApp
 
 PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 cc -o "$out/c_interrupter" "$here/Tests/swift-package/c_interrupter.c" \
@@ -83,4 +84,39 @@ if [ "$daemon" = "$(dirname "$app")/audiosessiond" ]; then
 else
     fail "the daemon that arbitrated was ${daemon:-none}, not the one beside the app"
 fi
+
+# ---- AVAudioPlayer, heard at the virtual ALSA card ----------------------------------------
+# A one-second 440 Hz file played once and looped once more: two seconds at the card, then
+# the delegate's call on the main thread. A file that is no sound throws the file API's code.
+sox -n -r 44100 -c 2 -b 16 "$out/tone.wav" synth 1.0 sine 440 vol 0.5 || { fail "sox cannot make the test file"; exit 1; }
+head -c 5000 /dev/urandom > "$out/noise.bin"
+rm -rf "$out/card"
+card_env=$("$prefix/bin/vcard" setup "$out/card") || { fail "vcard setup"; exit 1; }
+(
+    eval "$card_env"
+    export VCARD_DIR ALSA_CONFIG_PATH AUDIOTOOLBOX_ALSA_JACK_CTLS= AUDIOTOOLBOX_BACKEND= AUDIOTOOLBOX_ARBITER=local
+    "$bin/PlayerApp" "$out/tone.wav" 1 > "$out/player.out" 2> "$out/player.err"
+    echo "status $?" >> "$out/player.out"
+    heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --min-seconds 1.9 --hz 440)
+    toned=$?
+    seconds=${heard%% s*}
+    finished=$(grep '^finished' "$out/player.out")
+    if [ "$toned" -eq 0 ] && python3 -c "import sys; sys.exit(0 if float('$seconds') < 2.3 else 1)" &&
+            grep -q '^status 0' "$out/player.out" && [ "$finished" = "finished successfully=true main=true playing=false" ]; then
+        echo "PASS swift-package AVAudioPlayer: a 1 s file looped once is heard at the card ($heard), then the delegate is called on the main thread"
+    else
+        echo "FAIL swift-package AVAudioPlayer: card: ${heard:-nothing}; app: $(tr '\n' ' ' < "$out/player.out") $(head -3 "$out/player.err" | tr '\n' ' ')"
+    fi
+    "$bin/PlayerApp" "$out/noise.bin" 0 > "$out/noise.out" 2>&1
+    if grep -q "^error NSOSStatusErrorDomain $((0x7479703F))" "$out/noise.out"; then
+        echo "PASS swift-package AVAudioPlayer: a file that is no sound throws kAudioFileUnsupportedFileTypeError in NSOSStatusErrorDomain"
+    else
+        echo "FAIL swift-package AVAudioPlayer on noise: $(head -2 "$out/noise.out" | tr '\n' ' ')"
+    fi
+) | while IFS= read -r line; do
+    echo "$line"
+    case "$line" in FAIL*) echo failed > "$out/player.failed" ;; esac
+done
+[ -e "$out/player.failed" ] && failed=1
+rm -f "$out/player.failed"
 exit $failed

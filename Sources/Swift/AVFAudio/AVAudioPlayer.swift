@@ -1,0 +1,381 @@
+internal import AudioFiles
+internal import AudioQueues
+internal import AudioSessionCore
+internal import CAudioToolbox
+public import Foundation
+internal import Glibc
+internal import Runtime
+
+/// What a player tells its delegate, on the main thread.
+public protocol AVAudioPlayerDelegate: AnyObject {
+    func audioPlayerDidFinishPlaying(_ player: AVAudioPlayer, successfully flag: Bool)
+    func audioPlayerDecodeErrorDidOccur(_ player: AVAudioPlayer, error: Error?)
+}
+
+extension AVAudioPlayerDelegate {
+    public func audioPlayerDidFinishPlaying(_ player: AVAudioPlayer, successfully flag: Bool) {}
+    public func audioPlayerDecodeErrorDidOccur(_ player: AVAudioPlayer, error: Error?) {}
+}
+
+/// Plays a sound file or sound data, as iOS's AVAudioPlayer does: decoded once when it is
+/// made (any format the file API or FFmpeg reads), then played through an audio queue of
+/// the session's own, so the session governs it as it governs a C program's queue
+/// (play activates the session; an interruption stops it before the notification).
+open class AVAudioPlayer: NSObject, @unchecked Sendable {
+    public let url: URL?
+    public let data: Data?
+    public weak var delegate: AVAudioPlayerDelegate?
+
+    private let sound: WholeFileDecoder.Sound
+    private let lock = NSLock()
+    /// Guarded by `lock`: where the next buffer reads from, loops left, and the queue.
+    private var position = 0
+    private var loopsLeft = 0
+    private var queue: AudioQueue?
+    private var buffers: [QueueBuffer] = []
+    private var playing = false
+    /// Buffers handed to the queue and not yet given back: the end is heard when the
+    /// last one returns with nothing left to read.
+    private var inFlight = 0
+    private var settingsVolume: Float = 1
+    private var settingsPan: Float = 0
+    private var meteringEnabled = false
+
+    private static let bufferFrames = 4096
+
+    public convenience init(contentsOf url: URL) throws {
+        try self.init(contentsOf: url, fileTypeHint: nil)
+    }
+
+    public init(contentsOf url: URL, fileTypeHint utiString: String?) throws {
+        let source: DescriptorSource
+        do throws(AudioFileStatus) {
+            source = try DescriptorSource.open(path: url.path)
+        } catch {
+            throw AVAudioSession.error(error.code)
+        }
+        sound = try AVAudioPlayer.decode(source)
+        self.url = url
+        data = nil
+        super.init()
+    }
+
+    public convenience init(data: Data) throws {
+        try self.init(data: data, fileTypeHint: nil)
+    }
+
+    public init(data: Data, fileTypeHint utiString: String?) throws {
+        let bytes = data
+        let source = CallbackSource(read: { offset, buffer, count in
+            guard offset >= 0, offset <= Int64(bytes.count) else { return nil }
+            let available = min(count, bytes.count - Int(offset))
+            bytes.withUnsafeBytes { raw in
+                buffer.copyMemory(from: raw.baseAddress!.advanced(by: Int(offset)), byteCount: available)
+            }
+            return available
+        }, size: { Int64(bytes.count) })
+        sound = try AVAudioPlayer.decode(source)
+        url = nil
+        self.data = data
+        super.init()
+    }
+
+    /// The whole sound, decoded; a file nothing reads throws the file API's code.
+    private static func decode(_ source: ByteSource) throws -> WholeFileDecoder.Sound {
+        switch WholeFileDecoder.decode(source, maximumSeconds: 3 * 3600, accepting: { rate, channels in
+            rate >= 1000 && rate <= 384_000 && (1...8).contains(channels)
+        }) {
+        case .success(let sound): return sound
+        case .failure(.unusableFormat): throw AVAudioSession.error(AudioFileStatus.unsupportedDataFormat.code)
+        case .failure(.tooLong): throw AVAudioSession.error(AudioFileStatus.unsupportedFileType.code)
+        case .failure: throw AVAudioSession.error(AudioFileStatus.unsupportedFileType.code)
+        }
+    }
+
+    deinit {
+        if let queue { try? queue.dispose(immediately: true) }
+    }
+
+    // MARK: what the sound is
+
+    open var numberOfChannels: Int { sound.channels }
+    open var duration: TimeInterval { Double(sound.samples.count / sound.channels) / Double(sound.sampleRate) }
+    open var settings: [String: Any] {
+        [AVFormatIDKey: Int(kAudioFormatLinearPCM), AVSampleRateKey: Double(sound.sampleRate),
+         AVNumberOfChannelsKey: sound.channels, AVLinearPCMBitDepthKey: 32, AVLinearPCMIsFloatKey: true,
+         AVLinearPCMIsBigEndianKey: false, AVLinearPCMIsNonInterleaved: false]
+    }
+
+    // MARK: playing
+
+    @discardableResult
+    open func prepareToPlay() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return makeQueue() != nil
+    }
+
+    /// The queue, made once: Float32 at the sound's rate and channels, three buffers.
+    /// Called with `lock` held.
+    private func makeQueue() -> AudioQueue? {
+        if let queue { return queue }
+        let format = StreamDescription.linearPCM(rate: Double(sound.sampleRate), channels: UInt32(sound.channels),
+                                                 bits: 32, float: true)
+        guard let made = try? AudioQueue(direction: .output, format: format, fedWith: Runtime.withoutSession) else {
+            return nil
+        }
+        made.deliver = { [weak self] event in
+            if case .output(let buffer) = event { self?.refill(buffer, returned: true) }
+        }
+        made.deliverNow = made.deliver
+        Runtime.withCurrent { $0.session.attach(made.unit) }
+        made.onDisposed = { [unowned(unsafe) made] in Runtime.withCurrent { $0.session.detach(made.unit) } }
+        let bytes = AVAudioPlayer.bufferFrames * sound.channels * 4
+        for _ in 0..<3 {
+            guard let buffer = try? made.allocateBuffer(capacity: bytes, descriptions: 0) else { return nil }
+            buffers.append(buffer)
+        }
+        try? made.setVolume(settingsVolume)
+        try? made.setPan(settingsPan)
+        made.setMetering(meteringEnabled)
+        queue = made
+        return made
+    }
+
+    @discardableResult
+    open func play() -> Bool {
+        lock.lock()
+        guard let queue = makeQueue() else { lock.unlock(); return false }
+        if playing { lock.unlock(); return true }
+        lock.unlock()
+        // As a queue's start: the session is activated (or made) first.
+        guard Runtime.startingService(queue.unit) == 0 else { return false }
+        lock.lock()
+        playing = true
+        if inFlight == 0 {
+            for buffer in buffers where fill(buffer) { enqueue(buffer, on: queue) }
+        }
+        lock.unlock()
+        do throws(QueueError) {
+            _ = try queue.start()
+        } catch {
+            lock.lock()
+            playing = false
+            lock.unlock()
+            return false
+        }
+        return true
+    }
+
+    @discardableResult
+    open func play(atTime time: TimeInterval) -> Bool {
+        let wait = time - deviceCurrentTime
+        guard wait > 0 else { return play() }
+        DispatchQueue.main.asyncAfter(deadline: .now() + wait) { [weak self] in _ = self?.play() }
+        return true
+    }
+
+    open func pause() {
+        lock.lock()
+        let queue = self.queue
+        playing = false
+        lock.unlock()
+        try? queue?.pause()
+    }
+
+    /// Stops, keeps the position (as iOS does: `currentTime` is not reset), and lets the
+    /// session go idle.
+    open func stop() {
+        lock.lock()
+        let queue = self.queue
+        playing = false
+        let played = playedFrames(queue)
+        lock.unlock()
+        try? queue?.stop(immediately: true)
+        lock.lock()
+        inFlight = 0
+        position = min(played, frames) * sound.channels
+        lock.unlock()
+    }
+
+    open var isPlaying: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return playing && (queue?.isRunning ?? false)
+    }
+
+    open var numberOfLoops: Int = 0 {
+        didSet { lock.lock(); loopsLeft = numberOfLoops; lock.unlock() }
+    }
+
+    open var currentTime: TimeInterval {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return Double(min(playedFrames(queue), frames)) / Double(sound.sampleRate)
+        }
+        set {
+            lock.lock()
+            let wasPlaying = playing
+            let queue = self.queue
+            lock.unlock()
+            if wasPlaying { try? queue?.stop(immediately: true) }
+            lock.lock()
+            inFlight = 0
+            playing = false
+            position = Int(max(0, min(newValue, duration)) * Double(sound.sampleRate)) * sound.channels
+            seekBase = position / sound.channels
+            lock.unlock()
+            if wasPlaying { _ = play() }
+        }
+    }
+
+    /// The device's clock, in seconds: for `play(atTime:)`.
+    open var deviceCurrentTime: TimeInterval {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    // MARK: level and place
+
+    open var volume: Float {
+        get { lock.lock(); defer { lock.unlock() }; return settingsVolume }
+        set {
+            lock.lock()
+            settingsVolume = max(0, min(1, newValue))
+            let queue = self.queue
+            lock.unlock()
+            try? queue?.setVolume(settingsVolume)
+        }
+    }
+
+    open func setVolume(_ volume: Float, fadeDuration duration: TimeInterval) {
+        lock.lock()
+        let queue = self.queue
+        lock.unlock()
+        try? queue?.setVolumeRampTime(Float(max(0, duration)))
+        self.volume = volume
+    }
+
+    open var pan: Float {
+        get { lock.lock(); defer { lock.unlock() }; return settingsPan }
+        set {
+            lock.lock()
+            settingsPan = max(-1, min(1, newValue))
+            let queue = self.queue
+            lock.unlock()
+            try? queue?.setPan(settingsPan)
+        }
+    }
+
+    /// Rate changes need the queue's time-stretch, which this player does not use yet:
+    /// `rate` reads back what was set and the sound plays at 1.
+    open var enableRate = false
+    open var rate: Float = 1
+
+    // MARK: metering
+
+    open var isMeteringEnabled: Bool {
+        get { lock.lock(); defer { lock.unlock() }; return meteringEnabled }
+        set {
+            lock.lock()
+            meteringEnabled = newValue
+            let queue = self.queue
+            lock.unlock()
+            queue?.setMetering(newValue)
+        }
+    }
+
+    private var meters: [(Float, Float)] = []
+
+    open func updateMeters() {
+        lock.lock()
+        let queue = self.queue
+        lock.unlock()
+        let levels = (try? queue?.levels()) ?? []
+        lock.lock()
+        meters = levels ?? []
+        lock.unlock()
+    }
+
+    /// dB full scale: 0 is full scale, -160 silence.
+    open func averagePower(forChannel channel: Int) -> Float { power(channel) { $0.0 } }
+    open func peakPower(forChannel channel: Int) -> Float { power(channel) { $0.1 } }
+
+    private func power(_ channel: Int, _ pick: ((Float, Float)) -> Float) -> Float {
+        lock.lock()
+        defer { lock.unlock() }
+        guard channel >= 0, channel < meters.count else { return -160 }
+        let linear = pick(meters[channel])
+        return linear > 0 ? max(-160, 20 * log10(linear)) : -160
+    }
+
+    // MARK: feeding the queue
+
+    private var frames: Int { sound.samples.count / sound.channels }
+    /// The frame the queue's sample time 0 stands for (after a seek).
+    private var seekBase = 0
+
+    private func playedFrames(_ queue: AudioQueue?) -> Int {
+        guard let queue, let time = try? queue.currentTime(readDiscontinuity: false) else { return seekBase }
+        let played = seekBase + Int(time.sampleTime)
+        guard frames > 0 else { return 0 }
+        return numberOfLoops == 0 ? played : played % frames
+    }
+
+    /// Copies the next frames into `buffer`; false once the sound (and its loops) is
+    /// over. Called with `lock` held.
+    private func fill(_ buffer: QueueBuffer) -> Bool {
+        let header = buffer.pointer.assumingMemoryBound(to: AudioQueueBuffer.self)
+        let capacity = Int(header.pointee.mAudioDataBytesCapacity) / 4
+        var written = 0
+        let target = header.pointee.mAudioData.assumingMemoryBound(to: Float.self)
+        while written < capacity {
+            if position >= sound.samples.count {
+                guard loopsLeft != 0 else { break }
+                if loopsLeft > 0 { loopsLeft -= 1 }
+                position = 0
+            }
+            let count = min(capacity - written, sound.samples.count - position)
+            sound.samples.withUnsafeBufferPointer { samples in
+                (target + written).update(from: samples.baseAddress! + position, count: count)
+            }
+            written += count
+            position += count
+        }
+        header.pointee.mAudioDataByteSize = UInt32(written * 4)
+        return written > 0
+    }
+
+    private func enqueue(_ buffer: QueueBuffer, on queue: AudioQueue) {
+        if (try? queue.enqueue(buffer, descriptions: nil, descriptionCount: 0)) != nil { inFlight += 1 }
+    }
+
+    /// A buffer came back from the queue: refilled and handed back, or, when nothing is
+    /// left and it was the last, the end: stopped, and the delegate told on the main thread.
+    private func refill(_ buffer: QueueBuffer, returned: Bool) {
+        lock.lock()
+        guard let queue, playing else { lock.unlock(); return }
+        inFlight = max(0, inFlight - 1)
+        if fill(buffer) {
+            enqueue(buffer, on: queue)
+            lock.unlock()
+            return
+        }
+        let finished = inFlight == 0
+        if finished {
+            playing = false
+            position = 0
+            seekBase = 0
+            loopsLeft = numberOfLoops
+        }
+        lock.unlock()
+        guard finished else { return }
+        try? queue.stop(immediately: false)
+        DispatchQueue.main.async { [weak self] in
+            guard let self else { return }
+            self.delegate?.audioPlayerDidFinishPlaying(self, successfully: true)
+        }
+    }
+}
