@@ -107,6 +107,46 @@ card_env=$("$prefix/bin/vcard" setup "$out/card") || { fail "vcard setup"; exit 
     else
         echo "FAIL swift-package AVAudioPlayer: card: ${heard:-nothing}; app: $(tr '\n' ' ' < "$out/player.out") $(head -3 "$out/player.err" | tr '\n' ' ')"
     fi
+    # At rate 2 (enableRate before prepareToPlay): a 3 s file in half the time, the same pitch.
+    sox -n -r 44100 -c 2 -b 16 "$out/tone3.wav" synth 3.0 sine 440 vol 0.5
+    "$prefix/bin/vcard" record-reset
+    "$bin/PlayerApp" "$out/tone3.wav" 0 2.0 > "$out/rate.out" 2>&1
+    # The stretcher keeps the pitch within 2% (as test_queue_time_pitch asks of the queue).
+    heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --min-seconds 1.4 --hz 440 --tolerance 8.8)
+    toned=$?
+    seconds=${heard%% s*}
+    if [ "$toned" -eq 0 ] && python3 -c "import sys; sys.exit(0 if float('$seconds') < 1.65 else 1)" &&
+            grep -q '^finished successfully=true' "$out/rate.out"; then
+        echo "PASS swift-package AVAudioPlayer: rate 2 plays the 3 s file in half the time at the same pitch ($heard)"
+    else
+        echo "FAIL swift-package AVAudioPlayer at rate 2: card: ${heard:-nothing}; app: $(tr '\n' ' ' < "$out/rate.out")"
+    fi
+
+    # A music player interrupted by a C program through audiosessiond: stopped before
+    # Began is posted, played again after Ended (ShouldResume), and finishing.
+    "$prefix/bin/vcard" record-reset
+    export AUDIOTOOLBOX_ARBITER=daemon
+    "$bin/PlayerApp" "$out/tone3.wav" 0 1 interruptible > "$out/interrupted.out" 2>&1 &
+    pid=$!
+    for _ in $(seq 200); do
+        frames=$("$prefix/bin/vcard" status | awk '{print $2}')
+        [ "${frames:-0}" -gt 4410 ] && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    "$out/c_interrupter" > "$out/c2.out" 2>&1
+    wait "$pid"
+    status=$?
+    began=$(grep '^began' "$out/interrupted.out")
+    resumed=$(grep '^resumed' "$out/interrupted.out")
+    if [ "$status" -eq 0 ] && [ "$began" = "began playing=false main=true" ] && [ "$resumed" = "resumed true" ] &&
+            grep -q '^finished successfully=true main=true' "$out/interrupted.out"; then
+        echo "PASS swift-package AVAudioPlayer: a C program's session interrupts it (stopped when Began is posted), play() after Ended resumes it to the end"
+    else
+        echo "FAIL swift-package AVAudioPlayer interrupted: exit $status: $(tr '\n' ' ' < "$out/interrupted.out")"
+    fi
+    export AUDIOTOOLBOX_ARBITER=local
+
     "$bin/PlayerApp" "$out/noise.bin" 0 > "$out/noise.out" 2>&1
     if grep -q "^error NSOSStatusErrorDomain $((0x7479703F))" "$out/noise.out"; then
         echo "PASS swift-package AVAudioPlayer: a file that is no sound throws kAudioFileUnsupportedFileTypeError in NSOSStatusErrorDomain"

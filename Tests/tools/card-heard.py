@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """What the virtual card played: the loud part of its recording (left channel), as
 "SECONDS s at HZ Hz, peak PEAK" ("nothing heard" if silent). With --min-seconds and
---hz, exits 1 unless at least that long a part at that pitch (within 3 Hz) was heard.
-    card-heard.py VCARD_DIR [--min-seconds S --hz F]"""
+--hz, exits 1 unless at least that long a part at that pitch (within --tolerance Hz,
+3 by default) was heard.
+    card-heard.py VCARD_DIR [--min-seconds S --hz F [--tolerance T]]"""
 import argparse, struct, sys
 
 arguments = argparse.ArgumentParser()
 arguments.add_argument("card")
 arguments.add_argument("--min-seconds", type=float)
 arguments.add_argument("--hz", type=float)
+arguments.add_argument("--tolerance", type=float, default=3)
 options = arguments.parse_args()
 raw = open(options.card + "/state.playback.raw", "rb").read()
 rate = int(open(options.card + "/state.playback.rate").read())
@@ -21,5 +23,5 @@ part = left[loud[0] : loud[-1] + 1]
 crossings = sum(1 for a, b in zip(part, part[1:]) if a < 0 <= b)
 seconds, hz = len(part) / rate, crossings * rate / len(part)
 print("%.3f s at %.1f Hz, peak %d" % (seconds, hz, max(part)))
-if options.min_seconds is not None and (seconds < options.min_seconds or abs(hz - (options.hz or 440)) >= 3):
+if options.min_seconds is not None and (seconds < options.min_seconds or abs(hz - (options.hz or 440)) >= options.tolerance):
     sys.exit(1)

@@ -37,6 +37,8 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     /// Buffers handed to the queue and not yet given back: the end is heard when the
     /// last one returns with nothing left to read.
     private var inFlight = 0
+    /// The last buffer came back and the queue was told to stop once all has played.
+    private var finishing = false
     private var settingsVolume: Float = 1
     private var settingsPan: Float = 0
     private var meteringEnabled = false
@@ -125,7 +127,11 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
             return nil
         }
         made.deliver = { [weak self] event in
-            if case .output(let buffer) = event { self?.refill(buffer, returned: true) }
+            switch event {
+            case .output(let buffer): self?.refill(buffer)
+            case .property(QueueProperty.isRunning): self?.stoppedRunning()
+            default: break
+            }
         }
         made.deliverNow = made.deliver
         Runtime.withCurrent { $0.session.attach(made.unit) }
@@ -138,6 +144,13 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         try? made.setVolume(settingsVolume)
         try? made.setPan(settingsPan)
         made.setMetering(meteringEnabled)
+        if enableRate {
+            let rate = settingsRate
+            made.setParameters {
+                $0.timePitchEnabled = 1
+                $0.playRate = rate
+            }
+        }
         queue = made
         return made
     }
@@ -146,7 +159,9 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     open func play() -> Bool {
         lock.lock()
         guard let queue = makeQueue() else { lock.unlock(); return false }
-        if playing { lock.unlock(); return true }
+        // After an interruption the queue is stopped with its buffers still enqueued:
+        // starting it again resumes them.
+        if playing && queue.isRunning { lock.unlock(); return true }
         lock.unlock()
         // As a queue's start: the session is activated (or made) first.
         guard Runtime.startingService(queue.unit) == 0 else { return false }
@@ -194,6 +209,7 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         try? queue?.stop(immediately: true)
         lock.lock()
         inFlight = 0
+        finishing = false
         position = min(played, frames) * sound.channels
         lock.unlock()
     }
@@ -222,6 +238,7 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
             if wasPlaying { try? queue?.stop(immediately: true) }
             lock.lock()
             inFlight = 0
+            finishing = false
             playing = false
             position = Int(max(0, min(newValue, duration)) * Double(sound.sampleRate)) * sound.channels
             seekBase = position / sound.channels
@@ -269,10 +286,21 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         }
     }
 
-    /// Rate changes need the queue's time-stretch, which this player does not use yet:
-    /// `rate` reads back what was set and the sound plays at 1.
+    /// Set before `prepareToPlay` (as on iOS): the queue's time-stretch then plays at
+    /// `rate` (0.5 to 2) with the pitch kept.
     open var enableRate = false
-    open var rate: Float = 1
+    open var rate: Float {
+        get { lock.lock(); defer { lock.unlock() }; return settingsRate }
+        set {
+            lock.lock()
+            settingsRate = max(0.5, min(2, newValue))
+            let queue = self.queue
+            let rate = settingsRate
+            lock.unlock()
+            queue?.setParameters { $0.playRate = rate }
+        }
+    }
+    private var settingsRate: Float = 1
 
     // MARK: metering
 
@@ -352,9 +380,9 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         if (try? queue.enqueue(buffer, descriptions: nil, descriptionCount: 0)) != nil { inFlight += 1 }
     }
 
-    /// A buffer came back from the queue: refilled and handed back, or, when nothing is
-    /// left and it was the last, the end: stopped, and the delegate told on the main thread.
-    private func refill(_ buffer: QueueBuffer, returned: Bool) {
+    /// A buffer came back from the queue: refilled and handed back; when nothing is left
+    /// and it was the last, the queue is told to stop once all has played.
+    private func refill(_ buffer: QueueBuffer) {
         lock.lock()
         guard let queue, playing else { lock.unlock(); return }
         inFlight = max(0, inFlight - 1)
@@ -363,16 +391,24 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
             lock.unlock()
             return
         }
-        let finished = inFlight == 0
-        if finished {
-            playing = false
-            position = 0
-            seekBase = 0
-            loopsLeft = numberOfLoops
-        }
+        let last = inFlight == 0 && !finishing
+        if last { finishing = true }
         lock.unlock()
-        guard finished else { return }
-        try? queue.stop(immediately: false)
+        if last { try? queue.stop(immediately: false) }
+    }
+
+    /// The queue stopped running: at the end of the sound (everything played, the
+    /// time-stretch's tail too), the player is done and its delegate told, on the main
+    /// thread. (An interruption stops it too, without a finish.)
+    private func stoppedRunning() {
+        lock.lock()
+        guard finishing, let queue, !queue.isRunning else { lock.unlock(); return }
+        finishing = false
+        playing = false
+        position = 0
+        seekBase = 0
+        loopsLeft = numberOfLoops
+        lock.unlock()
         DispatchQueue.main.async { [weak self] in
             guard let self else { return }
             self.delegate?.audioPlayerDidFinishPlaying(self, successfully: true)
