@@ -202,8 +202,10 @@ let package = Package(
             path: "Sources/Swift/AVFAudio",
             swiftSettings: publicHeaders
         ),
-        .target(name: "AVFoundation", dependencies: ["AVFAudio"], path: "Sources/Swift/AVFoundation",
-                swiftSettings: publicHeaders),
+        // What `import AVFoundation` brings on iOS: the audio classes, Foundation, and the
+        // AudioToolbox C API (linked from the ABI target: one session for both).
+        .target(name: "AVFoundation", dependencies: ["AVFAudio", "AudioToolbox", "CAudioToolbox"],
+                path: "Sources/Swift/AVFoundation", swiftSettings: publicHeaders),
         // The C ABI: @_cdecl entry points, marshalling and result codes only.
         .target(
             name: "AudioToolbox",

@@ -10,5 +10,6 @@ let package = Package(
     targets: [
         .executableTarget(name: "SessionApp", dependencies: [.product(name: "AVFoundation", package: "AudioToolbox")]),
         .executableTarget(name: "PlayerApp", dependencies: [.product(name: "AVFoundation", package: "AudioToolbox")]),
+        .executableTarget(name: "RecorderApp", dependencies: [.product(name: "AVFoundation", package: "AudioToolbox")]),
     ]
 )

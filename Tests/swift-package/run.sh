@@ -147,6 +147,50 @@ card_env=$("$prefix/bin/vcard" setup "$out/card") || { fail "vcard setup"; exit 
     fi
     export AUDIOTOOLBOX_ARBITER=local
 
+    # AVAudioRecorder: one second of the card's 440 Hz microphone, as 16 kHz WAV and as AAC
+    # in M4A, then the delegate; refused in a playback category.
+    "$prefix/bin/vcard" capture-signal tone 440 0.5
+    for format in lpcm aac; do
+        file=$out/memo.$([ "$format" = aac ] && echo m4a || echo wav)
+        rm -f "$file"
+        "$bin/RecorderApp" "$file" record 1 "$format" > "$out/recorder-$format.out" 2>&1
+        status=$?
+        finished=$(grep '^finished' "$out/recorder-$format.out")
+        measured=$(python3 - "$file" <<'PY'
+import subprocess, struct, sys
+raw = subprocess.run(["ffmpeg", "-v", "error", "-i", sys.argv[1], "-f", "s16le", "-ac", "1", "-ar", "16000", "-"],
+                     capture_output=True, check=True).stdout
+samples = struct.unpack("<%dh" % (len(raw) // 2), raw[: len(raw) // 2 * 2])
+# The loud part (an encoder's priming and padding are silent), past its first 100 ms.
+loud = [i for i, x in enumerate(samples) if abs(x) > 1000] or [0]
+part = samples[loud[0] + 1600 : loud[-1] + 1] or samples
+# Rising crossings with hysteresis (below -1000, then above +1000): a lossy codec's noise
+# around zero adds no crossings.
+crossings, low = 0, False
+for x in part:
+    if x < -1000:
+        low = True
+    elif x > 1000 and low:
+        crossings, low = crossings + 1, False
+print("%.3f %.1f %d" % (len(samples) / 16000, crossings * 16000 / max(len(part), 1), max(part or [0])))
+PY
+)
+        set -- $measured
+        if [ "$status" -eq 0 ] && [[ "$finished" == "finished successfully=true main=true recording=false peak="* ]] &&
+                python3 -c "import sys; s, hz, peak = map(float, sys.argv[1:4]); sys.exit(0 if 0.9 <= s <= 1.15 and abs(hz - 440) < 3 and peak > 8000 else 1)" $measured; then
+            echo "PASS swift-package AVAudioRecorder ($format): one second of the card's 440 Hz recorded ($1 s, $2 Hz, peak $3; $finished)"
+        else
+            echo "FAIL swift-package AVAudioRecorder ($format): exit $status, ${measured:-no file}, $(tr '\n' ' ' < "$out/recorder-$format.out")"
+        fi
+    done
+    "$bin/RecorderApp" "$out/refused.wav" playback 1 lpcm > "$out/refused.out" 2>&1
+    status=$?
+    if [ "$status" -eq 3 ] && grep -q '^record false' "$out/refused.out"; then
+        echo "PASS swift-package AVAudioRecorder: record() is refused in the playback category"
+    else
+        echo "FAIL swift-package AVAudioRecorder in playback: exit $status: $(tr '\n' ' ' < "$out/refused.out")"
+    fi
+
     "$bin/PlayerApp" "$out/noise.bin" 0 > "$out/noise.out" 2>&1
     if grep -q "^error NSOSStatusErrorDomain $((0x7479703F))" "$out/noise.out"; then
         echo "PASS swift-package AVAudioPlayer: a file that is no sound throws kAudioFileUnsupportedFileTypeError in NSOSStatusErrorDomain"
