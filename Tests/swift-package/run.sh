@@ -21,8 +21,20 @@ fail() { failed=1; echo "FAIL swift-package $1"; }
 
 # The user's folder: their package, and ours beside it under the name they cloned it as.
 rm -rf "$out/user" && mkdir -p "$out/user/app"
-cp -r "$here/Tests/swift-package/Package.swift" "$here/Tests/swift-package/Sources" "$out/user/app/"
+cp -r "$here/examples-swift/Package.swift" "$here/examples-swift/Sources" "$out/user/app/"
 ln -s "$here" "$out/user/AudioToolbox"
+# README's Swift example, word for word, as a fourth program of the package.
+mkdir -p "$out/user/app/Sources/ReadmeApp"
+awk '/^## From Swift/ {f = 1} f && /^```swift/ {g = 1; next} g && /^```/ {exit} g' "$here/README.md" \
+    > "$out/user/app/Sources/ReadmeApp/main.swift"
+python3 - "$out/user/app/Package.swift" <<'PY'
+import sys
+path = sys.argv[1]
+text = open(path).read()
+marker = '        .executableTarget(name: "PlayerApp"'
+target = '        .executableTarget(name: "ReadmeApp", dependencies: [.product(name: "AVFoundation", package: "AudioToolbox")]),\n'
+open(path, "w").write(text.replace(marker, target + marker, 1))
+PY
 # The daemon too, as a user builds it: SwiftPM puts it beside the app, where the app
 # looks for it (no make install, no AUDIOTOOLBOX_DAEMON).
 if (cd "$out/user/app" && swift build --scratch-path "$out/build" > "$out/build.log" 2>&1 &&
@@ -107,6 +119,18 @@ card_env=$("$prefix/bin/vcard" setup "$out/card") || { fail "vcard setup"; exit 
     else
         echo "FAIL swift-package AVAudioPlayer: card: ${heard:-nothing}; app: $(tr '\n' ' ' < "$out/player.out") $(head -3 "$out/player.err" | tr '\n' ' ')"
     fi
+    # README's example: song.m4a (one second of 440 Hz, AAC) heard at the card.
+    ffmpeg -v error -y -i "$out/tone.wav" -c:a aac "$out/song.m4a" && "$prefix/bin/vcard" record-reset &&
+        (cd "$out" && "$bin/ReadmeApp" > "$out/readme.out" 2>&1)
+    status=$?
+    heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --min-seconds 0.9 --hz 440)
+    toned=$?
+    if [ "$status" -eq 0 ] && [ "$toned" -eq 0 ]; then
+        echo "PASS swift-package README's Swift example plays song.m4a at the card ($heard)"
+    else
+        echo "FAIL swift-package README's Swift example: exit $status, card: ${heard:-nothing} $(head -3 "$out/readme.out" | tr '\n' ' ')"
+    fi
+
     # At rate 2 (enableRate before prepareToPlay): a 3 s file in half the time, the same pitch.
     sox -n -r 44100 -c 2 -b 16 "$out/tone3.wav" synth 3.0 sine 440 vol 0.5
     "$prefix/bin/vcard" record-reset

@@ -1,5 +1,5 @@
 // swift-tools-version: 5.10
-// A user's Swift package, outside the library's: it depends on the library's package by
+// The Swift examples, a user's package outside the library's: it depends on the library's package by
 // path (Tests/swift-package/run.sh links it in as ../AudioToolbox) and imports
 // AVFoundation as an iOS app does.
 import PackageDescription
