@@ -206,6 +206,9 @@ let package = Package(
         // AudioToolbox C API (linked from the ABI target: one session for both).
         .target(name: "AVFoundation", dependencies: ["AVFAudio", "AudioToolbox", "CAudioToolbox"],
                 path: "Sources/Swift/AVFoundation", swiftSettings: publicHeaders),
+        // make bench: AVAudioPlayer against its building blocks (bench/bench_player_queue.c).
+        .executableTarget(name: "avf-bench", dependencies: ["AVFoundation"], path: "bench/avf-bench",
+                          swiftSettings: publicHeaders),
         // The C ABI: @_cdecl entry points, marshalling and result codes only.
         .target(
             name: "AudioToolbox",

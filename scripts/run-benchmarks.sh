@@ -144,6 +144,47 @@ fi
 cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_audio_files" "$here/bench/bench_audio_files.c" $flags \
     $(pkg-config --cflags --libs libavformat libavcodec libavutil samplerate soxr) -lm
 "$out/bench_audio_files" "$out/audio-files-media"
+# AVAudioPlayer against its building blocks used directly (Audio File Services into an
+# output queue, bench_player_queue.c), the same one-second file on the virtual card:
+# play() (or AudioQueueStart) to the first loud frame the card plays, and the process's
+# CPU time; medians of 11 alternated runs.
+cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_player_queue" "$here/bench/bench_player_queue.c" $flags
+(cd "$here" && swift build -c release --disable-local-rpath -Xswiftc -no-toolchain-stdlib-rpath --product avf-bench \
+    > "$out/avf-bench-build.log" 2>&1) || { echo "avf-bench does not build (log: $out/avf-bench-build.log)"; exit 1; }
+avf_bench=$(cd "$here" && swift build -c release --disable-local-rpath -Xswiftc -no-toolchain-stdlib-rpath \
+    --show-bin-path)/avf-bench
+sox -n -r 44100 -c 2 -b 16 "$out/player.wav" synth 1.0 sine 440 vol 0.5
+rm -rf "$out/vcard-player"
+(
+    eval "$("$prefix/bin/vcard" setup "$out/vcard-player")"
+    export VCARD_DIR ALSA_CONFIG_PATH AUDIOTOOLBOX_ALSA_JACK_CTLS= AUDIOTOOLBOX_ARBITER=local
+    unset AUDIOTOOLBOX_BACKEND
+    LD_LIBRARY_PATH=$prefix/lib/audiotoolbox/swift python3 - "$prefix/bin/vcard" "$out/bench_player_queue" "$avf_bench" \
+        "$out/player.wav" <<'PY'
+import os, statistics, struct, subprocess, sys
+vcard, queue, player, media = sys.argv[1:5]
+card = os.environ["VCARD_DIR"]
+def run(program):
+    subprocess.run([vcard, "record-reset"], check=True)
+    words = subprocess.run([program, media], capture_output=True, text=True, check=True).stdout.split()
+    start, cpu = float(words[1]), float(words[3])
+    ns, first = open(card + "/state.playback.starts").read().split("\n")[0].split()
+    rate = int(open(card + "/state.playback.rate").read())
+    raw = open(card + "/state.playback.raw", "rb").read()
+    left = struct.unpack("<%dh" % (len(raw) // 2), raw[: len(raw) // 4 * 4])[0::2]
+    loud = next(i for i, x in enumerate(left) if abs(x) > 1000)
+    sound = float(ns) + (loud - int(first)) / rate * 1e9
+    return (sound - start) / 1e6, cpu
+results = {"queue": [], "player": []}
+for _ in range(11):
+    results["queue"].append(run(queue))
+    results["player"].append(run(player))
+q = [statistics.median(x[i] for x in results["queue"]) for i in (0, 1)]
+p = [statistics.median(x[i] for x in results["player"]) for i in (0, 1)]
+print("AVAudioPlayer play() to sound %.1f ms, queue used directly %.1f ms: ratio %.2f" % (p[0], q[0], p[0] / q[0]))
+print("AVAudioPlayer CPU for the 1 s file %.1f ms, queue used directly %.1f ms: ratio %.2f" % (p[1], q[1], p[1] / q[1]))
+PY
+)
 # audiosessiond with 64, 500 and 1,000 sessions: per-session cost as a ratio to 64's.
 python3 "$here/bench/bench_daemon_scale.py" "$prefix" 64 500 1000
 

@@ -51,6 +51,18 @@ pass() { passed=$((passed + 1)); echo "PASS $1"; }
 fail() { failed=$((failed + 1)); echo "FAIL $1"; }
 # A skip says why the case cannot apply here; it is counted and shown in the last line.
 skip() { skipped=$((skipped + 1)); echo "SKIP $1"; }
+# A suite's own PASS/FAIL/SKIP lines, counted here under LABEL; its other lines shown.
+relay() {
+    local label=$1 line
+    while IFS= read -r line; do
+        case "$line" in
+            "PASS "*) pass "$label${line#PASS }" ;;
+            "FAIL "*) fail "$label${line#FAIL }" ;;
+            "SKIP "*) skip "$label${line#SKIP }" ;;
+            *) echo "$line" ;;
+        esac
+    done
+}
 # The sound-server cases must run wherever the packages are (CI installs them): there a
 # stack that cannot start is a failure, not a skip.
 if command -v pipewire >/dev/null && command -v wireplumber >/dev/null && command -v pw-play >/dev/null; then
@@ -391,50 +403,23 @@ done < <("$here/Tests/patterns/run-patterns.sh" "$prefix" "$out/patterns" 2>&1)
 echo "== Programs arbitrated together by audiosessiond (Tests/arbiter)"
 # Real daemons and real processes, each case in its own runtime folder: interruptions,
 # resumption, kills, calls, 64 sessions, another uid refused. One PASS/FAIL per case.
-while IFS= read -r line; do
-    case "$line" in
-        "PASS "*) pass "arbiter ${line#PASS }" ;;
-        "FAIL "*) fail "arbiter ${line#FAIL }" ;;
-        "SKIP "*) skip "arbiter ${line#SKIP }" ;;
-        *) echo "$line" ;;
-    esac
-done < <(AUDIOTOOLBOX_ARBITER=daemon python3 "$here/Tests/arbiter/run-arbiter-tests.py" "$prefix" "$out/arbiter" 2>&1)
+relay "arbiter " < <(AUDIOTOOLBOX_ARBITER=daemon python3 "$here/Tests/arbiter/run-arbiter-tests.py" "$prefix" "$out/arbiter" 2>&1)
 
 echo "== Hostile users (Tests/hostile)"
 # Other users (uid 65534, a victim uid 65533), planted files, floods, stuck peers, each
 # case with its own runtime folder and daemons. One PASS/FAIL per case.
-while IFS= read -r line; do
-    case "$line" in
-        "PASS "*) pass "hostile ${line#PASS }" ;;
-        "FAIL "*) fail "hostile ${line#FAIL }" ;;
-        "SKIP "*) skip "hostile ${line#SKIP }" ;;
-        *) echo "$line" ;;
-    esac
-done < <(python3 "$here/Tests/hostile/run-hostile-tests.py" "$prefix" "$out/hostile" 2>&1)
+relay "hostile " < <(python3 "$here/Tests/hostile/run-hostile-tests.py" "$prefix" "$out/hostile" 2>&1)
 
 echo "== A user's Swift package: import AVFoundation (Tests/swift-package)"
 # Built from source by SwiftPM with ours as a path dependency; interrupted by a C
 # program's session through audiosessiond, resumed by its NotifyOthersOnDeactivation.
-while IFS= read -r line; do
-    case "$line" in
-        "PASS "*) pass "${line#PASS }" ;;
-        "FAIL "*) fail "${line#FAIL }" ;;
-        *) echo "$line" ;;
-    esac
-done < <("$here/Tests/swift-package/run.sh" "$prefix" "$out/swift-package" 2>&1)
+relay "" < <("$here/Tests/swift-package/run.sh" "$prefix" "$out/swift-package" 2>&1)
 
 echo "== Debian packages without the toolchain (Tests/deb)"
 # make deb (lintian included), the packages installed in a private namespace's scratch
 # layer, the toolchain hidden; README's tone and an iPhone-style player built with the
 # system's pkg-config, heard on the packaged card, interrupted by the packaged tool.
-while IFS= read -r line; do
-    case "$line" in
-        "PASS "*) pass "${line#PASS }" ;;
-        "FAIL "*) fail "${line#FAIL }" ;;
-        "SKIP "*) skip "${line#SKIP }" ;;
-        *) echo "$line" ;;
-    esac
-done < <("$here/Tests/deb/run-package-test.sh" "$out/deb" 2>&1)
+relay "" < <("$here/Tests/deb/run-package-test.sh" "$out/deb" 2>&1)
 
 echo "check: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

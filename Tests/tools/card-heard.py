@@ -15,12 +15,23 @@ options = arguments.parse_args()
 raw = open(options.card + "/state.playback.raw", "rb").read()
 rate = int(open(options.card + "/state.playback.rate").read())
 left = struct.unpack("<%dh" % (len(raw) // 4 * 2), raw[: len(raw) // 4 * 4])[0::2]
-loud = [i for i, x in enumerate(left) if abs(x) > 64]
+# The loud part: from the first to the last sample beyond a tenth of the peak (a codec's
+# quiet priming and ringing are left out).
+peak = max((abs(x) for x in left), default=0)
+threshold = max(64, peak // 10)
+loud = [i for i, x in enumerate(left) if abs(x) > threshold]
 if not loud:
     print("nothing heard")
     sys.exit(1 if options.min_seconds else 0)
 part = left[loud[0] : loud[-1] + 1]
-crossings = sum(1 for a, b in zip(part, part[1:]) if a < 0 <= b)
+# Rising crossings with hysteresis (below -threshold, then above it): noise around zero
+# adds none, a clean sine counts the same.
+crossings, low = 0, False
+for x in part:
+    if x < -threshold:
+        low = True
+    elif x > threshold and low:
+        crossings, low = crossings + 1, False
 seconds, hz = len(part) / rate, crossings * rate / len(part)
 print("%.3f s at %.1f Hz, peak %d" % (seconds, hz, max(part)))
 if options.min_seconds is not None and (seconds < options.min_seconds or abs(hz - (options.hz or 440)) >= options.tolerance):

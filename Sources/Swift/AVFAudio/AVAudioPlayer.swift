@@ -123,19 +123,14 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         if let queue { return queue }
         let format = StreamDescription.linearPCM(rate: Double(sound.sampleRate), channels: UInt32(sound.channels),
                                                  bits: 32, float: true)
-        guard let made = try? AudioQueue(direction: .output, format: format, fedWith: Runtime.withoutSession) else {
-            return nil
-        }
-        made.deliver = { [weak self] event in
+        let made = SessionQueue.make(.output, format) { [weak self] event in
             switch event {
             case .output(let buffer): self?.refill(buffer)
             case .property(QueueProperty.isRunning): self?.stoppedRunning()
             default: break
             }
         }
-        made.deliverNow = made.deliver
-        Runtime.withCurrent { $0.session.attach(made.unit) }
-        made.onDisposed = { [unowned(unsafe) made] in Runtime.withCurrent { $0.session.detach(made.unit) } }
+        guard let made else { return nil }
         let bytes = AVAudioPlayer.bufferFrames * sound.channels * 4
         for _ in 0..<3 {
             guard let buffer = try? made.allocateBuffer(capacity: bytes, descriptions: 0) else { return nil }
@@ -248,11 +243,7 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     }
 
     /// The device's clock, in seconds: for `play(atTime:)`.
-    open var deviceCurrentTime: TimeInterval {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
+    open var deviceCurrentTime: TimeInterval { SessionQueue.deviceTime }
 
     // MARK: level and place
 
@@ -335,8 +326,7 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard channel >= 0, channel < meters.count else { return -160 }
-        let linear = pick(meters[channel])
-        return linear > 0 ? max(-160, 20 * log10(linear)) : -160
+        return SessionQueue.decibels(pick(meters[channel]))
     }
 
     // MARK: feeding the queue

@@ -134,15 +134,10 @@ open class AVAudioRecorder: NSObject, @unchecked Sendable {
         } catch {
             return false
         }
-        guard let made = try? AudioQueue(direction: .input, format: client, fedWith: Runtime.withoutSession) else {
-            return false
-        }
-        made.deliver = { [weak self] event in
+        let made = SessionQueue.make(.input, client) { [weak self] event in
             if case .input(let buffer, _, _, _, _) = event { self?.received(buffer) }
         }
-        made.deliverNow = made.deliver
-        Runtime.withCurrent { $0.session.attach(made.unit) }
-        made.onDisposed = { [unowned(unsafe) made] in Runtime.withCurrent { $0.session.detach(made.unit) } }
+        guard let made else { return false }
         let bytes = Int(fileFormat.sampleRate / 10) * Int(fileFormat.channelsPerFrame) * 4
         for _ in 0..<3 {
             guard let buffer = try? made.allocateBuffer(capacity: bytes, descriptions: 0),
@@ -235,11 +230,7 @@ open class AVAudioRecorder: NSObject, @unchecked Sendable {
         return writer == nil ? 0 : Double(framesWritten) / fileFormat.sampleRate
     }
 
-    open var deviceCurrentTime: TimeInterval {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
+    open var deviceCurrentTime: TimeInterval { SessionQueue.deviceTime }
 
     /// Removes the file; only while not recording.
     @discardableResult
@@ -272,8 +263,7 @@ open class AVAudioRecorder: NSObject, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard channel >= 0, channel < meters.count else { return -160 }
-        let linear = pick(meters[channel])
-        return linear > 0 ? max(-160, 20 * log10(linear)) : -160
+        return SessionQueue.decibels(pick(meters[channel]))
     }
 
     // MARK: the queue's buffers

@@ -1,0 +1,35 @@
+internal import AudioFiles
+internal import AudioQueues
+internal import AudioSessionCore
+public import Foundation
+internal import Runtime
+
+/// What the player and the recorder share: their audio queue, made as the C API makes
+/// one (fed by the session, attached to it until disposed), the device clock, and
+/// levels in dB.
+enum SessionQueue {
+    /// A queue of the session's own, delivering its events to `deliver` on the queue's
+    /// thread.
+    static func make(_ direction: AudioQueue.Direction, _ format: StreamDescription,
+                     deliver: @escaping (QueueEvent) -> Void) -> AudioQueue? {
+        guard let queue = try? AudioQueue(direction: direction, format: format, fedWith: Runtime.withoutSession) else {
+            return nil
+        }
+        queue.deliver = deliver
+        queue.deliverNow = deliver
+        Runtime.withCurrent { $0.session.attach(queue.unit) }
+        queue.onDisposed = { [unowned(unsafe) queue] in Runtime.withCurrent { $0.session.detach(queue.unit) } }
+        return queue
+    }
+
+    /// The device clock `play(atTime:)` and `record(atTime:)` count in: seconds of the
+    /// monotonic clock.
+    static var deviceTime: TimeInterval {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    /// A linear level (0...1) in dB full scale, -160 for silence.
+    static func decibels(_ linear: Float) -> Float { linear > 0 ? max(-160, 20 * log10(linear)) : -160 }
+}
