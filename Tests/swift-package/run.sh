@@ -174,10 +174,15 @@ card_env=$("$prefix/bin/vcard" setup "$out/card") || { fail "vcard setup"; exit 
     # AVAudioRecorder: one second of the card's 440 Hz microphone, as 16 kHz WAV and as AAC
     # in M4A, then the delegate; refused in a playback category.
     "$prefix/bin/vcard" capture-signal tone 440 0.5
-    for format in lpcm aac; do
-        file=$out/memo.$([ "$format" = aac ] && echo m4a || echo wav)
+    # "paused": the lpcm memo paused after 0.4 s, then recorded on to its second.
+    for format in lpcm aac paused; do
+        file=$out/memo-$format.$([ "$format" = aac ] && echo m4a || echo wav)
         rm -f "$file"
-        "$bin/RecorderApp" "$file" record 1 "$format" > "$out/recorder-$format.out" 2>&1
+        if [ "$format" = paused ]; then
+            "$bin/RecorderApp" "$file" record 1 lpcm pause > "$out/recorder-$format.out" 2>&1
+        else
+            "$bin/RecorderApp" "$file" record 1 "$format" > "$out/recorder-$format.out" 2>&1
+        fi
         status=$?
         finished=$(grep '^finished' "$out/recorder-$format.out")
         measured=$(python3 - "$file" <<'PY'
@@ -201,6 +206,7 @@ PY
 )
         set -- $measured
         if [ "$status" -eq 0 ] && [[ "$finished" == "finished successfully=true main=true recording=false peak="* ]] &&
+                { [ "$format" != paused ] || grep -q '^resumed true' "$out/recorder-$format.out"; } &&
                 python3 -c "import sys; s, hz, peak = map(float, sys.argv[1:4]); sys.exit(0 if 0.9 <= s <= 1.15 and abs(hz - 440) < 3 and peak > 8000 else 1)" $measured; then
             echo "PASS swift-package AVAudioRecorder ($format): one second of the card's 440 Hz recorded ($1 s, $2 Hz, peak $3; $finished)"
         else

@@ -272,7 +272,14 @@ open class AVAudioRecorder: NSObject, @unchecked Sendable {
     /// handed back; the end of `record(forDuration:)` is reached here.
     private func received(_ buffer: QueueBuffer) {
         lock.lock()
-        guard let queue, let writer, recording else { lock.unlock(); return }
+        guard let queue, let writer else { lock.unlock(); return }
+        guard recording else {
+            // Paused: what was still under way is dropped, and the buffer goes back for
+            // the recording to come.
+            lock.unlock()
+            try? queue.enqueue(buffer, descriptions: nil, descriptionCount: 0)
+            return
+        }
         let header = buffer.pointer.assumingMemoryBound(to: AudioQueueBuffer.self)
         let channels = Int(fileFormat.channelsPerFrame)
         var frames = Int(header.pointee.mAudioDataByteSize) / (4 * channels)

@@ -2,7 +2,8 @@
 //   record <Bool>
 //   finished successfully=<Bool> main=<Bool> recording=<Bool> peak=<dB>
 // and exits 0 after the delegate's call; 3 if record() refused; 2 if nothing came.
-//   RecorderApp FILE CATEGORY(record|playback|playAndRecord) SECONDS FORMAT(lpcm|aac)
+//   RecorderApp FILE CATEGORY(record|playback|playAndRecord) SECONDS FORMAT(lpcm|aac) [pause]
+// With "pause", the memo is paused for a moment after 0.4 s and then goes on.
 import AVFoundation
 
 final class Memo: NSObject, AVAudioRecorderDelegate {
@@ -36,6 +37,12 @@ do {
     let started = recorder.record(forDuration: Double(arguments[3]) ?? 1)
     print("record \(started)")
     guard started else { exit(3) }
+    if arguments.count > 5 && arguments[5] == "pause" {
+        RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.4))
+        recorder.pause()
+        RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.3))
+        print("resumed \(recorder.record())")
+    }
     let deadline = Date(timeIntervalSinceNow: 30)
     while !memo.done && Date() < deadline {
         _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05))
