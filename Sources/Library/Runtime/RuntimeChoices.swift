@@ -105,10 +105,15 @@ extension Runtime {
     }
 
     /// What ALSA control names mean (ControlNames): `AUDIOTOOLBOX_ALSA_CONTROLS`, else
-    /// share/audiotoolbox/alsa-controls.conf of the installation; then the user's
-    /// $XDG_CONFIG_HOME/audiotoolbox/alsa-controls.conf, which adds to it.
+    /// share/audiotoolbox/alsa-controls.conf of the installation, else (a program built
+    /// from source by SwiftPM, never installed) the source checkout's data/ file; then
+    /// the user's $XDG_CONFIG_HOME/audiotoolbox/alsa-controls.conf, which adds to it.
     package static func loadControlNames(_ configuration: Configuration) {
-        let installed = configuration.alsaControlsFile ?? installationPrefix() + "/share/audiotoolbox/alsa-controls.conf"
+        var installed = configuration.alsaControlsFile ?? installationPrefix() + "/share/audiotoolbox/alsa-controls.conf"
+        if configuration.alsaControlsFile == nil, access(installed, F_OK) != 0, let checkout = sourceCheckoutControlNames(),
+           access(checkout, R_OK) == 0 {
+            installed = checkout
+        }
         var files = [installed]
         if let folder = configuration.configFolder { files.append(folder + "/alsa-controls.conf") }
         ControlNames.loadOnFirstUse {
@@ -116,6 +121,16 @@ extension Runtime {
             guard !read else { return }
             Log.error("no ALSA control names read (\(installed) is missing?): jacks and volumes are not recognised")
         }
+    }
+
+    /// data/alsa-controls.conf of the checkout this file was compiled from (this file is
+    /// Sources/Library/Runtime/RuntimeChoices.swift in it).
+    static func sourceCheckoutControlNames() -> String? {
+        let folders = String(#filePath).split(separator: "/", omittingEmptySubsequences: false)
+        guard folders.count > 5, folders.suffix(4) == ["Sources", "Library", "Runtime", "RuntimeChoices.swift"] else {
+            return nil
+        }
+        return folders.dropLast(4).joined(separator: "/") + "/data/alsa-controls.conf"
     }
 
     /// The program's name as `audiosession status` shows it.
