@@ -198,7 +198,8 @@ let package = Package(
         // API (one session per process), with Foundation's types.
         .target(
             name: "AVFAudio",
-            dependencies: ["Runtime", "AudioSessionCore", "AudioFiles", "AudioQueues", "CAudioToolbox"],
+            dependencies: ["Runtime", "AudioSessionCore", "AudioFiles", "AudioQueues", "AudioUnits", "Resampling",
+                           "Locking", "CAudioToolbox"],
             path: "Sources/Swift/AVFAudio",
             swiftSettings: publicHeaders
         ),

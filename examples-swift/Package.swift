@@ -10,6 +10,7 @@ let package = Package(
     targets: [
         .executableTarget(name: "SessionApp", dependencies: [.product(name: "AVFoundation", package: "AudioToolbox")]),
         .executableTarget(name: "PlayerApp", dependencies: [.product(name: "AVFoundation", package: "AudioToolbox")]),
+        .executableTarget(name: "EffectsApp", dependencies: [.product(name: "AVFoundation", package: "AudioToolbox")]),
         .executableTarget(name: "RecorderApp", dependencies: [.product(name: "AVFoundation", package: "AudioToolbox")]),
     ]
 )

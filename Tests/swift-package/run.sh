@@ -155,6 +155,42 @@ card_env=$("$prefix/bin/vcard" setup "$out/card") || { fail "vcard setup"; exit 
         echo "FAIL swift-package AVAudioPlayer at rate 2: card: ${heard:-nothing}; app: $(tr '\n' ' ' < "$out/rate.out")"
     fi
 
+    # Two players at once, panned apart (a game's two effects): the card hears both,
+    # mixed into one stream (one start of its playback), each on its side.
+    sox -n -r 44100 -c 1 -b 16 "$out/a440.wav" synth 1.5 sine 440 vol 0.4
+    sox -n -r 22050 -c 1 -b 16 "$out/a660.wav" synth 1.5 sine 660 vol 0.4
+    "$prefix/bin/vcard" record-reset
+    "$bin/EffectsApp" pair "$out/a440.wav" "$out/a660.wav" > "$out/pair.out" 2>&1
+    status=$?
+    left=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --channel left --min-seconds 1.45 --hz 440)
+    left_ok=$?
+    right=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --channel right --min-seconds 1.45 --hz 660)
+    right_ok=$?
+    starts=$(wc -l < "$VCARD_DIR/state.playback.starts" 2>/dev/null || echo 0)
+    if [ "$status" -eq 0 ] && [ "$left_ok" -eq 0 ] && [ "$right_ok" -eq 0 ] && [ "$starts" -eq 1 ] &&
+            grep -q '^pair finished=2 main=true' "$out/pair.out"; then
+        pass "AVAudioPlayer: two players at once, panned apart, mixed into one stream (left: $left; right: $right; $starts start)"
+    else
+        fail "AVAudioPlayer pair: exit $status, left: ${left:-nothing}, right: ${right:-nothing}, starts $starts; app: $(tr '\n' ' ' < "$out/pair.out")"
+    fi
+
+    # Twenty short effects (0.1 s), a new player every 150 ms, each dropped once done:
+    # twenty separate sounds heard through one stream, every delegate called on the main
+    # thread.
+    sox -n -r 44100 -c 1 -b 16 "$out/shot.wav" synth 0.1 sine 440 vol 0.4
+    "$prefix/bin/vcard" record-reset
+    "$bin/EffectsApp" burst "$out/shot.wav" 20 150 > "$out/burst.out" 2>&1
+    status=$?
+    heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --runs 20 --min-seconds 2.8 --hz 440)
+    toned=$?
+    starts=$(wc -l < "$VCARD_DIR/state.playback.starts" 2>/dev/null || echo 0)
+    if [ "$status" -eq 0 ] && [ "$toned" -eq 0 ] && [ "$starts" -eq 1 ] &&
+            grep -q '^burst finished=20 of 20 main=true' "$out/burst.out"; then
+        pass "AVAudioPlayer: 20 short players, 150 ms apart, heard as 20 sounds through one stream ($heard; $starts start)"
+    else
+        fail "AVAudioPlayer burst: exit $status, card: ${heard:-nothing}, starts $starts; app: $(tr '\n' ' ' < "$out/burst.out")"
+    fi
+
     # A music player interrupted by a C program through audiosessiond: stopped before
     # Began is posted, played again after Ended (ShouldResume), and finishing.
     "$prefix/bin/vcard" record-reset

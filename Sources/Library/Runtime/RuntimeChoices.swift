@@ -114,12 +114,12 @@ extension Runtime {
            access(checkout, R_OK) == 0 {
             installed = checkout
         }
-        var files = [installed]
-        if let folder = configuration.configFolder { files.append(folder + "/alsa-controls.conf") }
+        let chosen = installed
+        let files = [installed] + (configuration.configFolder.map { [$0 + "/alsa-controls.conf"] } ?? [])
         ControlNames.loadOnFirstUse {
             let read = ControlNames.load(files: files) { Log.error("ALSA control names: \($0)") }
             guard !read else { return }
-            Log.error("no ALSA control names read (\(installed) is missing?): jacks and volumes are not recognised")
+            Log.error("no ALSA control names read (\(chosen) is missing?): jacks and volumes are not recognised")
         }
     }
 

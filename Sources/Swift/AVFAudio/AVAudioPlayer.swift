@@ -4,6 +4,8 @@ internal import AudioSessionCore
 internal import CAudioToolbox
 public import Foundation
 internal import Glibc
+internal import Resampling
+internal import Synchronization
 internal import Runtime
 
 /// What a player tells its delegate, on the main thread.
@@ -18,9 +20,11 @@ extension AVAudioPlayerDelegate {
 }
 
 /// Plays a sound file or sound data, as iOS's AVAudioPlayer does: decoded once when it is
-/// made (any format the file API or FFmpeg reads), then played through an audio queue of
-/// the session's own, so the session governs it as it governs a C program's queue
-/// (play activates the session; an interruption stops it before the notification).
+/// made (any format the file API or FFmpeg reads), then heard as a voice of the players'
+/// mix (PlayerMixer: one stream for all the program's players), or, for a player whose
+/// rate changes, through an audio queue with a time-stretch of its own. Either way the
+/// session governs it as it governs a C program's unit or queue (play activates the
+/// session; an interruption stops it before the notification).
 open class AVAudioPlayer: NSObject, @unchecked Sendable {
     public let url: URL?
     public let data: Data?
@@ -32,6 +36,9 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     private var position = 0
     private var loopsLeft = 0
     private var queue: AudioQueue?
+    /// The player's voice in the players' mix, when it plays there (made at the first
+    /// prepareToPlay or play; a player with `enableRate` has a queue instead).
+    private var voice: MixVoice?
     private var buffers: [QueueBuffer] = []
     private var playing = false
     /// Buffers handed to the queue and not yet given back: the end is heard when the
@@ -96,6 +103,7 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
 
     deinit {
         if let queue { try? queue.dispose(immediately: true) }
+        if let voice { PlayerMixer.shared?.remove(voice) }
     }
 
     // MARK: what the sound is
@@ -114,13 +122,42 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     open func prepareToPlay() -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        return makeQueue() != nil
+        return makeVoice() != nil || makeQueue() != nil
+    }
+
+    /// The voice, made once: the sound at the mix's rate. None for a player with
+    /// `enableRate`, or when the mix is full or cannot be had (then a queue plays it).
+    /// Called with `lock` held.
+    private func makeVoice() -> MixVoice? {
+        if let voice { return voice }
+        guard queue == nil, !enableRate, let mixer = PlayerMixer.shared else { return nil }
+        let ratio = mixer.rate / Double(sound.sampleRate)
+        let samples = ratio == 1 ? sound.samples
+                                 : Resampler.convert(sound.samples, channels: sound.channels, ratio: ratio)
+        guard !samples.isEmpty else { return nil }
+        let made = MixVoice(samples, channels: sound.channels)
+        made.loopsLeft.store(numberOfLoops, ordering: .relaxed)
+        made.setGain(settingsVolume, rampFrames: 0)
+        made.panBits.store(settingsPan.bitPattern, ordering: .relaxed)
+        made.metering.store(meteringEnabled, ordering: .relaxed)
+        made.onFinished = { [weak self] in
+            guard let self else { return }
+            self.lock.lock()
+            let loops = self.numberOfLoops
+            self.lock.unlock()
+            self.voice?.loopsLeft.store(loops, ordering: .relaxed)
+            self.delegate?.audioPlayerDidFinishPlaying(self, successfully: true)
+        }
+        guard mixer.add(made) else { return nil }
+        voice = made
+        return made
     }
 
     /// The queue, made once: Float32 at the sound's rate and channels, three buffers.
     /// Called with `lock` held.
     private func makeQueue() -> AudioQueue? {
         if let queue { return queue }
+        guard voice == nil else { return nil }
         let format = StreamDescription.linearPCM(rate: Double(sound.sampleRate), channels: UInt32(sound.channels),
                                                  bits: 32, float: true)
         let made = SessionQueue.make(.output, format) { [weak self] event in
@@ -153,6 +190,10 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     @discardableResult
     open func play() -> Bool {
         lock.lock()
+        if let voice = makeVoice() {
+            lock.unlock()
+            return PlayerMixer.shared?.play(voice) ?? false
+        }
         guard let queue = makeQueue() else { lock.unlock(); return false }
         // After an interruption the queue is stopped with its buffers still enqueued:
         // starting it again resumes them.
@@ -165,7 +206,9 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         if inFlight == 0 {
             for buffer in buffers where fill(buffer) { enqueue(buffer, on: queue) }
         }
+        let drain = lastEnqueued()
         lock.unlock()
+        if drain { try? queue.stop(immediately: false) }
         do throws(QueueError) {
             _ = try queue.start()
         } catch {
@@ -187,6 +230,11 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
 
     open func pause() {
         lock.lock()
+        if let voice {
+            lock.unlock()
+            PlayerMixer.shared?.pause(voice)
+            return
+        }
         let queue = self.queue
         playing = false
         lock.unlock()
@@ -197,6 +245,11 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     /// session go idle.
     open func stop() {
         lock.lock()
+        if let voice {
+            lock.unlock()
+            PlayerMixer.shared?.pause(voice)
+            return
+        }
         let queue = self.queue
         playing = false
         let played = playedFrames(queue)
@@ -212,21 +265,38 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     open var isPlaying: Bool {
         lock.lock()
         defer { lock.unlock() }
+        if let voice { return PlayerMixer.shared?.isPlaying(voice) ?? false }
         return playing && (queue?.isRunning ?? false)
     }
 
     open var numberOfLoops: Int = 0 {
-        didSet { lock.lock(); loopsLeft = numberOfLoops; lock.unlock() }
+        didSet {
+            lock.lock()
+            loopsLeft = numberOfLoops
+            voice?.loopsLeft.store(numberOfLoops, ordering: .relaxed)
+            lock.unlock()
+        }
     }
 
     open var currentTime: TimeInterval {
         get {
             lock.lock()
             defer { lock.unlock() }
+            if let voice, let mixer = PlayerMixer.shared {
+                let seek = voice.seekRequest.load(ordering: .acquiring)
+                return Double(seek >= 0 ? seek : voice.position.load(ordering: .acquiring)) / mixer.rate
+            }
             return Double(min(playedFrames(queue), frames)) / Double(sound.sampleRate)
         }
         set {
             lock.lock()
+            if let voice, let mixer = PlayerMixer.shared {
+                let frame = Int(max(0, min(newValue, duration)) * mixer.rate)
+                voice.seekRequest.store(frame, ordering: .releasing)
+                if !voice.running.load(ordering: .acquiring) { voice.position.store(frame, ordering: .releasing) }
+                lock.unlock()
+                return
+            }
             let wasPlaying = playing
             let queue = self.queue
             lock.unlock()
@@ -253,6 +323,8 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
             lock.lock()
             settingsVolume = max(0, min(1, newValue))
             let queue = self.queue
+            voice?.setGain(settingsVolume, rampFrames: fadeFrames)
+            fadeFrames = 0
             lock.unlock()
             try? queue?.setVolume(settingsVolume)
         }
@@ -261,16 +333,21 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
     open func setVolume(_ volume: Float, fadeDuration duration: TimeInterval) {
         lock.lock()
         let queue = self.queue
+        if voice != nil, let mixer = PlayerMixer.shared { fadeFrames = Int(max(0, duration) * mixer.rate) }
         lock.unlock()
         try? queue?.setVolumeRampTime(Float(max(0, duration)))
         self.volume = volume
     }
+
+    /// Frames the next volume change of a voice takes (setVolume(_:fadeDuration:)).
+    private var fadeFrames = 0
 
     open var pan: Float {
         get { lock.lock(); defer { lock.unlock() }; return settingsPan }
         set {
             lock.lock()
             settingsPan = max(-1, min(1, newValue))
+            voice?.panBits.store(settingsPan.bitPattern, ordering: .relaxed)
             let queue = self.queue
             lock.unlock()
             try? queue?.setPan(settingsPan)
@@ -300,6 +377,7 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         set {
             lock.lock()
             meteringEnabled = newValue
+            voice?.metering.store(newValue, ordering: .relaxed)
             let queue = self.queue
             lock.unlock()
             queue?.setMetering(newValue)
@@ -310,6 +388,11 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
 
     open func updateMeters() {
         lock.lock()
+        if let voice {
+            meters = meteringEnabled ? Array(voice.levels.prefix(sound.channels == 1 ? 1 : 2)) : []
+            lock.unlock()
+            return
+        }
         let queue = self.queue
         lock.unlock()
         let levels = (try? queue?.levels()) ?? []
@@ -366,6 +449,16 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         return written > 0
     }
 
+    /// The sound's last frames are enqueued: the queue is told now to stop once they have
+    /// played (as a queue player does at the end of its file), so a time-stretch lets its
+    /// tail out right after them instead of after a period of silence. Called with `lock`
+    /// held; the caller stops the queue once it is released.
+    private func lastEnqueued() -> Bool {
+        guard position >= sound.samples.count, loopsLeft == 0, inFlight > 0, !finishing else { return false }
+        finishing = true
+        return true
+    }
+
     private func enqueue(_ buffer: QueueBuffer, on queue: AudioQueue) {
         if (try? queue.enqueue(buffer, descriptions: nil, descriptionCount: 0)) != nil { inFlight += 1 }
     }
@@ -378,7 +471,9 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         inFlight = max(0, inFlight - 1)
         if fill(buffer) {
             enqueue(buffer, on: queue)
+            let drain = lastEnqueued()
             lock.unlock()
+            if drain { try? queue.stop(immediately: false) }
             return
         }
         let last = inFlight == 0 && !finishing

@@ -1,0 +1,60 @@
+// A game's sound effects as iOS games play them: a player per effect, made when the
+// effect is needed and dropped when it is done, many of them at once. Prints for the test:
+//   pair finished=<n> main=<Bool>                    (two players at once, panned apart)
+//   burst finished=<n> of <count> main=<Bool>        (short players, one every SPACING ms)
+// and exits 0 once every delegate call came; 2 if one never did.
+//   EffectsApp pair LEFT_FILE RIGHT_FILE
+//   EffectsApp burst FILE COUNT SPACING_MS
+import AVFoundation
+
+final class Effects: NSObject, AVAudioPlayerDelegate {
+    var finished = 0
+    var allOnMain = true
+    var playing: [AVAudioPlayer] = []
+
+    func audioPlayerDidFinishPlaying(_ player: AVAudioPlayer, successfully flag: Bool) {
+        if flag { finished += 1 }
+        allOnMain = allOnMain && Thread.isMainThread
+        playing.removeAll { $0 === player }
+    }
+
+    func play(_ path: String, pan: Float = 0) -> Bool {
+        guard let player = try? AVAudioPlayer(contentsOf: URL(fileURLWithPath: path)) else { return false }
+        player.delegate = self
+        player.pan = pan
+        playing.append(player)
+        return player.play()
+    }
+}
+
+func runMain(until done: () -> Bool) -> Bool {
+    let deadline = Date(timeIntervalSinceNow: 20)
+    while !done() && Date() < deadline { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01)) }
+    return done()
+}
+
+setvbuf(stdout, nil, _IOLBF, 0)
+let arguments = CommandLine.arguments
+let effects = Effects()
+try? AVAudioSession.sharedInstance().setCategory(.ambient)
+switch arguments.count > 1 ? arguments[1] : "" {
+case "pair" where arguments.count == 4:
+    guard effects.play(arguments[2], pan: -1), effects.play(arguments[3], pan: 1) else { print("play failed"); exit(1) }
+    let done = runMain { effects.finished == 2 }
+    print("pair finished=\(effects.finished) main=\(effects.allOnMain)")
+    exit(done ? 0 : 2)
+case "burst" where arguments.count == 5:
+    let count = Int(arguments[3]) ?? 0
+    let spacing = (Double(arguments[4]) ?? 50) / 1000
+    for _ in 0..<count {
+        guard effects.play(arguments[2]) else { print("play failed"); exit(1) }
+        let turn = Date(timeIntervalSinceNow: spacing)
+        while Date() < turn { _ = RunLoop.main.run(mode: .default, before: turn) }
+    }
+    let done = runMain { effects.finished == count }
+    print("burst finished=\(effects.finished) of \(count) main=\(effects.allOnMain)")
+    exit(done ? 0 : 2)
+default:
+    print("usage: EffectsApp pair LEFT_FILE RIGHT_FILE | burst FILE COUNT SPACING_MS")
+    exit(64)
+}
