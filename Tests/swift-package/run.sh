@@ -191,6 +191,25 @@ card_env=$("$prefix/bin/vcard" setup "$out/card") || { fail "vcard setup"; exit 
         fail "AVAudioPlayer burst: exit $status, card: ${heard:-nothing}, starts $starts; app: $(tr '\n' ' ' < "$out/burst.out")"
     fi
 
+    # The same burst, watched (Tests/c/rt_watch.c, preloaded): once the mix's stream is
+    # steady, its real-time thread allocates nothing, waits for no lock and shares none
+    # with the threads making, playing and dropping players meanwhile, and never sleeps.
+    if cc -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -o "$out/rt_watch.so" "$here/Tests/c/rt_watch.c" -ldl -lpthread; then
+        rm -f "$out/rtwatch.txt"
+        LD_PRELOAD=$out/rt_watch.so RTWATCH_REPORT=$out/rtwatch.txt "$bin/EffectsApp" burst "$out/shot.wav" 20 150 \
+            > "$out/burst-watched.out" 2>&1
+        status=$?
+        watched=$(cat "$out/rtwatch.txt" 2>/dev/null)
+        if [ "$status" -eq 0 ] && [[ "$watched" =~ periods=([0-9]+)\ allocations=0\ frees=0\ lockwaits=0\ shared=0\ blocking=0\ others=([0-9]+) ]] &&
+                [ "${BASH_REMATCH[1]}" -ge 60 ] && [ "${BASH_REMATCH[2]}" -gt 0 ]; then
+            pass "AVAudioPlayer: the mix's real-time thread allocates, locks and waits for nothing while players come and go ($watched)"
+        else
+            fail "AVAudioPlayer real time: exit $status, ${watched:-no report}"
+        fi
+    else
+        fail "rt_watch.so does not build"
+    fi
+
     # A music player interrupted by a C program through audiosessiond: stopped before
     # Began is posted, played again after Ended (ShouldResume), and finishing.
     "$prefix/bin/vcard" record-reset
