@@ -184,6 +184,29 @@ p = [statistics.median(x[i] for x in results["player"]) for i in (0, 1)]
 print("AVAudioPlayer play() to sound %.1f ms, queue used directly %.1f ms: ratio %.2f" % (p[0], q[0], p[0] / q[0]))
 print("AVAudioPlayer CPU for the 1 s file %.1f ms, queue used directly %.1f ms: ratio %.2f" % (p[1], q[1], p[1] / q[1]))
 PY
+    # Many short players (a game's effects): 20 players of a 0.1 s sound, one every 20 ms,
+    # through the players' mix against a queue (and a stream) each; streams the card saw
+    # opened, CPU and peak RSS, medians of 5 alternated runs.
+    sox -n -r 44100 -c 1 -b 16 "$out/shot.wav" synth 0.1 sine 440 vol 0.4
+    LD_LIBRARY_PATH=$prefix/lib/audiotoolbox/swift python3 - "$prefix/bin/vcard" "$avf_bench" "$out/shot.wav" <<'PY'
+import os, statistics, subprocess, sys
+vcard, bench, media = sys.argv[1:4]
+card = os.environ["VCARD_DIR"]
+def run(mode):
+    subprocess.run([vcard, "record-reset"], check=True)
+    words = subprocess.run([bench, "burst", media, "20", mode], capture_output=True, text=True, check=True).stdout.split()
+    starts = len(open(card + "/state.playback.starts").read().split("\n")) - 1
+    return starts, float(words[1]), int(words[3]) / 1024
+results = {"mix": [], "queues": []}
+for _ in range(5):
+    for mode in results:
+        results[mode].append(run(mode))
+m = [statistics.median(x[i] for x in results["mix"]) for i in (0, 1, 2)]
+q = [statistics.median(x[i] for x in results["queues"]) for i in (0, 1, 2)]
+print("20 short players: streams opened %d through the mix, %d with a queue each: ratio %.2f" % (m[0], q[0], m[0] / q[0]))
+print("20 short players: CPU %.1f ms through the mix, %.1f ms with a queue each: ratio %.2f" % (m[1], q[1], m[1] / q[1]))
+print("20 short players: peak RSS %.1f MB through the mix, %.1f MB with a queue each: ratio %.2f" % (m[2], q[2], m[2] / q[2]))
+PY
 )
 # audiosessiond with 64, 500 and 1,000 sessions: per-session cost as a ratio to 64's.
 python3 "$here/bench/bench_daemon_scale.py" "$prefix" 64 500 1000

@@ -1,30 +1,62 @@
-// The AVAudioPlayer benchmark: a file played by AVAudioPlayer as an app plays it
-// (prepareToPlay, then play(), done at the delegate's call). Prints "start NS cpu MS":
-// CLOCK_MONOTONIC at play() and the process's CPU time at the end, as
-// bench_player_queue.c does for the same file through an audio queue directly.
+// The AVAudioPlayer benchmark.
 //   avf-bench FILE
+// A file played by AVAudioPlayer as an app plays it (prepareToPlay, then play(), done at
+// the delegate's call). Prints "start NS cpu MS": CLOCK_MONOTONIC at play() and the
+// process's CPU time at the end, as bench_player_queue.c does for the same file through
+// an audio queue directly.
+//   avf-bench burst FILE COUNT mix|queues
+// A game's effects: COUNT players of FILE, one started every 20 ms, each dropped once it
+// has finished. "mix" plays them as the library does (the players' mix); "queues" sets
+// enableRate on each, which gives every player a queue (and a stream) of its own, as
+// before the mix. Prints "cpu MS rss KB" (CPU time and peak resident size at the end).
 import AVFoundation
 
 final class Done: NSObject, AVAudioPlayerDelegate {
-    var finished = false
-    func audioPlayerDidFinishPlaying(_ player: AVAudioPlayer, successfully flag: Bool) { finished = true }
+    var finished = 0
+    var players: [AVAudioPlayer] = []
+    func audioPlayerDidFinishPlaying(_ player: AVAudioPlayer, successfully flag: Bool) {
+        finished += 1
+        players.removeAll { $0 === player }
+    }
 }
 
+func usage() -> (cpu: Double, rss: Int) {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e3
+        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e3
+    return (cpu, usage.ru_maxrss)
+}
+
+let arguments = CommandLine.arguments
 let done = Done()
+if arguments.count == 5 && arguments[1] == "burst" {
+    let url = URL(fileURLWithPath: arguments[2])
+    let count = Int(arguments[3]) ?? 0
+    for _ in 0..<count {
+        guard let player = try? AVAudioPlayer(contentsOf: url) else { exit(1) }
+        player.delegate = done
+        if arguments[4] == "queues" { player.enableRate = true }
+        done.players.append(player)
+        guard player.play() else { exit(1) }
+        let turn = Date(timeIntervalSinceNow: 0.02)
+        while Date() < turn { _ = RunLoop.main.run(mode: .default, before: turn) }
+    }
+    while done.finished < count { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01)) }
+    let (cpu, rss) = usage()
+    print(String(format: "cpu %.3f rss %d", cpu, rss))
+    exit(0)
+}
 do {
-    let player = try AVAudioPlayer(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1]))
+    let player = try AVAudioPlayer(contentsOf: URL(fileURLWithPath: arguments[1]))
     player.delegate = done
     player.prepareToPlay()
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     let start = Double(now.tv_sec) * 1e9 + Double(now.tv_nsec)
     guard player.play() else { exit(1) }
-    while !done.finished { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01)) }
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e3
-        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e3
-    print(String(format: "start %.0f cpu %.3f", start, cpu))
+    while done.finished == 0 { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01)) }
+    print(String(format: "start %.0f cpu %.3f", start, usage().cpu))
 } catch {
     exit(1)
 }

@@ -132,8 +132,11 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         if let voice { return voice }
         guard queue == nil, !enableRate, let mixer = PlayerMixer.shared else { return nil }
         let ratio = mixer.rate / Double(sound.sampleRate)
+        // The conversion a device stream applies to a unit of another rate (the queue's
+        // path), made once here instead of on every play.
         let samples = ratio == 1 ? sound.samples
-                                 : Resampler.convert(sound.samples, channels: sound.channels, ratio: ratio)
+                                 : Resampler.convert(sound.samples, channels: sound.channels, ratio: ratio,
+                                                     quality: .fastest)
         guard !samples.isEmpty else { return nil }
         let made = MixVoice(samples, channels: sound.channels)
         made.loopsLeft.store(numberOfLoops, ordering: .relaxed)
