@@ -324,13 +324,21 @@ static void writing(void)
 {
     long size16 = 0;
     short *s16 = slurp("source.s16", &size16);
-    struct { const char *name; AudioFileTypeID type; AudioStreamBasicDescription format; const char *codec; } cases[] = {
-        {"out16.wav", kAudioFileWAVEType, pcmFormat(44100, 2, 16, 0), "pcm_s16le"},
-        {"outf.wav", kAudioFileWAVEType, pcmFormat(44100, 2, 32, 1), "pcm_f32le"},
-        {"out16.aiff", kAudioFileAIFFType, pcmFormat(44100, 2, 16, 0), "pcm_s16be"},
-        {"out24.caf", kAudioFileCAFType, pcmFormat(44100, 2, 24, 0), "pcm_s24le"},
-        {"out.m4a", kAudioFileM4AType, {44100, kAudioFormatMPEG4AAC, 0, 0, 0, 0, 2, 0, 0}, "aac"},
-        {"outaac.caf", kAudioFileCAFType, {44100, kAudioFormatMPEG4AAC, 0, 0, 0, 0, 2, 0, 0}, "aac"},
+    /* minSNR: what an encoded file must read back at (Apple Lossless: bit for bit, as
+     * far as 16-bit samples go; IMA4 is 4-bit ADPCM). */
+    struct { const char *name; AudioFileTypeID type; AudioStreamBasicDescription format; const char *codec; double minSNR; }
+    cases[] = {
+        {"out16.wav", kAudioFileWAVEType, pcmFormat(44100, 2, 16, 0), "pcm_s16le", 0},
+        {"outf.wav", kAudioFileWAVEType, pcmFormat(44100, 2, 32, 1), "pcm_f32le", 0},
+        {"out16.aiff", kAudioFileAIFFType, pcmFormat(44100, 2, 16, 0), "pcm_s16be", 0},
+        {"out24.caf", kAudioFileCAFType, pcmFormat(44100, 2, 24, 0), "pcm_s24le", 0},
+        {"out.m4a", kAudioFileM4AType, {44100, kAudioFormatMPEG4AAC, 0, 0, 0, 0, 2, 0, 0}, "aac", 30},
+        {"outaac.caf", kAudioFileCAFType, {44100, kAudioFormatMPEG4AAC, 0, 0, 0, 0, 2, 0, 0}, "aac", 30},
+        {"outalac.m4a", kAudioFileM4AType, {44100, kAudioFormatAppleLossless, kAppleLosslessFormatFlag_16BitSourceData, 0, 4096, 0, 2, 0, 0},
+         "alac", 90},
+        {"outalac.caf", kAudioFileCAFType, {44100, kAudioFormatAppleLossless, kAppleLosslessFormatFlag_16BitSourceData, 0, 4096, 0, 2, 0, 0},
+         "alac", 90},
+        {"outima4.caf", kAudioFileCAFType, {44100, kAudioFormatAppleIMA4, 0, 68, 64, 0, 2, 0, 0}, "adpcm_ima_qt", 20},
     };
     cases[2].format.mFormatFlags |= kAudioFormatFlagIsBigEndian;
     for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -381,7 +389,7 @@ static void writing(void)
             free(back);
         } else {
             if (cases[i].type == kAudioFileM4AType)
-                CHECK(duration == 44100, "out.m4a: ffprobe's length %ld frames, after its priming", duration);
+                CHECK(duration == 44100, "%s: ffprobe's length %ld frames, after its priming", cases[i].name, duration);
             /* ffmpeg decodes all of it (its own decoder, not ours). */
             snprintf(command, sizeof command, "ffmpeg -nostdin -v error -i '%s' -f s16le -ac 2 -ar 44100 '%s/ffdecoded.s16' -y", path,
                      media);
@@ -396,7 +404,8 @@ static void writing(void)
             long sizeF = 0;
             float *f32 = slurp("source.f32", &sizeF);
             double quality = frames == 44100 && f32 ? snr(data + 4096, f32 + 4096, 88200 - 8192) : 0;
-            CHECK(quality >= 30, "%s: what we encoded reads back as the source (%.1f dB)", cases[i].name, quality);
+            CHECK(quality >= cases[i].minSNR, "%s: what we encoded reads back as the source (%.1f dB, at least %.0f)",
+                  cases[i].name, quality, cases[i].minSNR);
             printf("measured: %s written by us, read back at %.1f dB SNR\n", cases[i].name, quality);
             free(f32);
             free(data);
@@ -766,6 +775,90 @@ static void decodingConverter(void)
     AudioFileClose(f.file);
 }
 
+/* Encoding as Apple's ConvertFile sample does it: a converter from PCM to the file's
+ * format, its compression cookie given to the file, then FillComplexBuffer into a
+ * buffer of MaximumOutputPacketSize packets, written with AudioFileWritePackets; FFmpeg
+ * (not our decoder) reads the file back. Apple Lossless gives packet descriptions;
+ * IMA4, of fixed-size packets, is pulled without them. */
+static void encodingConverter(void)
+{
+    long size16 = 0;
+    short *s16 = slurp("source.s16", &size16);
+    struct {
+        const char *name;
+        AudioStreamBasicDescription format;
+        int descriptions;
+        double minSNR;
+    } cases[] = {
+        {"convalac.caf", {44100, kAudioFormatAppleLossless, kAppleLosslessFormatFlag_16BitSourceData, 0, 4096, 0, 2, 0, 0}, 1, 90},
+        {"convima4.caf", {44100, kAudioFormatAppleIMA4, 0, 68, 64, 0, 2, 0, 0}, 0, 20},
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof *cases; i++) {
+        AudioStreamBasicDescription from = pcmFormat(44100, 2, 16, 0);
+        AudioConverterRef c = NULL;
+        CHECK_STATUS(AudioConverterNew(&from, &cases[i].format, &c), noErr);
+        if (!c) continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", media, cases[i].name);
+        CFURLRef url = urlOf(path);
+        AudioFileID file = NULL;
+        CHECK_STATUS(AudioFileCreateWithURL(url, kAudioFileCAFType, &cases[i].format, kAudioFileFlags_EraseFile, &file), noErr);
+        CFRelease(url);
+        UInt32 cookieSize = 0;
+        if (AudioConverterGetPropertyInfo(c, kAudioConverterCompressionMagicCookie, &cookieSize, NULL) == noErr && cookieSize) {
+            void *cookie = malloc(cookieSize);
+            CHECK_STATUS(AudioConverterGetProperty(c, kAudioConverterCompressionMagicCookie, &cookieSize, cookie), noErr);
+            CHECK_STATUS(AudioFileSetProperty(file, kAudioFilePropertyMagicCookieData, cookieSize, cookie), noErr);
+            free(cookie);
+        }
+        UInt32 maximum = 0, size = sizeof maximum;
+        CHECK_STATUS(AudioConverterGetProperty(c, kAudioConverterPropertyMaximumOutputPacketSize, &size, &maximum), noErr);
+        CHECK(maximum > 0, "%s: a maximum packet size (%u)", cases[i].name, (unsigned)maximum);
+        enum { PACKETS = 8 };
+        char *buffer = malloc((size_t)maximum * PACKETS);
+        AudioStreamPacketDescription descriptions[PACKETS];
+        struct Feed f = {s16, 44100, 0, 1000, noErr, 0};
+        SInt64 written = 0;
+        OSStatus status = noErr;
+        for (int turns = 0; turns < 100000; turns++) {
+            UInt32 packets = PACKETS;
+            AudioBufferList list = {1, {{2, maximum * PACKETS, buffer}}};
+            status = AudioConverterFillComplexBuffer(c, feed, &f, &packets, &list,
+                                                     cases[i].descriptions ? descriptions : NULL);
+            if (status || packets == 0) break;
+            OSStatus wrote = AudioFileWritePackets(file, false, list.mBuffers[0].mDataByteSize,
+                                                   cases[i].descriptions ? descriptions : NULL, written, &packets, buffer);
+            if (wrote) { CHECK_STATUS(wrote, noErr); break; }
+            written += packets;
+        }
+        CHECK_STATUS(status, noErr);
+        CHECK_STATUS(AudioFileClose(file), noErr);
+        CHECK_STATUS(AudioConverterDispose(c), noErr);
+        free(buffer);
+        /* FFmpeg reads it: the source's samples back, the length whole packets make. */
+        char command[2048];
+        snprintf(command, sizeof command, "ffmpeg -nostdin -v error -i '%s' -f s16le -ac 2 -ar 44100 '%s/convdecoded.s16' -y", path,
+                 media);
+        CHECK(system(command) == 0, "%s: ffmpeg decodes it", cases[i].name);
+        long decodedSize = 0;
+        short *decoded = slurp("convdecoded.s16", &decodedSize);
+        long frames = decodedSize / 4;
+        CHECK(frames >= 44100 && frames < 44100 + 4096, "%s: %lld packets decode to %ld frames", cases[i].name,
+              (long long)written, frames);
+        double signal = 0, noise = 0;
+        for (long k = 0; decoded && frames >= 44100 && k < 88200; k++) {
+            signal += (double)s16[k] * s16[k];
+            noise += ((double)decoded[k] - s16[k]) * ((double)decoded[k] - s16[k]);
+        }
+        double quality = noise > 0 ? 10 * log10(signal / noise) : 200;
+        CHECK(quality >= cases[i].minSNR, "%s: FFmpeg reads back the source at %.1f dB (at least %.0f)", cases[i].name, quality,
+              cases[i].minSNR);
+        printf("measured: %s encoded by AudioConverter, read by FFmpeg at %.1f dB SNR\n", cases[i].name, quality);
+        free(decoded);
+    }
+    free(s16);
+}
+
 static void formats(void)
 {
     AudioStreamBasicDescription d = {0};
@@ -783,9 +876,13 @@ static void formats(void)
     CHECK_STATUS(AudioFormatGetPropertyInfo(kAudioFormatProperty_EncodeFormatIDs, 0, NULL, &idsSize), noErr);
     UInt32 ids[16] = {0};
     CHECK_STATUS(AudioFormatGetProperty(kAudioFormatProperty_EncodeFormatIDs, 0, NULL, &idsSize, ids), noErr);
-    int aac = 0;
-    for (UInt32 i = 0; i < idsSize / 4; i++) aac |= ids[i] == kAudioFormatMPEG4AAC;
-    CHECK(aac, "AAC is among the encoders");
+    int aac = 0, alac = 0, ima4 = 0;
+    for (UInt32 i = 0; i < idsSize / 4; i++) {
+        aac |= ids[i] == kAudioFormatMPEG4AAC;
+        alac |= ids[i] == kAudioFormatAppleLossless;
+        ima4 |= ids[i] == kAudioFormatAppleIMA4;
+    }
+    CHECK(aac && alac && ima4, "AAC, Apple Lossless and IMA4 are among the encoders (%d %d %d)", aac, alac, ima4);
     CFStringRef name = NULL;
     size = sizeof name;
     CHECK_STATUS(AudioFormatGetProperty(kAudioFormatProperty_FormatName, sizeof d, &d, &size, &name), noErr);
@@ -973,6 +1070,7 @@ int main(int argc, char **argv)
     badFiles();
     converter();
     decodingConverter();
+    encodingConverter();
     formats();
     infoDictionaries();
     hostile();

@@ -235,17 +235,23 @@ card_env=$("$prefix/bin/vcard" setup "$out/card") || { fail "vcard setup"; exit 
     fi
     export AUDIOTOOLBOX_ARBITER=local
 
-    # AVAudioRecorder: one second of the card's 440 Hz microphone, as 16 kHz WAV and as AAC
-    # in M4A, then the delegate; refused in a playback category.
+    # AVAudioRecorder: one second of the card's 440 Hz microphone, as 16 kHz WAV, AAC and
+    # Apple Lossless in M4A, Apple Lossless and IMA4 in CAF (each read back by FFmpeg),
+    # then the delegate; refused in a playback category.
     "$prefix/bin/vcard" capture-signal tone 440 0.5
     # "paused": the lpcm memo paused after 0.4 s, then recorded on to its second.
-    for format in lpcm aac paused; do
-        file=$out/memo-$format.$([ "$format" = aac ] && echo m4a || echo wav)
+    for format in lpcm aac alac alac.caf ima4 paused; do
+        case $format in
+            aac|alac) file=$out/memo-$format.m4a ;;
+            alac.caf) file=$out/memo-alac.caf ;;
+            ima4) file=$out/memo-ima4.caf ;;
+            *) file=$out/memo-$format.wav ;;
+        esac
         rm -f "$file"
         if [ "$format" = paused ]; then
             "$bin/RecorderApp" "$file" record 1 lpcm pause > "$out/recorder-$format.out" 2>&1
         else
-            "$bin/RecorderApp" "$file" record 1 "$format" > "$out/recorder-$format.out" 2>&1
+            "$bin/RecorderApp" "$file" record 1 "${format%.caf}" > "$out/recorder-$format.out" 2>&1
         fi
         status=$?
         finished=$(grep '^finished' "$out/recorder-$format.out")

@@ -448,12 +448,31 @@ struct MediaEncoder {
     AVFrame *frame;
     AVPacket *packet;
     int ended;
+    int padsLast; /* the codec takes whole packets only: a short last one is padded */
 };
 
-MediaEncoder *MediaEncoderOpen(MediaCodec codec, int sampleRate, int channels, int64_t bitRate) {
+MediaEncoder *MediaEncoderOpen(MediaCodec codec, int sampleRate, int channels, int64_t bitRate, int bits) {
     if (!MediaCodecsAvailable()) return NULL;
-    if (codec != MediaCodecAAC || channels < 1 || channels > 8 || sampleRate < 8000 || sampleRate > 96000) return NULL;
-    const AVCodec *encoder = ff_avcodec_find_encoder(AV_CODEC_ID_AAC);
+    if (channels < 1 || channels > 8 || sampleRate < 8000 || sampleRate > (codec == MediaCodecAAC ? 96000 : 384000))
+        return NULL;
+    if (bits == 0) bits = 16;
+    enum AVCodecID id;
+    enum AVSampleFormat format;
+    switch (codec) {
+    case MediaCodecAAC: id = AV_CODEC_ID_AAC; format = AV_SAMPLE_FMT_FLTP; break;
+    case MediaCodecALAC:
+        if (bits != 16 && bits != 24) return NULL;
+        id = AV_CODEC_ID_ALAC;
+        format = bits == 16 ? AV_SAMPLE_FMT_S16P : AV_SAMPLE_FMT_S32P;
+        break;
+    case MediaCodecIMA4:
+        if (channels > 2) return NULL; /* FFmpeg's encoder takes mono or stereo */
+        id = AV_CODEC_ID_ADPCM_IMA_QT;
+        format = AV_SAMPLE_FMT_S16P;
+        break;
+    default: return NULL;
+    }
+    const AVCodec *encoder = ff_avcodec_find_encoder(id);
     if (!encoder) return NULL;
     MediaEncoder *e = ff_av_mallocz(sizeof *e);
     if (!e) return NULL;
@@ -463,12 +482,16 @@ MediaEncoder *MediaEncoderOpen(MediaCodec codec, int sampleRate, int channels, i
     if (!e->context || !e->frame || !e->packet) { MediaEncoderClose(e); return NULL; }
     e->context->sample_rate = sampleRate;
     ff_av_channel_layout_default(&e->context->ch_layout, channels);
-    e->context->sample_fmt = AV_SAMPLE_FMT_FLTP;
-    e->context->bit_rate = bitRate > 0 ? bitRate : 64000 * channels;
+    e->context->sample_fmt = format;
     e->context->time_base = (AVRational){1, sampleRate};
-    // Global header: the configuration goes to extradata (the magic cookie), not ADTS.
-    e->context->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    if (codec == MediaCodecAAC) {
+        e->context->bit_rate = bitRate > 0 ? bitRate : 64000 * channels;
+        // Global header: the configuration goes to extradata (the magic cookie), not ADTS.
+        e->context->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    }
+    if (codec == MediaCodecALAC) e->context->bits_per_raw_sample = bits;
     if (ff_avcodec_open2(e->context, encoder, NULL) < 0) { MediaEncoderClose(e); return NULL; }
+    e->padsLast = !(encoder->capabilities & AV_CODEC_CAP_SMALL_LAST_FRAME);
     return e;
 }
 
@@ -481,6 +504,13 @@ const uint8_t *MediaEncoderConfig(const MediaEncoder *e, int *outSize) {
     return e->context->extradata;
 }
 
+/* A float sample as a signed integer of full scale `scale`, rounded, clipped. */
+static int32_t scaled(float v, float scale) {
+    float x = v * scale;
+    x = x < -scale ? -scale : x > scale - 1 ? scale - 1 : x;
+    return (int32_t)(x < 0 ? x - 0.5f : x + 0.5f);
+}
+
 int MediaEncoderSend(MediaEncoder *e, const float *interleaved, int frames) {
     if (!interleaved || frames <= 0) {
         if (e->ended) return 0;
@@ -489,15 +519,24 @@ int MediaEncoderSend(MediaEncoder *e, const float *interleaved, int frames) {
     }
     int channels = e->context->ch_layout.nb_channels;
     if (frames > e->context->frame_size) return -1;
+    int size = e->padsLast ? e->context->frame_size : frames;
     ff_av_frame_unref(e->frame);
-    e->frame->format = AV_SAMPLE_FMT_FLTP;
-    e->frame->nb_samples = frames;
+    e->frame->format = e->context->sample_fmt;
+    e->frame->nb_samples = size;
     e->frame->sample_rate = e->context->sample_rate;
     if (ff_av_channel_layout_copy(&e->frame->ch_layout, &e->context->ch_layout) < 0) return -1;
     if (ff_av_frame_get_buffer(e->frame, 0) < 0) return -1;
     for (int c = 0; c < channels; c++) {
-        float *plane = (float *)e->frame->extended_data[c];
-        for (int i = 0; i < frames; i++) plane[i] = interleaved[(size_t)i * (size_t)channels + (size_t)c];
+        void *plane = e->frame->extended_data[c];
+        for (int i = 0; i < size; i++) {
+            float v = i < frames ? interleaved[(size_t)i * (size_t)channels + (size_t)c] : 0;
+            switch (e->context->sample_fmt) {
+            case AV_SAMPLE_FMT_S16P: ((int16_t *)plane)[i] = (int16_t)scaled(v, 32768.0f); break;
+            /* 24 bits, high-aligned in 32 as FFmpeg's ALAC encoder reads them */
+            case AV_SAMPLE_FMT_S32P: ((int32_t *)plane)[i] = scaled(v, 8388608.0f) * 256; break;
+            default: ((float *)plane)[i] = v; break;
+            }
+        }
     }
     return ff_avcodec_send_frame(e->context, e->frame) < 0 ? -1 : 0;
 }

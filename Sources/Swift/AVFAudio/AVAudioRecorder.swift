@@ -73,8 +73,24 @@ open class AVAudioRecorder: NSObject, @unchecked Sendable {
             fileFormat = StreamDescription(sampleRate: rate, formatID: FormatID.mpeg4AAC, formatFlags: 0, bytesPerPacket: 0,
                                            framesPerPacket: 1024, bytesPerFrame: 0, channelsPerFrame: channels,
                                            bitsPerChannel: 0)
+        case FormatID.appleLossless:
+            // 16-bit source unless the bit depth hint asks for 24 (flags 1 and 3 say which).
+            let depth = AVAudioRecorder.number(settings[AVEncoderBitDepthHintKey])?.intValue ?? 16
+            guard type == FileType.m4a || type == FileType.caf, depth == 16 || depth == 24 else {
+                throw AVAudioSession.error(AudioFileStatus.unsupportedDataFormat.code)
+            }
+            fileFormat = StreamDescription(sampleRate: rate, formatID: FormatID.appleLossless,
+                                           formatFlags: depth == 24 ? 3 : 1, bytesPerPacket: 0, framesPerPacket: 4096,
+                                           bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
+        case FormatID.appleIMA4:
+            // 64 frames in 34 bytes a channel; CAF holds it (our AIFF writer keeps to PCM).
+            guard type == FileType.caf, channels <= 2 else {
+                throw AVAudioSession.error(AudioFileStatus.unsupportedDataFormat.code)
+            }
+            fileFormat = StreamDescription(sampleRate: rate, formatID: FormatID.appleIMA4, formatFlags: 0,
+                                           bytesPerPacket: 34 * channels, framesPerPacket: 64, bytesPerFrame: 0,
+                                           channelsPerFrame: channels, bitsPerChannel: 0)
         default:
-            // ALAC and IMA4 have no encoder here (docs/API.md).
             throw AVAudioSession.error(AudioFileStatus.unsupportedDataFormat.code)
         }
         fileType = type

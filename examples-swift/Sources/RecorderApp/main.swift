@@ -2,7 +2,8 @@
 //   record <Bool>
 //   finished successfully=<Bool> main=<Bool> recording=<Bool> peak=<dB>
 // and exits 0 after the delegate's call; 3 if record() refused; 2 if nothing came.
-//   RecorderApp FILE CATEGORY(record|playback|playAndRecord) SECONDS FORMAT(lpcm|aac) [pause]
+//   RecorderApp FILE CATEGORY(record|playback|playAndRecord) SECONDS FORMAT(lpcm|aac|alac|ima4) [pause]
+// The file's extension picks the container (.wav, .m4a, .caf), as on iOS.
 // With "pause", the memo is paused for a moment after 0.4 s and then goes on.
 import AVFoundation
 
@@ -20,13 +21,14 @@ setvbuf(stdout, nil, _IOLBF, 0)
 let arguments = CommandLine.arguments
 let categories: [String: AVAudioSession.Category] = ["record": .record, "playback": .playback,
                                                      "playAndRecord": .playAndRecord]
+let formats = ["aac": kAudioFormatMPEG4AAC, "alac": kAudioFormatAppleLossless, "ima4": kAudioFormatAppleIMA4]
 let memo = Memo()
 do {
     let session = AVAudioSession.sharedInstance()
     try session.setCategory(categories[arguments[2]] ?? .record, mode: .default, options: [])
     try session.setActive(true)
     let settings: [String: Any] = [
-        AVFormatIDKey: Int(arguments[4] == "aac" ? kAudioFormatMPEG4AAC : kAudioFormatLinearPCM),
+        AVFormatIDKey: Int(formats[arguments[4]] ?? kAudioFormatLinearPCM),
         AVSampleRateKey: 16_000.0,
         AVNumberOfChannelsKey: 1,
         AVEncoderAudioQualityKey: AVAudioQuality.high.rawValue,

@@ -100,13 +100,17 @@ int MediaDecoderSampleRate(const MediaDecoder *decoder);
 void MediaDecoderReset(MediaDecoder *decoder);
 void MediaDecoderClose(MediaDecoder *decoder);
 
-/* Encoding interleaved Float32 to AAC-LC. */
+/* Encoding interleaved Float32 to AAC-LC, Apple Lossless (16 or 24 bits: `bits`) or
+ * IMA4. bitRate is AAC's (0: the default); bits is ALAC's (0: 16). */
 typedef struct MediaEncoder MediaEncoder;
-MediaEncoder *MediaEncoderOpen(MediaCodec codec, int sampleRate, int channels, int64_t bitRate);
+MediaEncoder *MediaEncoderOpen(MediaCodec codec, int sampleRate, int channels, int64_t bitRate, int bits);
 int MediaEncoderFrameSize(const MediaEncoder *encoder);       /* frames per packet */
 int MediaEncoderPriming(const MediaEncoder *encoder);         /* frames of encoder delay */
-const uint8_t *MediaEncoderConfig(const MediaEncoder *encoder, int *outSize); /* AudioSpecificConfig */
-/* Sends exactly FrameSize frames (fewer only for the last); NULL, 0 ends the stream. */
+/* AAC: the AudioSpecificConfig; ALAC: the 'alac' atom (12 bytes, then the 24-byte
+ * ALACSpecificConfig); IMA4: none (size 0). */
+const uint8_t *MediaEncoderConfig(const MediaEncoder *encoder, int *outSize);
+/* Sends exactly FrameSize frames (fewer only for the last, which a codec of fixed-size
+ * packets gets padded with silence); NULL, 0 ends the stream. */
 int MediaEncoderSend(MediaEncoder *encoder, const float *interleaved, int frames);
 /* The next packet: 1, 0 if it needs more input, -1 at the end. data is valid until the next call. */
 int MediaEncoderReceive(MediaEncoder *encoder, const uint8_t **data, int *size, int64_t *frames);

@@ -8,7 +8,7 @@ import Runtime
 
 private let decodable: [UInt32] = [FormatID.linearPCM, FormatID.mpeg4AAC, FormatID.mpegLayer3, FormatID.mpegLayer2,
                                    FormatID.mpegLayer1, FormatID.appleLossless, FormatID.appleIMA4, FormatID.uLaw, FormatID.aLaw]
-private let encodable: [UInt32] = [FormatID.linearPCM, FormatID.mpeg4AAC]
+private let encodable: [UInt32] = [FormatID.linearPCM, FormatID.mpeg4AAC, FormatID.appleLossless, FormatID.appleIMA4]
 
 private func specifiedASBD(_ size: UInt32, _ specifier: UnsafeRawPointer?) throws(AudioFileStatus) -> AudioStreamBasicDescription {
     guard let specifier else { throw .parameter }
@@ -142,6 +142,8 @@ private func formatProperty(_ id: UInt32, _ size: UInt32, _ specifier: UnsafeRaw
         let id = specifier.loadUnaligned(as: UInt32.self)
         guard encodable.contains(id) else { throw .formatUnsupportedDataFormat }
         if id == FormatID.linearPCM { return .bytes(arrayBytes([AudioValueRange(mMinimum: 8000, mMaximum: 192000)])) }
+        // Apple Lossless and IMA4 take any rate a stream has.
+        if id != FormatID.mpeg4AAC { return .bytes(arrayBytes([AudioValueRange(mMinimum: 8000, mMaximum: 384000)])) }
         return .bytes(arrayBytes(AACEncoding.sampleRates.map { AudioValueRange(mMinimum: $0, mMaximum: $0) }))
     case kAudioFormatProperty_AvailableEncodeBitRates:
         // Per format ID, as the header has it: the stereo stream's rates (mono takes the

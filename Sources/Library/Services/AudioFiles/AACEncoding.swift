@@ -29,6 +29,6 @@ public enum AACEncoding {
 
     /// A new encoder for `format` at `bitRate` (0: FFmpeg's default, 64 kbit/s a channel).
     static func openEncoder(_ format: StreamDescription, bitRate: Int64) -> OpaquePointer? {
-        MediaEncoderOpen(MediaCodecAAC, Int32(format.sampleRate), Int32(format.channelsPerFrame), bitRate)
+        MediaEncoderOpen(MediaCodecAAC, Int32(format.sampleRate), Int32(format.channelsPerFrame), bitRate, 0)
     }
 }

@@ -212,7 +212,16 @@ public final class AudioFileReader: @unchecked Sendable {
             packetCount = byteCount / packetBytes
             dataByteCount = packetCount * packetBytes
             maximumPacketSize = format.bytesPerPacket
-            packetTable = nil
+            // Packets of many frames (IMA4) in a CAF may state that the last was padded.
+            let total = packetCount * Int64(format.framesPerPacket)
+            if format.framesPerPacket > 1, fileType == FileType.caf, let stated = Self.cafPacketTable(source),
+               stated.validFrames > 0, stated.primingFrames >= 0, stated.remainderFrames >= 0,
+               Int64(stated.primingFrames) + stated.validFrames <= total {
+                packetTable = PacketTable(validFrames: stated.validFrames, primingFrames: stated.primingFrames,
+                                          remainderFrames: Int32(total - stated.validFrames - Int64(stated.primingFrames)))
+            } else {
+                packetTable = nil
+            }
             bitRate = UInt32(clamping: Int64(Double(packetBytes * 8) * rate / Double(format.framesPerPacket)))
         } else {
             dataOffset = max(0, firstPosition)

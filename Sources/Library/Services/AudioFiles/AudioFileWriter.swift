@@ -1,7 +1,7 @@
 import CMediaCodecs
 import Glibc
 
-/// An audio file being written: linear PCM in WAVE or AIFF and AAC in M4A through
+/// An audio file being written: linear PCM in WAVE or AIFF, and AAC or Apple Lossless in M4A, through
 /// FFmpeg's multiplexers (so other tools read what we write), and any of our formats in
 /// CAF through our own CAFWriter (FFmpeg 5's refuses AAC). Packets are appended in order;
 /// the container's sizes are written when the file is closed.
@@ -44,7 +44,7 @@ public final class AudioFileWriter {
             return "aiff"
         case FileType.caf where packed || !pcm && format.framesPerPacket > 0 && FileType.cafFormats.contains(format.formatID):
             return "caf"
-        case FileType.m4a where format.formatID == FormatID.mpeg4AAC:
+        case FileType.m4a where format.formatID == FormatID.mpeg4AAC || format.formatID == FormatID.appleLossless:
             return "ipod"
         default:
             return nil
@@ -124,6 +124,11 @@ public final class AudioFileWriter {
             stream.pcmBits = Int32(format.bitsPerChannel)
             stream.pcmFloat = format.formatFlags & Flags.float != 0 ? 1 : 0
             stream.pcmBigEndian = format.formatFlags & Flags.bigEndian != 0 ? 1 : 0
+        } else if format.formatID == FormatID.appleLossless {
+            stream.codec = MediaCodecALAC
+            stream.frameSize = frameSize
+            guard let alac = MagicCookie.alacConfig(magicCookie) else { throw .unsupportedDataFormat }
+            config = MagicCookie.alacAtom(alac)
         } else {
             stream.codec = MediaCodecAAC
             stream.frameSize = frameSize
@@ -270,16 +275,13 @@ public final class ExtendedAudioFileWriter {
         }
     }
 
-    /// The AAC encoder made (again) at `rate`, and the file's cookie with it.
+    /// The encoder made (again; AAC's at `rate`), and the file's cookie with it.
     private func openEncoder(bitRate rate: Int64) -> Bool {
-        guard let made = AACEncoding.openEncoder(file.format, bitRate: rate) else { return false }
+        guard let made = PacketEncoding.open(file.format, bitRate: rate) else { return false }
         MediaEncoderClose(encoder)
         encoder = made
         frameSize = Int(MediaEncoderFrameSize(made))
-        var size: Int32 = 0
-        let config = MediaEncoderConfig(made, &size)
-        let asc = config.map { Array(UnsafeBufferPointer(start: $0, count: Int(size))) } ?? []
-        file.magicCookie = MagicCookie.esds(audioSpecificConfig: asc)
+        file.magicCookie = PacketEncoding.cookie(file.format, made)
         return true
     }
 
@@ -289,7 +291,7 @@ public final class ExtendedAudioFileWriter {
     /// The encoder's bit rate, as set on the file's converter (kExtAudioFileProperty_AudioConverter):
     /// only before the first frame is written.
     public func setEncodeBitRate(_ rate: Int64) throws(AudioFileStatus) {
-        guard encoder != nil else { throw .converterPropertyNotSupported }
+        guard encoder != nil, file.format.formatID == FormatID.mpeg4AAC else { throw .converterPropertyNotSupported }
         guard rate != encodeBitRate else { return }
         guard inputFrames == 0 else { throw .extInvalidOperationOrder }
         guard AACEncoding.accepts(bitRate: rate, channels: Int(file.format.channelsPerFrame)), openEncoder(bitRate: rate) else {
@@ -384,7 +386,7 @@ public final class ExtendedAudioFileWriter {
             let got = MediaEncoderReceive(encoder, &data, &size, &frames)
             if got != 1 { return }
             guard let data else { return }
-            if file.packetTable == nil {
+            if file.packetTable == nil && !file.format.isConstantBitRate {
                 file.packetTable = PacketTable(validFrames: 0, primingFrames: MediaEncoderPriming(encoder), remainderFrames: 0)
             }
             let d = PacketDescription(startOffset: 0, variableFrames: UInt32(frames), byteSize: UInt32(size))
@@ -413,6 +415,12 @@ public final class ExtendedAudioFileWriter {
             try drain(encoder)
             // Every frame given to the encoder is valid: the rest is priming and padding.
             file.packetTable?.validFrames = framesWritten
+            // Fixed-size packets (IMA4): the last one was padded to its size.
+            let perPacket = Int64(file.format.framesPerPacket)
+            if file.format.isConstantBitRate && perPacket > 0 && framesWritten % perPacket != 0 {
+                file.packetTable = PacketTable(validFrames: framesWritten, primingFrames: 0,
+                                               remainderFrames: Int32(perPacket - framesWritten % perPacket))
+            }
         }
         try file.close()
     }

@@ -142,14 +142,19 @@ final class CAFWriter {
         try write(chunk("data", size: end - dataStart + 4))
         position = end
         if let lateCookie { try write(chunk("kuki", size: Int64(lateCookie.count)) + lateCookie) }
-        guard !format.isConstantBitRate else { return }
+        // Fixed-size packets need a table only to say their last one was padded (IMA4
+        // encoded from a length that is not a whole number of packets): it then lists
+        // no packet sizes, only the counts.
+        let padded = (table?.remainderFrames ?? 0) > 0 || (table?.primingFrames ?? 0) > 0
+        guard !format.isConstantBitRate || padded else { return }
         var body: [UInt8] = []
         let perPacket = Int64(format.framesPerPacket)
-        let total = Int64(sizes.count) * perPacket
+        let packets = format.isConstantBitRate ? (end - dataStart) / Int64(format.bytesPerPacket) : Int64(sizes.count)
+        let total = packets * perPacket
         let priming = Int64(table?.primingFrames ?? 0)
         let valid = table.map { $0.validFrames > 0 ? $0.validFrames : total - priming - Int64($0.remainderFrames) } ?? total
         let remainder = max(0, total - priming - valid)
-        body += Self.be(UInt64(sizes.count), 8) + Self.be(UInt64(max(0, valid)), 8) + Self.be(UInt64(priming), 4)
+        body += Self.be(UInt64(packets), 8) + Self.be(UInt64(max(0, valid)), 8) + Self.be(UInt64(priming), 4)
             + Self.be(UInt64(remainder), 4)
         for size in sizes {
             // Seven bits a byte, most significant first, the high bit saying more follow.

@@ -52,32 +52,29 @@ public final class Converter {
             do { destinationPCM = try LinearPCM(destination) } catch { throw .converterFormatNotSupported }
         } else {
             destinationPCM = nil
-            guard destination.formatID == FormatID.mpeg4AAC, sourcePCM != nil else { throw .converterFormatNotSupported }
+            guard PacketEncoding.encodes(destination.formatID), sourcePCM != nil else { throw .converterFormatNotSupported }
             guard openEncoder(bitRate: 0) else { throw .converterFormatNotSupported }
         }
         try makePipeline(force: false)
     }
 
-    /// The AAC encoder made (again) at `rate`, its cookie with it. False when FFmpeg
+    /// The encoder made (again; AAC's at `rate`), its cookie with it. False when FFmpeg
     /// would not make one.
     private func openEncoder(bitRate rate: Int64) -> Bool {
-        guard let made = AACEncoding.openEncoder(destination, bitRate: rate) else { return false }
+        guard let made = PacketEncoding.open(destination, bitRate: rate) else { return false }
         MediaEncoderClose(encoder)
         encoder = made
         encoderInput.removeAll()
         encoderFrameSize = Int(MediaEncoderFrameSize(made))
         bitRate = MediaEncoderBitRate(made)
-        var size: Int32 = 0
-        let config = MediaEncoderConfig(made, &size)
-        magicCookie = MagicCookie.esds(audioSpecificConfig: config.map { Array(UnsafeBufferPointer(start: $0, count: Int(size))) } ?? [],
-                                       bitRate: UInt32(clamping: bitRate))
+        magicCookie = PacketEncoding.cookie(destination, made)
         return true
     }
 
     /// kAudioConverterEncodeBitRate: the encoder starts over at the new rate (set it before
     /// converting, as programs do).
     public func setEncodeBitRate(_ rate: Int64) throws(AudioFileStatus) {
-        guard encoder != nil else { throw .converterPropertyNotSupported }
+        guard encoder != nil, destination.formatID == FormatID.mpeg4AAC else { throw .converterPropertyNotSupported }
         guard AACEncoding.accepts(bitRate: rate, channels: Int(destination.channelsPerFrame)) else { throw .parameter }
         guard rate != bitRate else { return }
         guard openEncoder(bitRate: rate) else { throw .parameter }
@@ -279,9 +276,10 @@ public final class Converter {
             let frameBytes = pcm.interleaved ? pcm.sampleBytes * pcm.channels : pcm.sampleBytes
             return (made, buffers.map { _ in made * frameBytes }, made < want ? pendingFailure : nil)
         }
-        // AAC: whole packets into one buffer, each with a description.
+        // Encoded: whole packets into one buffer, each with a description (which a format
+        // of fixed-size packets, IMA4, may go without).
         guard let encoder, let (out, capacity) = buffers.first else { throw .parameter }
-        guard descriptions != nil else { throw .converterRequiresPacketDescriptions }
+        guard descriptions != nil || destination.isConstantBitRate else { throw .converterRequiresPacketDescriptions }
         let channels = Int(destination.channelsPerFrame)
         var made = 0, bytes = 0
         while made < packets {
@@ -330,6 +328,6 @@ public final class Converter {
     public var priming: Int { encoder.map { Int(MediaEncoderPriming($0)) } ?? 0 }
     public var maximumOutputPacketSize: Int {
         if let destinationPCM { return destinationPCM.interleaved ? destinationPCM.sampleBytes * destinationPCM.channels : destinationPCM.sampleBytes }
-        return 6144 / 8 * Int(destination.channelsPerFrame) + 64
+        return PacketEncoding.maximumPacketSize(destination)
     }
 }
