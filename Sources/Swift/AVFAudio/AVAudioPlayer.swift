@@ -110,6 +110,12 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
 
     open var numberOfChannels: Int { sound.channels }
     open var duration: TimeInterval { Double(sound.samples.count / sound.channels) / Double(sound.sampleRate) }
+    /// The format of the sound as the player holds it: decoded, deinterleaved Float32
+    /// at the file's rate and channel count (not the file's own encoding).
+    open var format: AVAudioFormat {
+        AVAudioFormat(standardFormatWithSampleRate: Double(sound.sampleRate), channels: AVAudioChannelCount(sound.channels))!
+    }
+
     open var settings: [String: Any] {
         [AVFormatIDKey: Int(kAudioFormatLinearPCM), AVSampleRateKey: Double(sound.sampleRate),
          AVNumberOfChannelsKey: sound.channels, AVLinearPCMBitDepthKey: 32, AVLinearPCMIsFloatKey: true,

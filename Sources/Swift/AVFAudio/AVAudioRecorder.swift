@@ -27,6 +27,12 @@ open class AVAudioRecorder: NSObject, @unchecked Sendable {
 
     private let fileType: UInt32
     private let fileFormat: StreamDescription
+
+    /// The format the file is written in.
+    open var format: AVAudioFormat {
+        var description = AudioStreamBasicDescription(fileFormat)
+        return AVAudioFormat(streamDescription: &description)!
+    }
     private let bitRate: Int64
     private let lock = NSLock()
     private var queue: AudioQueue?
