@@ -18,6 +18,14 @@ out=$(cd "$out" && pwd)
 failed=0
 pass() { echo "PASS swift-package $1"; }
 fail() { failed=1; echo "FAIL swift-package $1"; }
+# The audiosessiond processes serving this test's runtime folder: "PID EXECUTABLE" lines.
+our_daemons() {
+    for process in /proc/[0-9]*; do
+        [ "$(basename "$(readlink "$process/exe" 2>/dev/null)")" = audiosessiond ] &&
+            grep -qz "XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR" "$process/environ" 2>/dev/null &&
+            echo "${process#/proc/} $(readlink "$process/exe")"
+    done
+}
 
 # The user's folder: their package, and ours beside it under the name they cloned it as.
 rm -rf "$out/user" && mkdir -p "$out/user/app"
@@ -85,17 +93,36 @@ else
     fail "interruption by the C program: C exit $c_status, app exit $app_status, \"${began:-no Began}\", \"${ended:-no Ended}\" (stderr: $(head -3 "$out/app.err" | tr '\n' ' '))"
 fi
 daemon=""
-for process in /proc/[0-9]*; do
-    [ "$(basename "$(readlink "$process/exe" 2>/dev/null)")" = audiosessiond ] &&
-        grep -qz "XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR" "$process/environ" 2>/dev/null || continue
-    daemon=$(readlink "$process/exe")
-    kill "${process#/proc/}"
-done
+while read -r daemon_pid executable; do daemon=$executable; kill "$daemon_pid"; done < <(our_daemons)
 if [ "$daemon" = "$(dirname "$app")/audiosessiond" ]; then
     pass "the app found audiosessiond beside itself in SwiftPM's build folder ($daemon)"
 else
     fail "the daemon that arbitrated was ${daemon:-none}, not the one beside the app"
 fi
+
+# The daemon killed under an app (kill -9): AVAudioSession posts mediaServicesWereLost
+# then mediaServicesWereReset on the main thread, and the app's session, set up again in
+# its Reset handler as Apple asks, is active with a new daemon.
+"$app" services > "$out/services.out" 2> "$out/services.err" &
+pid=$!
+for _ in $(seq 300); do
+    grep -q '^active' "$out/services.out" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+done
+killed=""
+while read -r daemon_pid _; do killed=$daemon_pid; kill -9 "$daemon_pid"; done < <(our_daemons)
+wait "$pid"
+status=$?
+lost=$(grep '^lost' "$out/services.out")
+reset=$(grep '^reset' "$out/services.out")
+if [ -n "$killed" ] && [ "$status" -eq 0 ] && [ "$lost" = "lost main=true" ] &&
+        [ "$reset" = "reset main=true category=AVAudioSessionCategoryPlayback reactivated=true" ]; then
+    pass "audiosessiond killed under the app (pid $killed): mediaServicesWereLost, then Reset, on the main thread; the app's session set up again ($reset)"
+else
+    fail "media services: daemon ${killed:-not found}, app exit $status, \"${lost:-no Lost}\", \"${reset:-no Reset}\" (stderr: $(head -3 "$out/services.err" | tr '\n' ' '))"
+fi
+while read -r daemon_pid _; do kill "$daemon_pid"; done < <(our_daemons)
 
 # ---- AVAudioPlayer, heard at the virtual ALSA card ----------------------------------------
 # A one-second 440 Hz file played once and looped once more: two seconds at the card, then
@@ -303,4 +330,52 @@ PY
 done
 [ -e "$out/player.failed" ] && failed=1
 rm -f "$out/player.failed"
+
+# ---- AVAudioPlayer through the private PipeWire stack -------------------------------------
+# No ALSA card for the program (ALSA's default opens nothing here), a sound server running,
+# the daemon arbitrating: two players panned apart are one PipeWire stream of the app's,
+# and the sink plays 440 Hz on the left and 660 Hz on the right.
+if command -v pipewire >/dev/null && command -v wireplumber >/dev/null && command -v pw-record >/dev/null; then
+    stack=$out/pw
+    "$here/scripts/pw-stack.sh" stop "$stack" >/dev/null 2>&1
+    rm -rf "$stack"
+    if stack_env=$("$here/scripts/pw-stack.sh" start "$stack" 2>"$out/pw-stack.err"); then
+        (
+            eval "$stack_env"
+            export AUDIOTOOLBOX_ALSA_JACK_CTLS= AUDIOTOOLBOX_ARBITER=daemon
+            unset AUDIOTOOLBOX_BACKEND VCARD_DIR ALSA_CONFIG_PATH
+            sox -n -r 44100 -c 1 -b 16 "$out/long440.wav" synth 4 sine 440 vol 0.4
+            sox -n -r 44100 -c 1 -b 16 "$out/long660.wav" synth 4 sine 660 vol 0.4
+            "$bin/EffectsApp" pair "$out/long440.wav" "$out/long660.wav" > "$out/pw-pair.out" 2>&1 &
+            pid=$!
+            heard=""
+            for _ in $(seq 100); do
+                heard=$(python3 "$here/Tests/swift-package/pw-heard.py" "$pid" 1.0 "$out/pw-heard.wav" 2>&1)
+                [[ "$heard" == "streams 1 left 4"* ]] && break
+                kill -0 "$pid" 2>/dev/null || break
+            done
+            wait "$pid"
+            status=$?
+            if [ "$status" -eq 0 ] && grep -q '^pair finished=2 main=true' "$out/pw-pair.out" &&
+                    python3 -c "import sys; w = sys.argv[1].split(); sys.exit(0 if w[1] == '1' and abs(float(w[3]) - 440) < 3 and abs(float(w[6]) - 660) < 3 else 1)" "$heard"; then
+                echo "PASS swift-package AVAudioPlayer through PipeWire: two players panned apart are one stream of the app's, heard at the sink ($heard)"
+            else
+                echo "FAIL swift-package AVAudioPlayer through PipeWire: exit $status, ${heard:-nothing heard}; app: $(tr '\n' ' ' < "$out/pw-pair.out")"
+            fi
+            while read -r daemon_pid _; do kill "$daemon_pid"; done < <(our_daemons)
+        ) | while IFS= read -r line; do
+            echo "$line"
+            case "$line" in FAIL*) echo failed > "$out/pw.failed" ;; esac
+        done
+        [ -e "$out/pw.failed" ] && failed=1
+        rm -f "$out/pw.failed"
+        "$here/scripts/pw-stack.sh" stop "$stack" >/dev/null 2>&1
+    else
+        fail "the private PipeWire stack does not start: $(tail -3 "$out/pw-stack.err" | tr '\n' ' ')"
+    fi
+elif [ -n "${AUDIOTOOLBOX_TESTS_REQUIRE_PIPEWIRE:-}" ]; then
+    fail "PipeWire's programs are required here and missing"
+else
+    echo "SKIP swift-package AVAudioPlayer through PipeWire: pipewire, wireplumber or pw-record is not installed"
+fi
 exit $failed

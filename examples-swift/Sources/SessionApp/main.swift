@@ -5,6 +5,10 @@
 //   began type=<UInt> main=<Bool>
 //   ended type=<UInt> options=<UInt> main=<Bool> reactivated=<Bool>
 // and exits 0 after Ended; 2 if nothing came within 30 s.
+//   SessionApp services: waits instead for the media services to be lost and reset (the
+// daemon killed), and sets its session up again on Reset, as Apple asks apps to:
+//   lost main=<Bool>
+//   reset main=<Bool> category=<category> reactivated=<Bool>
 import AVFoundation
 
 final class Player {
@@ -44,6 +48,33 @@ final class Player {
 }
 
 setvbuf(stdout, nil, _IOLBF, 0)
+if CommandLine.arguments.dropFirst().first == "services" {
+    let session = AVAudioSession.sharedInstance()
+    var reset = false
+    let lost = NotificationCenter.default.addObserver(forName: AVAudioSession.mediaServicesWereLostNotification,
+                                                      object: session, queue: nil) { _ in
+        print("lost main=\(Thread.isMainThread)")
+    }
+    let back = NotificationCenter.default.addObserver(forName: AVAudioSession.mediaServicesWereResetNotification,
+                                                      object: session, queue: nil) { _ in
+        let reactivated = (try? session.setCategory(.playback)) != nil && (try? session.setActive(true)) != nil
+        print("reset main=\(Thread.isMainThread) category=\(session.category.rawValue) reactivated=\(reactivated)")
+        reset = true
+    }
+    do {
+        try session.setCategory(.playback)
+        try session.setActive(true)
+        print("active \(session.category.rawValue) \(session.sampleRate)")
+    } catch {
+        print("failed \(error)")
+        exit(1)
+    }
+    let deadline = Date(timeIntervalSinceNow: 30)
+    while !reset && Date() < deadline { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05)) }
+    NotificationCenter.default.removeObserver(lost)
+    NotificationCenter.default.removeObserver(back)
+    exit(reset ? 0 : 2)
+}
 let player = Player()
 let observer = NotificationCenter.default.addObserver(forName: AVAudioSession.interruptionNotification,
                                                       object: AVAudioSession.sharedInstance(), queue: nil) { note in
