@@ -237,6 +237,21 @@ card_env=$("$prefix/bin/vcard" setup "$out/card") || { fail "vcard setup"; exit 
         fail "rt_watch.so does not build"
     fi
 
+    # fork while a player plays (a server tool's pattern): five children each ask the
+    # player its state and exit (under `timeout`: none may hang on a lock a parent's thread
+    # held); the parent's sound plays on, unbroken, to its delegate call.
+    sox -n -r 44100 -c 1 -b 16 "$out/two.wav" synth 2 sine 440 vol 0.4
+    "$prefix/bin/vcard" record-reset
+    timeout 60 "$bin/EffectsApp" fork "$out/two.wav" 5 > "$out/fork.out" 2>&1
+    status=$?
+    heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --min-seconds 1.95 --hz 440)
+    toned=$?
+    if [ "$status" -eq 0 ] && [ "$toned" -eq 0 ] && grep -q '^fork children=5 ok=5 finished=1' "$out/fork.out"; then
+        pass "AVAudioPlayer and fork: five children answer at once and exit, the parent's sound plays on ($heard)"
+    else
+        fail "AVAudioPlayer and fork: exit $status, card: ${heard:-nothing}; app: $(tr '\n' ' ' < "$out/fork.out")"
+    fi
+
     # A music player interrupted by a C program through audiosessiond: stopped before
     # Began is posted, played again after Ended (ShouldResume), and finishing.
     "$prefix/bin/vcard" record-reset

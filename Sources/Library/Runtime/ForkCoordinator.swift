@@ -12,6 +12,8 @@ package enum ForkCoordinator {
         case systemSounds
         case units
         case queues
+        /// AVAudioPlayer's and AVAudioRecorder's mix and queues (the Swift classes).
+        case players
     }
 
     private struct Steps {

@@ -131,6 +131,9 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         return makeVoice() != nil || makeQueue() != nil
     }
 
+    /// Whether the player plays as a voice of the players' mix (not through a queue).
+    var playsInMix: Bool { lock.lock(); defer { lock.unlock() }; return voice != nil }
+
     /// The voice, made once: the sound at the mix's rate. None for a player with
     /// `enableRate`, or when the mix is full or cannot be had (then a queue plays it).
     /// Called with `lock` held.

@@ -161,7 +161,13 @@ final class MixVoice: @unchecked Sendable {
 /// whose sound has been heard to its end, and stops the unit after a second with nothing
 /// to play, so an idle program holds no stream.
 final class PlayerMixer: @unchecked Sendable {
-    static let shared: PlayerMixer? = PlayerMixer()
+    static var shared: PlayerMixer? { made.withLock { made in
+        if made == nil { made = .some(PlayerMixer()) }
+        return made!
+    } }
+    /// The mix if one was made (a fork step must not make one).
+    static var existing: PlayerMixer? { made.withLock { $0 ?? nil } }
+    private static let made = Locked<PlayerMixer??>(nil)
 
     /// More players than this at once get a queue of their own.
     static let slotCount = 64
@@ -190,6 +196,7 @@ final class PlayerMixer: @unchecked Sendable {
     private let control = Locked(Control())
 
     private init?() {
+        _ = SessionQueue.installForkStep
         let made = OutputUnit(kind: .remoteIO, fedWith: Runtime.withoutSession)
         Runtime.withCurrent { $0.session.attach(made) }
         unit = made
@@ -219,9 +226,31 @@ final class PlayerMixer: @unchecked Sendable {
             systemStops.add(1, ordering: .releasing)
             sem_post(wake)
         }
+        startWatcher()
+    }
+
+    private func startWatcher() {
         let thread = Thread { [unowned(unsafe) self] in watch() }
         thread.name = "AVAudioPlayer mix"
         thread.start()
+    }
+
+    /// In the child of a fork (SessionQueue's fork step): only the forking thread exists,
+    /// so the lock is made anew, the unit forgets the parent's stream, and the players'
+    /// voices are stopped (their sound was the parent's); a new watcher is started.
+    func resetAfterFork() {
+        control.reinitializeAfterFork()
+        unit.resetAfterFork()
+        sem_init(wake, 0, 0)
+        control.withLock { c in
+            for voice in c.voices {
+                voice?.running.store(false, ordering: .releasing)
+                voice?.endedAt.store(-1, ordering: .releasing)
+            }
+            c.idleSince = nil
+            c.systemStopsApplied = systemStops.load(ordering: .acquiring)
+        }
+        startWatcher()
     }
 
     // MARK: the program's threads

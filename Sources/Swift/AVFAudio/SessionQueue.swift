@@ -2,6 +2,7 @@ internal import AudioFiles
 internal import AudioQueues
 internal import AudioSessionCore
 public import Foundation
+internal import Locking
 internal import Runtime
 
 /// What the player and the recorder share: their audio queue, made as the C API makes
@@ -18,9 +19,35 @@ enum SessionQueue {
         queue.deliver = deliver
         queue.deliverNow = deliver
         Runtime.withCurrent { $0.session.attach(queue.unit) }
-        queue.onDisposed = { [unowned(unsafe) queue] in Runtime.withCurrent { $0.session.detach(queue.unit) } }
+        _ = installForkStep
+        let entry = Live(queue)
+        live.withLock { $0.append(entry) }
+        queue.onDisposed = { [unowned(unsafe) queue] in
+            Runtime.withCurrent { $0.session.detach(queue.unit) }
+            live.withLock { list in list.removeAll { $0 === entry } }
+        }
         return queue
     }
+
+    /// The classes' queues alive now, for the fork step (weakly: the player or recorder
+    /// owns its queue).
+    private final class Live: @unchecked Sendable {
+        weak var queue: AudioQueue?
+        init(_ queue: AudioQueue) { self.queue = queue }
+    }
+    private static let live = Locked<[Live]>([])
+
+    /// The child of a fork has none of the parent's threads: the players' mix and every
+    /// queue of the classes forget what was running and make their locks anew, so the
+    /// child can ask a player or recorder anything, or play, without waiting forever on a
+    /// lock a vanished thread held.
+    static let installForkStep: Void = {
+        ForkCoordinator.register(.players) {
+            live.reinitializeAfterFork()
+            for entry in live.withLock({ $0 }) { entry.queue?.resetAfterFork() }
+            PlayerMixer.existing?.resetAfterFork()
+        }
+    }()
 
     /// The device clock `play(atTime:)` and `record(atTime:)` count in: seconds of the
     /// monotonic clock.

@@ -5,6 +5,10 @@
 // and exits 0 once every delegate call came; 2 if one never did.
 //   EffectsApp pair LEFT_FILE RIGHT_FILE
 //   EffectsApp burst FILE COUNT SPACING_MS
+//   EffectsApp fork FILE COUNT
+// "fork": a server tool's pattern: while FILE plays it forks COUNT children, each of which
+// asks the player its state (playing in the parent, not in the child) and exits; the
+// parent's sound goes on to its end. Prints "fork children=<n> ok=<n> finished=<n>".
 import AVFoundation
 
 final class Effects: NSObject, AVAudioPlayerDelegate {
@@ -54,7 +58,27 @@ case "burst" where arguments.count == 5:
     let done = runMain { effects.finished == count }
     print("burst finished=\(effects.finished) of \(count) main=\(effects.allOnMain)")
     exit(done ? 0 : 2)
+case "fork" where arguments.count == 4:
+    let count = Int(arguments[3]) ?? 0
+    guard let player = try? AVAudioPlayer(contentsOf: URL(fileURLWithPath: arguments[2])) else { print("no file"); exit(1) }
+    player.delegate = effects
+    guard player.play() else { print("play failed"); exit(1) }
+    let settle = Date(timeIntervalSinceNow: 0.3)
+    while Date() < settle { _ = RunLoop.main.run(mode: .default, before: settle) }
+    var ok = 0
+    for _ in 0..<count {
+        let child = fork()
+        if child == 0 {
+            // The child's copy plays nothing, and answers without waiting on the parent's threads.
+            _exit(!player.isPlaying && player.currentTime >= 0 && player.duration > 0 ? 0 : 1)
+        }
+        var status: Int32 = 0
+        if child > 0 && waitpid(child, &status, 0) == child && status == 0 { ok += 1 }
+    }
+    let done = runMain { effects.finished == 1 }
+    print("fork children=\(count) ok=\(ok) finished=\(effects.finished)")
+    exit(done && ok == count ? 0 : 2)
 default:
-    print("usage: EffectsApp pair LEFT_FILE RIGHT_FILE | burst FILE COUNT SPACING_MS")
+    print("usage: EffectsApp pair LEFT_FILE RIGHT_FILE | burst FILE COUNT SPACING_MS | fork FILE COUNT")
     exit(64)
 }
