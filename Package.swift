@@ -150,6 +150,8 @@ let package = Package(
         .target(name: "AudioUnits", dependencies: ["AudioSessionCore", "AudioStreams", "Resampling", "EchoCancellation",
                                                    "Locking"],
                 path: "Sources/Library/Services/AudioUnits"),
+        // AUGraph's model: nodes, what feeds their inputs, and the rules a change keeps. Pure.
+        .target(name: "AudioGraphs", path: "Sources/Library/Services/AudioGraphs"),
         // FFmpeg's demultiplexers, decoders, AAC encoder and multiplexers behind a narrow C
         // face (Debian: libavformat-dev, libavcodec-dev).
         // Not linked: loaded by SONAME on first use (MediaCodecsAvailable).
@@ -188,9 +190,9 @@ let package = Package(
         // (one handle table, one listener list, one run-loop queue map).
         .target(
             name: "Runtime",
-            dependencies: ["AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "AudioQueues", "VirtualAudioDevice",
-                           "ALSABackend", "RunLoopDispatch", "CAudioToolbox", "InProcessArbiter", "ArbiterClient",
-                           "ArbiterSocket", "SystemSounds", "Locking", "Settings"],
+            dependencies: ["AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "AudioQueues", "AudioGraphs",
+                           "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox", "InProcessArbiter",
+                           "ArbiterClient", "ArbiterSocket", "SystemSounds", "Locking", "Settings"],
             path: "Sources/Library/Runtime",
             swiftSettings: publicHeaders
         ),
@@ -213,7 +215,7 @@ let package = Package(
         // The C ABI: @_cdecl entry points, marshalling and result codes only.
         .target(
             name: "AudioToolbox",
-            dependencies: ["Runtime", "AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "AudioQueues",
+            dependencies: ["Runtime", "AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "AudioQueues", "AudioGraphs",
                            "RunLoopDispatch", "CAudioToolbox", "SystemSounds", "Locking", "Settings", "Resampling"],
             path: "Sources/Library/ABI/AudioToolbox",
             swiftSettings: publicHeaders,
@@ -235,6 +237,7 @@ let package = Package(
         .testTarget(name: "AudioUnitsTests", dependencies: ["AudioUnits"]),
         .testTarget(name: "EchoCancellationTests", dependencies: ["EchoCancellation"]),
         .testTarget(name: "SystemSoundsTests", dependencies: ["SystemSounds", "AudioSessionCore", "CSndfile"]),
+        .testTarget(name: "AudioGraphsTests", dependencies: ["AudioGraphs"]),
         .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioToolbox", "CAudioToolbox"],
                     swiftSettings: publicHeaders),
         .testTarget(

@@ -9,11 +9,15 @@
  * "begin running=R renders=N" (R: the unit's IsRunning as the listener sees it); half a
  * second of run loop later, "after renders=N" (the same N when nothing rendered after
  * Begin), then exits 0. Exits 2 if no interruption comes within 20 s, 1 on a failed call.
+ *   session_player resume: then waits for End as a music player does: with ShouldResume
+ * it activates again and restarts its unit from the listener ("end resume=1"), plays
+ * half a second more and prints "resumed renders=M" (M > N once it plays again).
  */
 #include <AudioToolbox/AudioToolbox.h>
 #include <TargetConditionals.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #if !TARGET_OS_IPHONE
 #error "built as iPhone code (pkg-config AudioToolbox-ios)"
@@ -23,6 +27,7 @@ static AudioUnit unit;
 static double phase;
 static volatile long rendered, renders;
 static long rendersAtBegin = -1;
+static int ended;
 
 static OSStatus render(void *data, AudioUnitRenderActionFlags *flags, const AudioTimeStamp *time, UInt32 bus,
                        UInt32 frames, AudioBufferList *io)
@@ -38,6 +43,16 @@ static OSStatus render(void *data, AudioUnitRenderActionFlags *flags, const Audi
 static void interruption(void *data, UInt32 state)
 {
     (void)data;
+    if (state == kAudioSessionEndInterruption && rendersAtBegin >= 0 && !ended) {
+        UInt32 type = 0, size = sizeof type;
+        AudioSessionGetProperty(kAudioSessionProperty_InterruptionType, &size, &type);
+        int resume = type == kAudioSessionInterruptionType_ShouldResume;
+        if (resume && AudioSessionSetActive(true) == noErr) AudioOutputUnitStart(unit);
+        printf("end resume=%d\n", resume);
+        fflush(stdout);
+        ended = 1;
+        return;
+    }
     if (state != kAudioSessionBeginInterruption || rendersAtBegin >= 0) return;
     UInt32 running = 1, size = sizeof running;
     AudioUnitGetProperty(unit, kAudioOutputUnitProperty_IsRunning, kAudioUnitScope_Global, 0, &running, &size);
@@ -52,8 +67,9 @@ static void interruption(void *data, UInt32 state)
         if (status_ != noErr) { fprintf(stderr, "%s: %d\n", #call, (int)status_); return 1; }                      \
     } while (0)
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int resumes = argc > 1 && strcmp(argv[1], "resume") == 0;
     TRY(AudioSessionInitialize(NULL, NULL, interruption, NULL));
     UInt32 category = kAudioSessionCategory_MediaPlayback;
     TRY(AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category));
@@ -86,5 +102,14 @@ int main(void)
     }
     CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.5, false);
     printf("after renders=%ld\n", (long)renders);
+    fflush(stdout);
+    if (!resumes) return 0;
+    for (int tick = 0; tick < 2000 && !ended; tick++) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, false);
+    if (!ended) {
+        fprintf(stderr, "no end of the interruption within 20 s\n");
+        return 2;
+    }
+    CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.5, false);
+    printf("resumed renders=%ld\n", (long)renders);
     return 0;
 }

@@ -57,6 +57,9 @@ bin=$(cd "$out/user/app" && swift build --scratch-path "$out/build" --show-bin-p
 app=$bin/SessionApp
 
 PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+cc -o "$out/session_player" "$here/Tests/deb/session_player.c" \
+    $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs AudioToolbox-ios) -lm || {
+    fail "the C session player does not build"; exit 1; }
 cc -o "$out/c_interrupter" "$here/Tests/swift-package/c_interrupter.c" \
     $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs AudioToolbox) || {
     fail "the C interrupter does not build"; exit 1; }
@@ -237,10 +240,33 @@ card_env=$("$prefix/bin/vcard" setup "$out/card") || { fail "vcard setup"; exit 
         fail "rt_watch.so does not build"
     fi
 
+    # A music player's buttons: 0.5 s played, paused 0.5 s (currentTime stays), a seek to
+    # 1.5 s of the 2 s file, volume 0.5, played to the end: the card hears two runs, half
+    # a second each (the seek skipped a second), the second at half the first's level.
+    sox -n -r 44100 -c 1 -b 16 "$out/two.wav" synth 2 sine 440 vol 0.4
+    "$prefix/bin/vcard" record-reset
+    "$bin/EffectsApp" controls "$out/two.wav" > "$out/controls.out" 2>&1
+    status=$?
+    heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --runs 2 --each --min-seconds 1.0 --hz 440)
+    toned=$?
+    if [ "$status" -eq 0 ] && [ "$toned" -eq 0 ] && python3 - "$heard" "$(cat "$out/controls.out")" <<'PY'
+import re, sys
+runs = [(float(s), int(p)) for s, p in re.findall(r"([0-9.]+) s ([0-9]+)", sys.argv[1].split("; runs ")[1])]
+app = dict(word.split("=") for word in sys.argv[2].split()[1:])
+(first, loud), (second, soft) = runs
+ok = (0.45 <= first <= 0.6 and 0.45 <= second <= 0.55 and abs(soft / loud - 0.5) < 0.03
+      and app["paused"] == "true" and 0.45 <= float(app["at"]) <= 0.6 and app["finished"] == "1")
+sys.exit(0 if ok else 1)
+PY
+    then
+        pass "AVAudioPlayer: play, pause (currentTime kept), seek, volume 0.5, play to the end: heard as such ($heard; $(cat "$out/controls.out"))"
+    else
+        fail "AVAudioPlayer controls: exit $status, card: ${heard:-nothing}; app: $(tr '\n' ' ' < "$out/controls.out")"
+    fi
+
     # fork while a player plays (a server tool's pattern): five children each ask the
     # player its state and exit (under `timeout`: none may hang on a lock a parent's thread
     # held); the parent's sound plays on, unbroken, to its delegate call.
-    sox -n -r 44100 -c 1 -b 16 "$out/two.wav" synth 2 sine 440 vol 0.4
     "$prefix/bin/vcard" record-reset
     timeout 60 "$bin/EffectsApp" fork "$out/two.wav" 5 > "$out/fork.out" 2>&1
     status=$?
@@ -274,6 +300,34 @@ card_env=$("$prefix/bin/vcard" setup "$out/card") || { fail "vcard setup"; exit 
         echo "PASS swift-package AVAudioPlayer: a C program's session interrupts it (stopped when Began is posted), play() after Ended resumes it to the end"
     else
         echo "FAIL swift-package AVAudioPlayer interrupted: exit $status: $(tr '\n' ' ' < "$out/interrupted.out")"
+    fi
+
+    # The other way round: a Swift app's session (PlayAndRecord) interrupts a C music
+    # player (Tests/deb/session_player.c) and gives the audio back with
+    # .notifyOthersOnDeactivation; the C program's listener hears ShouldResume, restarts
+    # its unit, and the card hears the tone in two runs, before and after.
+    "$prefix/bin/vcard" record-reset
+    "$out/session_player" resume > "$out/c-player.out" 2> "$out/c-player.err" &
+    pid=$!
+    for _ in $(seq 200); do
+        grep -q '^playing' "$out/c-player.out" && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    "$app" interrupter > "$out/interrupter.out" 2>&1
+    swift_status=$?
+    wait "$pid"
+    status=$?
+    after=$(sed -n 's/^after renders=//p' "$out/c-player.out")
+    resumed=$(sed -n 's/^resumed renders=//p' "$out/c-player.out")
+    heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --runs 2 --min-seconds 0.75 --hz 440)
+    toned=$?
+    if [ "$swift_status" -eq 0 ] && [ "$status" -eq 0 ] && grep -q '^deactivated notifying others' "$out/interrupter.out" &&
+            grep -q '^begin running=0' "$out/c-player.out" && grep -q '^end resume=1' "$out/c-player.out" &&
+            [ "${resumed:-0}" -gt "${after:-0}" ] && [ "$toned" -eq 0 ]; then
+        echo "PASS swift-package a Swift app's session interrupts a C player and .notifyOthersOnDeactivation resumes it (renders $after, then $resumed; card: $heard)"
+    else
+        echo "FAIL swift-package Swift interrupting C: app exit $swift_status, C exit $status, card: ${heard:-nothing}; C: $(tr '\n' ' ' < "$out/c-player.out") $(head -2 "$out/c-player.err" | tr '\n' ' '); app: $(tr '\n' ' ' < "$out/interrupter.out")"
     fi
     export AUDIOTOOLBOX_ARBITER=local
 

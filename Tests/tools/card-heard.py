@@ -6,8 +6,9 @@ plus ", N gaps (MS ms) after M restarts" when the sound broke off inside it. Wit
 --tolerance Hz, 3 by default) was heard, and every gap is explained by a restart the card
 recorded; with --runs N, unless the sound came in exactly N separate runs (sounds played
 one after another, with silence between on purpose).
-    card-heard.py VCARD_DIR [--channel left|right] [--runs N]
+    card-heard.py VCARD_DIR [--channel left|right] [--runs N] [--each]
                   [--min-seconds S --hz F [--tolerance T]]
+With --each, the report ends with each run's length and peak: "; runs 0.500 s 9830, ...".
 
 A stream that runs dry (an underrun, on a loaded machine) restarts with a primer of
 silence, and the card notes each start in state.playback.starts: such a gap is the
@@ -24,6 +25,7 @@ arguments.add_argument("--hz", type=float)
 arguments.add_argument("--tolerance", type=float, default=3)
 arguments.add_argument("--channel", choices=["left", "right"], default="left")
 arguments.add_argument("--runs", type=int)
+arguments.add_argument("--each", action="store_true")
 options = arguments.parse_args()
 raw = open(options.card + "/state.playback.raw", "rb").read()
 rate = int(open(options.card + "/state.playback.rate").read())
@@ -73,6 +75,9 @@ report = "%.3f s at %.1f Hz, peak %d" % (seconds, hz, peak)
 if gaps:
     report += ", %d gap%s (%.1f ms) after %d restart%s" % (
         gaps, "" if gaps == 1 else "s", gap_frames * 1000 / rate, restarts, "" if restarts == 1 else "s")
+if options.each:
+    report += "; runs " + ", ".join("%.3f s %d" % ((end - begin) / rate, max(abs(x) for x in samples[begin:end]))
+                                    for begin, end in runs)
 print(report)
 unexplained = len(runs) != options.runs if options.runs is not None else gaps > restarts
 if options.min_seconds is not None and (

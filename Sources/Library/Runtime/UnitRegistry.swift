@@ -26,6 +26,47 @@ package enum UnitHandles {
         }
     }()
 
+    /// A new instance of `kind` (AudioComponentInstanceNew, a graph's node): its handle.
+    package static func make(_ kind: UnitKind) -> UInt {
+        _ = installForkHandler
+        let unit = OutputUnit(kind: kind, fedWith: Runtime.withoutSession)
+        let key = instances.reserve()
+        unit.handle = key
+        unit.onStoppedBySystem = { UnitListeners.tell(OpaquePointer(bitPattern: key), kAudioOutputUnitProperty_IsRunning) }
+        unit.onGranted = { grant in reportGrant(grant) }
+        instances.fill(key, with: unit)
+        if kind.hasDevice { Runtime.withCurrent { $0.session.attach(unit) } }
+        return key
+    }
+
+    /// Disposes of the instance `key`; false when there is none.
+    package static func dispose(_ key: UInt) -> Bool {
+        guard let removed = instances.remove(key) else { return false }
+        removed.uninitialize()
+        Runtime.withCurrent { $0.session.detach(removed) }
+        UnitListeners.all.removeAll { $0.unit == key }
+        UnitConnections.forget(key)
+        return true
+    }
+
+    /// Starts an output unit (AudioOutputUnitStart, AUGraphStart): an I/O unit plays in
+    /// the session, so starting one activates an inactive session, and a refused
+    /// activation (a call, a non-mixing program that will not yield) refuses the start
+    /// with the session's code. Listeners of IsRunning hear of a change.
+    package static func start(_ handle: OpaquePointer?, _ u: OutputUnit) -> Int32 {
+        guard u.kind.isOutput else { return UnitError.unimplemented.rawValue }
+        if u.kind.hasDevice, u.isInitialized, !u.isRunning {
+            let refusal = Runtime.startingService(u)
+            if refusal != 0 { return refusal }
+        }
+        do throws(UnitError) {
+            if try u.start() { UnitListeners.tell(handle, kAudioOutputUnitProperty_IsRunning) }
+            return 0
+        } catch {
+            return error.rawValue
+        }
+    }
+
     package static func kind(_ component: OpaquePointer?) -> UnitKind? {
         guard let component else { return nil }
         return components.first { OpaquePointer($0.1) == component }?.0

@@ -6,6 +6,10 @@
 //   EffectsApp pair LEFT_FILE RIGHT_FILE
 //   EffectsApp burst FILE COUNT SPACING_MS
 //   EffectsApp fork FILE COUNT
+//   EffectsApp controls FILE
+// "controls": a music player's buttons on a 2 s FILE: play for 0.5 s, pause for 0.5 s,
+// seek to 1.5 s, volume 0.5, play to the end. Prints "controls paused=<Bool>
+// at=<seconds> finished=<n>" (at: currentTime read while paused).
 // "fork": a server tool's pattern: while FILE plays it forks COUNT children, each of which
 // asks the player its state (playing in the parent, not in the child) and exits; the
 // parent's sound goes on to its end. Prints "fork children=<n> ok=<n> finished=<n>".
@@ -78,7 +82,24 @@ case "fork" where arguments.count == 4:
     let done = runMain { effects.finished == 1 }
     print("fork children=\(count) ok=\(ok) finished=\(effects.finished)")
     exit(done && ok == count ? 0 : 2)
+case "controls" where arguments.count == 3:
+    guard let player = try? AVAudioPlayer(contentsOf: URL(fileURLWithPath: arguments[2])) else { print("no file"); exit(1) }
+    player.delegate = effects
+    guard player.play() else { print("play failed"); exit(1) }
+    var until = Date(timeIntervalSinceNow: 0.5)
+    while Date() < until { _ = RunLoop.main.run(mode: .default, before: until) }
+    player.pause()
+    let paused = !player.isPlaying
+    until = Date(timeIntervalSinceNow: 0.5)
+    while Date() < until { _ = RunLoop.main.run(mode: .default, before: until) }
+    let at = player.currentTime
+    player.currentTime = 1.5
+    player.volume = 0.5
+    guard player.play() else { print("play failed"); exit(1) }
+    let done = runMain { effects.finished == 1 }
+    print(String(format: "controls paused=%@ at=%.2f finished=%d", paused ? "true" : "false", at, effects.finished))
+    exit(done ? 0 : 2)
 default:
-    print("usage: EffectsApp pair LEFT_FILE RIGHT_FILE | burst FILE COUNT SPACING_MS | fork FILE COUNT")
+    print("usage: EffectsApp pair LEFT_FILE RIGHT_FILE | burst FILE COUNT SPACING_MS | fork FILE COUNT | controls FILE")
     exit(64)
 }

@@ -5,6 +5,10 @@
 //   began type=<UInt> main=<Bool>
 //   ended type=<UInt> options=<UInt> main=<Bool> reactivated=<Bool>
 // and exits 0 after Ended; 2 if nothing came within 30 s.
+//   SessionApp interrupter: activates PlayAndRecord (interrupting a player of another
+// program), gives the audio back after half a second with notifyOthersOnDeactivation:
+//   active <category>
+//   deactivated notifying others
 //   SessionApp services: waits instead for the media services to be lost and reset (the
 // daemon killed), and sets its session up again on Reset, as Apple asks apps to:
 //   lost main=<Bool>
@@ -48,6 +52,24 @@ final class Player {
 }
 
 setvbuf(stdout, nil, _IOLBF, 0)
+if CommandLine.arguments.dropFirst().first == "interrupter" {
+    // A voice-note app taking the audio from whoever plays, for a moment, and then giving
+    // it back: deactivated with notifyOthersOnDeactivation, so the interrupted resume.
+    let session = AVAudioSession.sharedInstance()
+    do {
+        try session.setCategory(.playAndRecord, mode: .default, options: [])
+        try session.setActive(true)
+        print("active \(session.category.rawValue)")
+        let moment = Date(timeIntervalSinceNow: 0.5)
+        while Date() < moment { _ = RunLoop.main.run(mode: .default, before: moment) }
+        try session.setActive(false, options: .notifyOthersOnDeactivation)
+        print("deactivated notifying others")
+        exit(0)
+    } catch {
+        print("failed \(error)")
+        exit(1)
+    }
+}
 if CommandLine.arguments.dropFirst().first == "services" {
     let session = AVAudioSession.sharedInstance()
     var reset = false

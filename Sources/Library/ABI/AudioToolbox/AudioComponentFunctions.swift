@@ -58,29 +58,15 @@ public func audioComponentGetVersion(_ component: OpaquePointer?, _ outVersion: 
 public func audioComponentInstanceNew(_ component: OpaquePointer?,
                                       _ outInstance: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     guard let kind = UnitHandles.kind(component), let outInstance else { return UnitError.parameter.rawValue }
-    _ = UnitHandles.installForkHandler
-    let unit = OutputUnit(kind: kind, fedWith: Runtime.withoutSession)
-    let key = UnitHandles.instances.reserve()
-    unit.handle = key
-    unit.onStoppedBySystem = { UnitListeners.tell(OpaquePointer(bitPattern: key), kAudioOutputUnitProperty_IsRunning) }
-    unit.onGranted = { grant in UnitHandles.reportGrant(grant) }
-    UnitHandles.instances.fill(key, with: unit)
-    if kind.hasDevice { Runtime.withCurrent { $0.session.attach(unit) } }
-    outInstance.pointee = OpaquePointer(bitPattern: key)
+    outInstance.pointee = OpaquePointer(bitPattern: UnitHandles.make(kind))
     return 0
 }
 
 @_cdecl("AudioComponentInstanceDispose")
 public func audioComponentInstanceDispose(_ instance: OpaquePointer?) -> Int32 {
     guard let instance else { return UnitError.parameter.rawValue }
-    let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(instance)))
-    let removed = UnitHandles.instances.remove(key)
-    guard let removed else { return UnitError.parameter.rawValue }
-    removed.uninitialize()
-    Runtime.withCurrent { $0.session.detach(removed) }
-    UnitListeners.all.removeAll { $0.unit == key }
-    UnitConnections.forget(key)
-    return 0
+    return UnitHandles.dispose(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(instance)))) ? 0
+                                                                                           : UnitError.parameter.rawValue
 }
 
 @_cdecl("AudioComponentInstanceGetComponent")

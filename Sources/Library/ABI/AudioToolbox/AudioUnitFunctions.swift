@@ -118,18 +118,7 @@ public func audioUnitReset(_ unit: OpaquePointer?, _ scope: UInt32, _ element: U
 @_cdecl("AudioOutputUnitStart")
 public func audioOutputUnitStart(_ unit: OpaquePointer?) -> Int32 {
     guard let u = UnitHandles.unit(unit) else { return UnitError.parameter.rawValue }
-    guard u.kind.isOutput else { return UnitError.unimplemented.rawValue }
-    // An I/O unit plays in the session: starting one activates an inactive session, and
-    // a refused activation (a call, a non-mixing program that will not yield) refuses
-    // the start with the session's code.
-    if u.kind.hasDevice, u.isInitialized, !u.isRunning {
-        let refusal = Runtime.startingService(u)
-        if refusal != 0 { return refusal }
-    }
-    var changed = false
-    let status = unitCall(unit) { u throws(UnitError) in changed = try u.start() }
-    if changed { UnitListeners.tell(unit, kAudioOutputUnitProperty_IsRunning) }
-    return status
+    return UnitHandles.start(unit, u)
 }
 
 @_cdecl("AudioOutputUnitStop")

@@ -89,7 +89,7 @@ public struct RenderCallback: Sendable {
         procedure(refCon, flags, timeStamp, bus, frames, list)
     }
 
-    func same(_ other: RenderCallback) -> Bool {
+    public func same(_ other: RenderCallback) -> Bool {
         unsafeBitCast(procedure, to: UInt.self) == unsafeBitCast(other.procedure, to: UInt.self)
             && refCon == other.refCon
     }

@@ -13,6 +13,7 @@
 #include "../../../../../include/AudioToolbox/AudioConverter.h"
 #include "../../../../../include/AudioToolbox/ExtendedAudioFile.h"
 #include "../../../../../include/AudioToolbox/AudioQueue.h"
+#include "../../../../../include/AudioToolbox/AUGraph.h"
 
 /* Internal (ProcessFacts.c): the path the library was loaded from (NULL if unknown),
  * the program's own path (NULL if unknown), and the program's short name. */

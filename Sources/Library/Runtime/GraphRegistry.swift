@@ -1,0 +1,375 @@
+import AudioGraphs
+import AudioUnits
+import CAudioToolbox
+import Glibc
+import Locking
+import Synchronization
+
+// The graphs a program holds (AUGraph): each one's model (AudioGraphs.GraphModel), the
+// units its nodes are once it is open, and its life. A graph is a manager of units: its
+// connections are the units' own (kAudioUnitProperty_MakeConnection, render callbacks),
+// so the render thread pulls through them exactly as it pulls a program's hand-made
+// chain, with no graph lock on the way.
+
+package final class GraphRecord: @unchecked Sendable {
+    struct State {
+        var model = GraphModel()
+        /// Each node's unit handle, once the graph is open.
+        var units: [Int32: UInt] = [:]
+        var open = false
+        var initialized = false
+        /// The program's render notifies, kept to be put on the output node's unit.
+        var notifies: [RenderCallback] = []
+    }
+    let state = Locked(State())
+    /// The render's share of its period, measured by the graph's own notify on the output
+    /// unit (PreRender to PostRender): the running sum and count since the last read,
+    /// and the highest, as Float bits; the start of the render under way.
+    let loadSum = Atomic<UInt64>(0)
+    let loadCount = Atomic<Int>(0)
+    let loadMax = Atomic<UInt32>(0)
+    let renderStart = Atomic<Int>(0)
+    /// The output unit's rate, as Double bits, for the load: a period's length.
+    let rateBits = Atomic<UInt64>(Double(44100).bitPattern)
+}
+
+extension GraphError {
+    static func unit(_ error: UnitError) -> GraphError { GraphError(error.rawValue) }
+    static func status(_ status: Int32) -> GraphError { GraphError(status) }
+}
+
+package enum GraphHandles {
+    package static let graphs = HandleTable<GraphRecord>(.graph)
+
+    package static func new() -> OpaquePointer { graphs.add(GraphRecord()) }
+
+    package static func record(_ handle: OpaquePointer?) throws(GraphError) -> GraphRecord {
+        guard let record = graphs.get(handle) else { throw .parameter }
+        return record
+    }
+
+    /// Stops, uninitializes and closes the graph, then forgets it.
+    package static func dispose(_ handle: OpaquePointer?) throws(GraphError) {
+        let record = try record(handle)
+        try close(record)
+        _ = graphs.remove(handle)
+    }
+
+    // MARK: nodes
+
+    package static func nodes(_ record: GraphRecord) -> [GraphModel.Node] { record.state.withLock { $0.model.nodes } }
+
+    /// The kind of unit a description names, the first one it matches.
+    static func kind(_ description: AudioComponentDescription) -> UnitKind? {
+        UnitKind.allCases.first { UnitHandles.matches($0, description) }
+    }
+
+    package static func addNode(_ record: GraphRecord, _ description: AudioComponentDescription) throws(GraphError) -> Int32 {
+        guard let kind = kind(description) else { throw .invalidAudioUnit }
+        let component = GraphModel.ComponentID(type: kind.type, subtype: kind.subtype, manufacturer: kind.manufacturer,
+                                               flags: description.componentFlags,
+                                               flagsMask: description.componentFlagsMask)
+        return try record.state.withLock { s throws(GraphError) -> Int32 in
+            let id = try s.model.addNode(component, isOutput: kind.isOutput)
+            if s.open { s.units[id] = UnitHandles.make(kind) }
+            return id
+        }
+    }
+
+    /// Takes the node out: what fed it and what it fed are disconnected, and its unit is
+    /// disposed of. The output node of a running graph cannot go.
+    package static func removeNode(_ record: GraphRecord, _ node: Int32) throws(GraphError) {
+        let unit = try record.state.withLock { s throws(GraphError) -> UInt? in
+            guard let found = s.model.node(node) else { throw .nodeNotFound }
+            if found.isOutput, let key = s.units[node], UnitHandles.instances.get(key)?.isRunning == true {
+                throw .cannotDoInCurrentContext
+            }
+            // What others took from it goes first: a destination must not pull a unit
+            // being disposed of.
+            for case .connection(_, _, let destination, let input) in s.model.interactions(of: node) where destination != node {
+                if let key = s.units[destination], let unit = UnitHandles.instances.get(key), input == 0 {
+                    unit.setRenderCallback(nil)
+                }
+            }
+            try s.model.removeNode(node)
+            return s.units.removeValue(forKey: node)
+        }
+        if let unit { _ = UnitHandles.dispose(unit) }
+    }
+
+    package static func nodeInfo(_ record: GraphRecord, _ node: Int32) throws(GraphError)
+        -> (AudioComponentDescription, OpaquePointer?) {
+        try record.state.withLock { s throws(GraphError) in
+            guard let found = s.model.node(node) else { throw .nodeNotFound }
+            let c = found.component
+            let description = AudioComponentDescription(componentType: c.type, componentSubType: c.subtype,
+                                                        componentManufacturer: c.manufacturer,
+                                                        componentFlags: c.flags, componentFlagsMask: c.flagsMask)
+            return (description, s.units[node].map { OpaquePointer(bitPattern: $0) } ?? nil)
+        }
+    }
+
+    // MARK: interactions
+
+    /// The inputs and outputs a node's unit has: every unit here takes one input (0); an
+    /// I/O unit's element 1 is its microphone, which a connection may take from.
+    static func checkEnds(_ s: GraphRecord.State, source: Int32?, output: UInt32, destination: Int32,
+                          input: UInt32) throws(GraphError) {
+        guard let node = s.model.node(destination) else { throw .nodeNotFound }
+        guard input == 0 else { throw .invalidElement }
+        _ = node
+        if let source {
+            guard let from = s.model.node(source) else { throw .nodeNotFound }
+            let hasDevice = from.component.subtype == UnitKind.remoteIO.subtype
+                || from.component.subtype == UnitKind.voiceProcessingIO.subtype
+            guard output == 0 || (hasDevice && output == 1) else { throw .invalidElement }
+        }
+    }
+
+    package static func connect(_ record: GraphRecord, source: Int32, output: UInt32, destination: Int32,
+                                input: UInt32) throws(GraphError) {
+        try record.state.withLock { s throws(GraphError) in
+            try checkEnds(s, source: source, output: output, destination: destination, input: input)
+            try s.model.connect(source: source, output: output, destination: destination, input: input)
+            if !s.initialized { try apply(&s) }
+        }
+    }
+
+    package static func setCallback(_ record: GraphRecord, destination: Int32, input: UInt32,
+                                    _ callback: AURenderCallbackStruct) throws(GraphError) {
+        try record.state.withLock { s throws(GraphError) in
+            try checkEnds(s, source: nil, output: 0, destination: destination, input: input)
+            let procedure = callback.inputProc.map { UInt(bitPattern: unsafeBitCast($0, to: Int.self)) } ?? 0
+            let refCon = UInt(bitPattern: callback.inputProcRefCon)
+            if procedure == 0 {
+                try s.model.disconnect(destination: destination, input: input)
+            } else {
+                try s.model.setCallback(destination: destination, input: input, procedure: procedure, refCon: refCon)
+            }
+            if !s.initialized { try apply(&s) }
+        }
+    }
+
+    package static func disconnect(_ record: GraphRecord, destination: Int32, input: UInt32) throws(GraphError) {
+        try record.state.withLock { s throws(GraphError) in
+            try s.model.disconnect(destination: destination, input: input)
+            if !s.initialized { try apply(&s) }
+        }
+    }
+
+    package static func clear(_ record: GraphRecord) throws(GraphError) {
+        try record.state.withLock { s throws(GraphError) in
+            s.model.clearInteractions()
+            if !s.initialized { try apply(&s) }
+        }
+    }
+
+    package static func interactions(_ record: GraphRecord, of node: Int32? = nil) throws(GraphError)
+        -> [GraphModel.Interaction] {
+        try record.state.withLock { s throws(GraphError) in
+            guard let node else { return s.model.wanted }
+            guard s.model.node(node) != nil else { throw .nodeNotFound }
+            return s.model.interactions(of: node)
+        }
+    }
+
+    /// AUGraphUpdate: what changed since the units were last told is applied now. The
+    /// units take it under their configuration lock, which their render thread copies
+    /// from between two periods: a running graph changes at a buffer boundary.
+    package static func update(_ record: GraphRecord) throws(GraphError) {
+        try record.state.withLock { s throws(GraphError) in try apply(&s) }
+    }
+
+    /// Puts the model's pending changes on the units (an open graph's; a closed one keeps
+    /// them for its opening).
+    private static func apply(_ s: inout GraphRecord.State) throws(GraphError) {
+        guard s.open else { return }
+        let (removed, added) = s.model.changes()
+        for interaction in removed {
+            if let key = s.units[interaction.destination], let unit = UnitHandles.instances.get(key),
+               !added.contains(where: { $0.destination == interaction.destination && $0.input == interaction.input }) {
+                unit.setRenderCallback(nil)
+            }
+        }
+        for interaction in added {
+            guard let key = s.units[interaction.destination], let unit = UnitHandles.instances.get(key) else {
+                throw .invalidAudioUnit
+            }
+            switch interaction {
+            case .connection(let source, let output, _, let input):
+                guard let sourceKey = s.units[source] else { throw .invalidAudioUnit }
+                let connection = AudioUnitConnection(sourceAudioUnit: OpaquePointer(bitPattern: sourceKey),
+                                                     sourceOutputNumber: output, destInputNumber: input)
+                do throws(UnitError) {
+                    try UnitConnections.connect(unit, OpaquePointer(bitPattern: key), connection)
+                } catch {
+                    throw .invalidConnection
+                }
+            case .callback(_, _, let procedure, let refCon):
+                let proc = unsafeBitCast(Int(bitPattern: procedure), to: RenderCallback.Procedure.self)
+                unit.setRenderCallback(RenderCallback(procedure: proc, refCon: UnsafeMutableRawPointer(bitPattern: refCon)))
+            }
+        }
+        s.model.markApplied()
+    }
+
+    // MARK: life
+
+    package static func isOpen(_ record: GraphRecord) -> Bool { record.state.withLock { $0.open } }
+    package static func isInitialized(_ record: GraphRecord) -> Bool { record.state.withLock { $0.initialized } }
+
+    /// Whether the output node's unit runs: false once the session stopped it.
+    package static func isRunning(_ record: GraphRecord) -> Bool {
+        guard let unit = outputUnit(record) else { return false }
+        return unit.1.isRunning
+    }
+
+    static func outputUnit(_ record: GraphRecord) -> (UInt, OutputUnit)? {
+        record.state.withLock { s in
+            guard let node = s.model.outputNode, let key = s.units[node.id],
+                  let unit = UnitHandles.instances.get(key) else { return nil }
+            return (key, unit)
+        }
+    }
+
+    /// Makes every node's unit, with what feeds each, and the render notifies.
+    package static func open(_ record: GraphRecord) throws(GraphError) {
+        try record.state.withLock { s throws(GraphError) in
+            guard !s.open else { return }
+            for node in s.model.nodes {
+                guard let kind = UnitKind.allCases.first(where: { $0.subtype == node.component.subtype
+                    && $0.type == node.component.type }) else { throw .invalidAudioUnit }
+                s.units[node.id] = UnitHandles.make(kind)
+            }
+            s.open = true
+            try apply(&s)
+            if let output = s.model.outputNode, let key = s.units[output.id], let unit = UnitHandles.instances.get(key) {
+                attachLoadMeter(record, unit)
+                for notify in s.notifies { try? unit.addRenderNotify(notify) }
+            }
+        }
+    }
+
+    /// Uninitializes if needed and disposes of every node's unit.
+    package static func close(_ record: GraphRecord) throws(GraphError) {
+        try uninitialize(record)
+        let units = record.state.withLock { s -> [UInt] in
+            defer {
+                s.units.removeAll()
+                s.open = false
+                // The units that held the applied interactions are gone: all is to apply again.
+                s.model.forgetApplied()
+            }
+            return Array(s.units.values)
+        }
+        for key in units { _ = UnitHandles.dispose(key) }
+    }
+
+    /// Opens if needed, applies what is pending, and initializes the units, each after
+    /// the units that feed it. A graph with no output node is kAUGraphErr_OutputNodeErr.
+    package static func initialize(_ record: GraphRecord) throws(GraphError) {
+        try open(record)
+        try record.state.withLock { s throws(GraphError) in
+            guard !s.initialized else { return }
+            guard s.model.outputNode != nil else { throw .outputNodeErr }
+            try apply(&s)
+            var done: [OutputUnit] = []
+            for node in s.model.initializationOrder() {
+                guard let key = s.units[node], let unit = UnitHandles.instances.get(key) else { continue }
+                do throws(UnitError) {
+                    try unit.initialize()
+                    done.append(unit)
+                } catch {
+                    for made in done { _ = made.uninitialize() }
+                    throw .unit(error)
+                }
+            }
+            s.initialized = true
+        }
+    }
+
+    /// Stops if running, then uninitializes every unit.
+    package static func uninitialize(_ record: GraphRecord) throws(GraphError) {
+        try stop(record)
+        let units = record.state.withLock { s -> [OutputUnit] in
+            guard s.initialized else { return [] }
+            s.initialized = false
+            return s.units.values.compactMap { UnitHandles.instances.get($0) }
+        }
+        for unit in units { _ = unit.uninitialize() }
+    }
+
+    /// Starts the output node's unit, as AudioOutputUnitStart does (activating the
+    /// session). Not outside the lock: a render callback asking the graph anything must
+    /// not wait for a start that waits for it.
+    package static func start(_ record: GraphRecord) throws(GraphError) {
+        guard isInitialized(record) else { throw .unit(.uninitialized) }
+        guard let (key, unit) = outputUnit(record) else { throw .outputNodeErr }
+        let status = UnitHandles.start(OpaquePointer(bitPattern: key), unit)
+        if status != 0 { throw .status(status) }
+    }
+
+    package static func stop(_ record: GraphRecord) throws(GraphError) {
+        guard let (key, unit) = outputUnit(record) else { return }
+        if unit.stop() { UnitListeners.tell(OpaquePointer(bitPattern: key), kAudioOutputUnitProperty_IsRunning) }
+    }
+
+    // MARK: render notifies and load
+
+    package static func addRenderNotify(_ record: GraphRecord, _ callback: RenderCallback) throws(GraphError) {
+        let unit = record.state.withLock { s -> OutputUnit? in
+            if !s.notifies.contains(where: { $0.same(callback) }) { s.notifies.append(callback) }
+            guard let node = s.model.outputNode, let key = s.units[node.id] else { return nil }
+            return UnitHandles.instances.get(key)
+        }
+        do throws(UnitError) { try unit?.addRenderNotify(callback) } catch { throw .unit(error) }
+    }
+
+    package static func removeRenderNotify(_ record: GraphRecord, _ callback: RenderCallback) {
+        let unit = record.state.withLock { s -> OutputUnit? in
+            s.notifies.removeAll { $0.same(callback) }
+            guard let node = s.model.outputNode, let key = s.units[node.id] else { return nil }
+            return UnitHandles.instances.get(key)
+        }
+        unit?.removeRenderNotify(callback)
+    }
+
+    /// The graph's own notify on its output unit: the time from PreRender to PostRender
+    /// over the period's length. Reads the clock and stores atomics only.
+    private static func attachLoadMeter(_ record: GraphRecord, _ unit: OutputUnit) {
+        let rate = unit.sessionSnapshot.sampleRate
+        if rate > 0 { record.rateBits.store(rate.bitPattern, ordering: .relaxed) }
+        let meter = RenderCallback(procedure: { refCon, flags, _, _, frames, _ in
+            let record = Unmanaged<GraphRecord>.fromOpaque(refCon!).takeUnretainedValue()
+            var now = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &now)
+            let nanoseconds = now.tv_sec * 1_000_000_000 + now.tv_nsec
+            if flags.pointee & UInt32(kAudioUnitRenderAction_PreRender) != 0 {
+                record.renderStart.store(nanoseconds, ordering: .relaxed)
+            } else if flags.pointee & UInt32(kAudioUnitRenderAction_PostRender) != 0, frames > 0 {
+                let rate = Double(bitPattern: record.rateBits.load(ordering: .relaxed))
+                let period = Double(frames) / rate * 1e9
+                let load = Float(Double(nanoseconds - record.renderStart.load(ordering: .relaxed)) / period)
+                record.loadSum.add(UInt64(max(0, load) * 1e6), ordering: .relaxed)
+                record.loadCount.add(1, ordering: .relaxed)
+                if load > Float(bitPattern: record.loadMax.load(ordering: .relaxed)) {
+                    record.loadMax.store(load.bitPattern, ordering: .relaxed)
+                }
+            }
+            return 0
+        }, refCon: Unmanaged.passUnretained(record).toOpaque())
+        try? unit.addRenderNotify(meter)
+    }
+
+    /// The average load since the last read (0 when nothing rendered), reset by reading.
+    package static func averageLoad(_ record: GraphRecord) -> Float {
+        let sum = record.loadSum.exchange(0, ordering: .relaxed)
+        let count = record.loadCount.exchange(0, ordering: .relaxed)
+        return count > 0 ? Float(Double(sum) / 1e6 / Double(count)) : 0
+    }
+
+    /// The highest load since the last read, reset by reading.
+    package static func maximumLoad(_ record: GraphRecord) -> Float {
+        Float(bitPattern: record.loadMax.exchange(0, ordering: .relaxed))
+    }
+}
