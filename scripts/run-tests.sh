@@ -163,6 +163,7 @@ for module in AudioToolbox AudioToolbox-ios; do
     # The file, stream, format and converter headers, through the umbrella: values, layouts, functions.
     header_program "AudioFile headers" audio_file_values audio-file-values "$module"
     header_program "AudioQueue headers" audio_queue_values audio-queue-values "$module"
+    header_program "AUGraph header" augraph_values augraph-values "$module"
 done
 # The plain module says so when a program asks for iPhone code from it.
 printf '#include <AudioToolbox/AudioToolbox.h>\nint main(void) { return 0; }\n' > "$out/iphone_on_plain.c"
