@@ -268,6 +268,70 @@ static void voiceProcessing(void)
     checkCounts("VoiceProcessingIO");
 }
 
+/* ---- an audio graph ---------------------------------------------------------------------- */
+
+/* The same proof for an AUGraph of RemoteIO and an AUConverter fed by a node input
+ * callback (22.05 kHz SInt16 into the hardware's rate), while the main thread swaps that
+ * callback for another and back through AUGraphUpdate, and asks the graph its state and
+ * its CPU load, as a game's engine does between frames. */
+static OSStatus renderAgain(void *refCon, AudioUnitRenderActionFlags *flags, const AudioTimeStamp *ts, UInt32 bus,
+                            UInt32 frames, AudioBufferList *data)
+{
+    return render(refCon, flags, ts, bus, frames, data);
+}
+
+static void graphs(void)
+{
+    AUGraph graph = NULL;
+    CHECK_STATUS(NewAUGraph(&graph), noErr);
+    AudioComponentDescription rio = {kAudioUnitType_Output, kAudioUnitSubType_RemoteIO, kAudioUnitManufacturer_Apple, 0, 0};
+    AudioComponentDescription conv = {kAudioUnitType_FormatConverter, kAudioUnitSubType_AUConverter,
+                                      kAudioUnitManufacturer_Apple, 0, 0};
+    AUNode output = 0, converterNode = 0;
+    CHECK_STATUS(AUGraphAddNode(graph, &rio, &output), noErr);
+    CHECK_STATUS(AUGraphAddNode(graph, &conv, &converterNode), noErr);
+    CHECK_STATUS(AUGraphOpen(graph), noErr);
+    AudioUnit ioUnit = NULL, converter = NULL;
+    AUGraphNodeInfo(graph, output, NULL, &ioUnit);
+    AUGraphNodeInfo(graph, converterNode, NULL, &converter);
+    AudioStreamBasicDescription program = {22050, kAudioFormatLinearPCM,
+                                           kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
+    AudioStreamBasicDescription floats = {48000, kAudioFormatLinearPCM, kAudioFormatFlagsNativeFloatPacked, 8, 1, 8, 2, 32, 0};
+    CHECK_STATUS(AudioUnitSetProperty(converter, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &program,
+                                      sizeof program), noErr);
+    CHECK_STATUS(AudioUnitSetProperty(converter, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &floats,
+                                      sizeof floats), noErr);
+    CHECK_STATUS(AudioUnitSetProperty(ioUnit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &floats,
+                                      sizeof floats), noErr);
+    AURenderCallbackStruct callbacks[2] = {{render, NULL}, {renderAgain, NULL}};
+    CHECK_STATUS(AUGraphSetNodeInputCallback(graph, converterNode, 0, &callbacks[0]), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(graph, converterNode, 0, output, 0), noErr);
+    CHECK_STATUS(AUGraphAddRenderNotify(graph, notify, NULL), noErr);
+    CHECK_STATUS(AUGraphInitialize(graph), noErr);
+    CHECK_STATUS(AUGraphStart(graph), noErr);
+    awaitRenders(50);
+    resetCounts();
+    armed = 1;
+    long startRenders = renders;
+    for (int i = 0; renders < startRenders + 400; i++) {
+        AUGraphSetNodeInputCallback(graph, converterNode, 0, &callbacks[i % 2]);
+        Boolean updated = false, running = false;
+        AUGraphUpdate(graph, &updated);
+        AUGraphIsRunning(graph, &running);
+        Float32 load = 0;
+        AUGraphGetCPULoad(graph, &load);
+        UInt32 count = 0;
+        AUGraphCountNodeInteractions(graph, converterNode, &count);
+        CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.001, true);
+    }
+    armed = 0;
+    long steadyRenders = renders - startRenders;
+    CHECK_STATUS(DisposeAUGraph(graph), noErr);
+    printf("measured AUGraph: %ld node callbacks\n", steadyRenders);
+    CHECK(steadyRenders >= 400, "the graph rendered (%ld)", steadyRenders);
+    checkCounts("AUGraph");
+}
+
 int main(void)
 {
     installWatchdog("test_realtime");
@@ -322,5 +386,6 @@ int main(void)
     AudioComponentInstanceDispose(unit);
     queues();
     voiceProcessing();
+    graphs();
     return worldFinish("test_realtime");
 }

@@ -151,6 +151,17 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
         var grant: StreamGrant?
     }
     let config = Locked(Config())
+    /// What a pull last copied of the configuration (PulledRender): the pulling thread's own.
+    struct PulledCopy {
+        let plan: RenderPlan
+        let scratch: Scratch?
+        let lent: Scratch?
+        let resampler: PulledResampler?
+        let initialized: Bool
+    }
+    nonisolated(unsafe) var pulledCopy: PulledCopy?
+    /// Held (set) by the one thread reading or writing `pulledCopy`.
+    let pullingCopy = Atomic<Bool>(false)
     /// The session's latest word; and what the I/O thread reads of it without a lock.
     let fed: Locked<AudioServiceSnapshot>
     /// The output gain the session allows (ducking, silent switch), as Float bits.
@@ -443,6 +454,13 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
                 guard makeBuffers(&c) else { throw .formatNotSupported }
             }
             c.initialized = true
+        }
+        // A pulled unit's first pull then needs no lock either.
+        if !kind.hasDevice, pullingCopy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+            pulledCopy = config.withLock { c in
+                PulledCopy(plan: c.plan, scratch: c.scratch, lent: c.lent, resampler: c.resampler, initialized: c.initialized)
+            }
+            pullingCopy.store(false, ordering: .releasing)
         }
     }
 

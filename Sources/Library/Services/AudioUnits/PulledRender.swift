@@ -7,9 +7,24 @@ extension OutputUnit {
     public func renderPulled(flags: UnsafeMutablePointer<UInt32>, timeStamp: UnsafeRawPointer, bus: UInt32,
                              frames: UInt32, list outputList: UnsafeMutableRawPointer) throws(UnitError) {
         guard !kind.hasDevice else { throw bus == 1 ? .cannotDoInCurrentContext : .invalidElement }
-        let (plan, scratch, lent, resampler, initialized) = config.withLock {
-            ($0.plan, $0.scratch, $0.lent, $0.resampler, $0.initialized)
+        // A unit pulled from a real-time thread (a graph's node, a connection) must not
+        // wait for the program's lock: the configuration is copied when the lock is free,
+        // else the last copy serves (a change is heard from the next pull), as the device
+        // units' I/O threads do; Initialize makes the first copy. The copy is one
+        // puller's at a time (a flag, not a lock): a second thread pulling meanwhile, which
+        // no real-time path does, takes the lock instead.
+        let copy = { (c: inout Config) in PulledCopy(plan: c.plan, scratch: c.scratch, lent: c.lent, resampler: c.resampler,
+                                                    initialized: c.initialized) }
+        var current: PulledCopy?
+        if pullingCopy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+            if let fresh = config.withLockIfAvailable(copy) { pulledCopy = fresh }
+            current = pulledCopy
+            pullingCopy.store(false, ordering: .releasing)
         }
+        if current == nil { current = config.withLock(copy) }
+        let taken = current!
+        let (plan, scratch, lent, resampler, initialized) = (taken.plan, taken.scratch, taken.lent, taken.resampler,
+                                                             taken.initialized)
         guard initialized, let scratch, let lent else { throw .uninitialized }
         guard bus == 0 else { throw .invalidElement }
         guard frames <= plan.maximumFrames else { throw .tooManyFramesToProcess }
@@ -29,7 +44,7 @@ extension OutputUnit {
             entry.storeBytes(of: UInt32(Int(frames) * output.bytesPerFrame), toByteOffset: 4, as: UInt32.self)
         }
         guard let render = plan.render else {
-            config.withLock { $0.lastRenderError = UnitError.invalidProperty.rawValue }
+            _ = config.withLockIfAvailable { $0.lastRenderError = UnitError.invalidProperty.rawValue }
             throw .invalidProperty
         }
         if let resampler {
@@ -53,7 +68,7 @@ extension OutputUnit {
         var renderFlags: UInt32 = 0
         let status = render.call(&renderFlags, timeStamp, 0, frames, list)
         if status != 0 {
-            config.withLock { $0.lastRenderError = status }
+            _ = config.withLockIfAvailable { $0.lastRenderError = status }
             throw UnitError(rawValue: status) ?? .cannotDoInCurrentContext
         }
         withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 2 * 8) { pointers in
@@ -91,7 +106,7 @@ extension OutputUnit {
         resampler.render = nil
         resampler.scratch = nil
         if status != 0 {
-            config.withLock { $0.lastRenderError = status }
+            _ = config.withLockIfAvailable { $0.lastRenderError = status }
             throw UnitError(rawValue: status) ?? .cannotDoInCurrentContext
         }
         let output = plan.pulled
