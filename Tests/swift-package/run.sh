@@ -18,6 +18,16 @@ out=$(cd "$out" && pwd)
 failed=0
 pass() { echo "PASS swift-package $1"; }
 fail() { failed=1; echo "FAIL swift-package $1"; }
+# Waits (up to 15 s) until FILE has a line matching REGEX, or the program PID has ended.
+await_line() {
+    local file=$1 regex=$2 pid=$3
+    for _ in $(seq 300); do
+        grep -q "$regex" "$file" 2>/dev/null && return 0
+        kill -0 "$pid" 2>/dev/null || return 1
+        sleep 0.05
+    done
+    return 1
+}
 # The audiosessiond processes serving this test's runtime folder: "PID EXECUTABLE" lines.
 our_daemons() {
     for process in /proc/[0-9]*; do
@@ -71,11 +81,7 @@ export AUDIOTOOLBOX_BACKEND=virtual AUDIOTOOLBOX_ARBITER=daemon
 unset AUDIOTOOLBOX_DAEMON
 "$app" > "$out/app.out" 2> "$out/app.err" &
 pid=$!
-for _ in $(seq 300); do
-    grep -q '^active' "$out/app.out" && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-done
+await_line "$out/app.out" '^active' "$pid"
 if grep -q '^active' "$out/app.out"; then
     pass "the app activates: $(grep '^active' "$out/app.out")"
 else
@@ -108,11 +114,7 @@ fi
 # its Reset handler as Apple asks, is active with a new daemon.
 "$app" services > "$out/services.out" 2> "$out/services.err" &
 pid=$!
-for _ in $(seq 300); do
-    grep -q '^active' "$out/services.out" && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-done
+await_line "$out/services.out" '^active' "$pid"
 killed=""
 while read -r daemon_pid _; do killed=$daemon_pid; kill -9 "$daemon_pid"; done < <(our_daemons)
 wait "$pid"
@@ -309,11 +311,7 @@ PY
     "$prefix/bin/vcard" record-reset
     "$out/session_player" resume > "$out/c-player.out" 2> "$out/c-player.err" &
     pid=$!
-    for _ in $(seq 200); do
-        grep -q '^playing' "$out/c-player.out" && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.05
-    done
+    await_line "$out/c-player.out" '^playing' "$pid"
     "$app" interrupter > "$out/interrupter.out" 2>&1
     swift_status=$?
     wait "$pid"
