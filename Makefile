@@ -119,7 +119,7 @@ install: build vcard install-runtime
 	        pkgconfig/$$module.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/$$module.pc || exit 1; \
 	done
 	install -d $(DESTDIR)$(PREFIX)/share/man/man3
-	install -m 644 docs/audiosession.3 docs/audioservices.3 docs/audioqueue.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+	install -m 644 docs/audiosession.3 docs/audioservices.3 docs/audioqueue.3 docs/augraph.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 644 docs/audiosession.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 docs/audiosessiond.8 $(DESTDIR)$(PREFIX)/share/man/man8/
@@ -145,7 +145,7 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libAudioToolbox.so* $(DESTDIR)$(LIBDIR)/pkgconfig/AudioToolbox.pc \
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/AudioToolbox-ios.pc
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/AudioToolbox $(DESTDIR)$(INCLUDEDIR)/CoreAudio $(DESTDIR)$(INCLUDEDIR)/AudioUnit $(DESTDIR)$(DOC_DIR) $(DESTDIR)$(PREFIX)/share/audiotoolbox
-	rm -f $(DESTDIR)$(PREFIX)/share/man/man3/audiosession.3 $(DESTDIR)$(PREFIX)/share/man/man3/audioservices.3 $(DESTDIR)$(PREFIX)/share/man/man3/audioqueue.3 $(DESTDIR)$(PREFIX)/share/man/man1/vcard.1
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man3/audiosession.3 $(DESTDIR)$(PREFIX)/share/man/man3/audioservices.3 $(DESTDIR)$(PREFIX)/share/man/man3/audioqueue.3 $(DESTDIR)$(PREFIX)/share/man/man3/augraph.3 $(DESTDIR)$(PREFIX)/share/man/man1/vcard.1
 	rm -rf $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(BINDIR)/vcard $(DESTDIR)$(BINDIR)/audiosessiond $(DESTDIR)$(BINDIR)/audiosession \
 	    $(DESTDIR)$(LIBEXEC_DIR)
 	rm -f $(DESTDIR)$(SYSTEMD_USER_DIR)/audiosessiond.service $(DESTDIR)$(SYSTEMD_USER_DIR)/audiosessiond.socket

@@ -115,9 +115,8 @@ package enum GraphHandles {
     /// I/O unit's element 1 is its microphone, which a connection may take from.
     static func checkEnds(_ s: GraphRecord.State, source: Int32?, output: UInt32, destination: Int32,
                           input: UInt32) throws(GraphError) {
-        guard let node = s.model.node(destination) else { throw .nodeNotFound }
+        guard s.model.node(destination) != nil else { throw .nodeNotFound }
         guard input == 0 else { throw .invalidElement }
-        _ = node
         if let source {
             guard let from = s.model.node(source) else { throw .nodeNotFound }
             let hasDevice = from.component.subtype == UnitKind.remoteIO.subtype
@@ -300,8 +299,8 @@ package enum GraphHandles {
     }
 
     /// Starts the output node's unit, as AudioOutputUnitStart does (activating the
-    /// session). Not outside the lock: a render callback asking the graph anything must
-    /// not wait for a start that waits for it.
+    /// session). Outside the graph's lock: a render callback asking the graph anything
+    /// must not wait for a start that waits for it.
     package static func start(_ record: GraphRecord) throws(GraphError) {
         guard isInitialized(record) else { throw .unit(.uninitialized) }
         guard let (key, unit) = outputUnit(record) else { throw .outputNodeErr }
