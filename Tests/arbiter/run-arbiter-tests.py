@@ -1277,6 +1277,35 @@ def case_q1(c):
         server.close()
 
 
+def case_g1(c):
+    """Issue 34: where a sound server runs, an AUGraph (an AUConverter node fed by a node
+    input callback, into RemoteIO) plays through a PipeWire stream of the program's; a
+    call stops it before Begin (the sink falls silent) and AUGraphStart after End plays
+    it again."""
+    server = SoundServer(c)
+    c.env.pop("AUDIOTOOLBOX_BACKEND", None)
+    c.env["AUDIOTOOLBOX_ALSA_JACK_CTLS"] = ""
+    try:
+        (a,) = c.start("A")
+        a.set_category("medi")
+        a.command("graph start")
+        deadline = time.monotonic() + HANG
+        while find_stream(c, lambda props: props.get("application.process.id") in (a.pid, str(a.pid))) is None:
+            if time.monotonic() > deadline:
+                raise CaseFailure("no PipeWire stream names A's process")
+            time.sleep(0.05)
+        wait_heard(c, 1.0, "A's graph")
+        c.tool("call", "start")
+        a.expect(r"^BEGIN$")
+        wait_heard(c, 0.0, "A's graph stopped by the call")
+        c.tool("call", "end")
+        a.expect(r"^END resume$")
+        a.command("graph start")
+        wait_heard(c, 1.0, "A's graph started again after End")
+    finally:
+        server.close()
+
+
 Stream = collections.namedtuple("Stream", "node volumes mute soft soft_mute")
 
 
@@ -1830,6 +1859,7 @@ CASES = [
     ("u2-unit-plays-through-pipewire", case_u2),
     ("u3-system-sound-plays-through-pipewire", case_u3),
     ("q1-queue-plays-through-pipewire", case_q1),
+    ("g1-graph-plays-through-pipewire", case_g1),
     ("y-interrupted-program-muted", case_y),
     ("s2-volume-after-wireplumber-restart", case_s2),
     ("z1-saved-volume-player-exits-lowered", case_z1),

@@ -20,6 +20,8 @@
  *                               6000 * sin(i / 9), 16-bit stereo at 48 kHz, made at the first start)
  *   queue start|stop         -> "queue start|stop <status>"    (an output audio queue playing the
  *                               same tone, three buffers refilled on the queue's own thread)
+ *   graph start|stop         -> "graph start|stop <status>"    (an AUGraph playing the same tone:
+ *                               an AUConverter node fed by a node input callback, into RemoteIO)
  *   sound <path>             -> "sound <status>"               (AudioServicesCreateSystemSoundID and
  *                               AudioServicesPlaySystemSound; "sound-done" when its completion comes)
  *   running                  -> "running <unit> <queue>"      (IsRunning of each, -1 if none)
@@ -184,6 +186,45 @@ static OSStatus unitCommand(const char *what)
     return AudioOutputUnitStart(toneUnit);
 }
 
+/* ---- the graph command: the same tone through an AUGraph (an AUConverter node fed by
+ * a node input callback, into a RemoteIO node), made at the first start ---- */
+
+static AUGraph toneGraph;
+
+static OSStatus graphCommand(const char *what)
+{
+    if (strcmp(what, "stop") == 0) return toneGraph ? AUGraphStop(toneGraph) : kAudio_ParamError;
+    if (!toneGraph) {
+        AudioComponentDescription io = {kAudioUnitType_Output, kAudioUnitSubType_RemoteIO, kAudioUnitManufacturer_Apple,
+                                        0, 0};
+        AudioComponentDescription conv = {kAudioUnitType_FormatConverter, kAudioUnitSubType_AUConverter,
+                                          kAudioUnitManufacturer_Apple, 0, 0};
+        AudioStreamBasicDescription tone = {48000, kAudioFormatLinearPCM,
+                                            kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
+        AudioStreamBasicDescription floats = {48000, kAudioFormatLinearPCM, kAudioFormatFlagsNativeFloatPacked, 8, 1, 8,
+                                              2, 32, 0};
+        AURenderCallbackStruct cb = {renderTone, NULL};
+        AUNode output, converter;
+        AudioUnit ioUnit, converterUnit;
+        OSStatus status;
+        if ((status = NewAUGraph(&toneGraph)) || (status = AUGraphAddNode(toneGraph, &io, &output)) ||
+            (status = AUGraphAddNode(toneGraph, &conv, &converter)) || (status = AUGraphOpen(toneGraph)) ||
+            (status = AUGraphNodeInfo(toneGraph, output, NULL, &ioUnit)) ||
+            (status = AUGraphNodeInfo(toneGraph, converter, NULL, &converterUnit)) ||
+            (status = AudioUnitSetProperty(converterUnit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &tone,
+                                           sizeof tone)) ||
+            (status = AudioUnitSetProperty(converterUnit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0,
+                                           &floats, sizeof floats)) ||
+            (status = AudioUnitSetProperty(ioUnit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &floats,
+                                           sizeof floats)) ||
+            (status = AUGraphSetNodeInputCallback(toneGraph, converter, 0, &cb)) ||
+            (status = AUGraphConnectNodeInput(toneGraph, converter, 0, output, 0)) ||
+            (status = AUGraphInitialize(toneGraph)))
+            return status;
+    }
+    return AUGraphStart(toneGraph);
+}
+
 /* ---- the queue command: an iPhone program's audio queue tone ---- */
 
 static AudioQueueRef toneQueue;
@@ -317,6 +358,8 @@ static int handle(char *text)
         say("vol %s %.2f", statusText(status, b), volume);
     } else if (strcmp(command, "unit") == 0 && arg != NULL && (!strcmp(arg, "start") || !strcmp(arg, "stop"))) {
         say("unit %s %s", arg, statusText(unitCommand(arg), b));
+    } else if (strcmp(command, "graph") == 0 && arg != NULL && (!strcmp(arg, "start") || !strcmp(arg, "stop"))) {
+        say("graph %s %s", arg, statusText(graphCommand(arg), b));
     } else if (strcmp(command, "queue") == 0 && arg != NULL && (!strcmp(arg, "start") || !strcmp(arg, "stop"))) {
         say("queue %s %s", arg, statusText(queueCommand(arg), b));
     } else if (strcmp(command, "sound") == 0 && arg != NULL) {
