@@ -1248,62 +1248,47 @@ def case_u3(c):
         server.close()
 
 
+def plays_through_pipewire(c, command, what):
+    """A program's `command start` (its service playing the tone) is a PipeWire stream of
+    the program's own, heard at the sink; a call silences it before Begin, and the same
+    command after End plays it again."""
+    server = SoundServer(c)
+    c.env.pop("AUDIOTOOLBOX_BACKEND", None)
+    c.env["AUDIOTOOLBOX_ALSA_JACK_CTLS"] = ""
+    try:
+        (a,) = c.start("A")
+        a.set_category("medi")
+        a.command(f"{command} start")
+        deadline = time.monotonic() + HANG
+        while find_stream(c, lambda props: props.get("application.process.id") in (a.pid, str(a.pid))) is None:
+            if time.monotonic() > deadline:
+                raise CaseFailure("no PipeWire stream names A's process")
+            time.sleep(0.05)
+        wait_heard(c, 1.0, f"A's {what}")
+        c.tool("call", "start")
+        a.expect(r"^BEGIN$")
+        wait_heard(c, 0.0, f"A's {what} stopped by the call")
+        c.tool("call", "end")
+        a.expect(r"^END resume$")
+        a.command(f"{command} start")
+        wait_heard(c, 1.0, f"A's {what} started again after End")
+    finally:
+        server.close()
+
+
 def case_q1(c):
     """Issue 19: where a sound server runs, an output audio queue plays through a PipeWire
     stream of its own (the queue streams through an I/O unit the session feeds); a call
     stops it before Begin (the sink falls silent) and AudioQueueStart after End resumes
     it."""
-    server = SoundServer(c)
-    c.env.pop("AUDIOTOOLBOX_BACKEND", None)
-    c.env["AUDIOTOOLBOX_ALSA_JACK_CTLS"] = ""
-    try:
-        (a,) = c.start("A")
-        a.set_category("medi")
-        a.command("queue start")
-        deadline = time.monotonic() + HANG
-        while find_stream(c, lambda props: props.get("application.process.id") in (a.pid, str(a.pid))) is None:
-            if time.monotonic() > deadline:
-                raise CaseFailure("no PipeWire stream names A's process")
-            time.sleep(0.05)
-        wait_heard(c, 1.0, "A's queue")
-        c.tool("call", "start")
-        a.expect(r"^BEGIN$")
-        wait_heard(c, 0.0, "A's queue stopped by the call")
-        c.tool("call", "end")
-        a.expect(r"^END resume$")
-        a.command("queue start")
-        wait_heard(c, 1.0, "A's queue started again after End")
-    finally:
-        server.close()
+    plays_through_pipewire(c, "queue", "queue")
 
 
 def case_g1(c):
-    """Issue 34: where a sound server runs, an AUGraph (an AUConverter node fed by a node
-    input callback, into RemoteIO) plays through a PipeWire stream of the program's; a
-    call stops it before Begin (the sink falls silent) and AUGraphStart after End plays
-    it again."""
-    server = SoundServer(c)
-    c.env.pop("AUDIOTOOLBOX_BACKEND", None)
-    c.env["AUDIOTOOLBOX_ALSA_JACK_CTLS"] = ""
-    try:
-        (a,) = c.start("A")
-        a.set_category("medi")
-        a.command("graph start")
-        deadline = time.monotonic() + HANG
-        while find_stream(c, lambda props: props.get("application.process.id") in (a.pid, str(a.pid))) is None:
-            if time.monotonic() > deadline:
-                raise CaseFailure("no PipeWire stream names A's process")
-            time.sleep(0.05)
-        wait_heard(c, 1.0, "A's graph")
-        c.tool("call", "start")
-        a.expect(r"^BEGIN$")
-        wait_heard(c, 0.0, "A's graph stopped by the call")
-        c.tool("call", "end")
-        a.expect(r"^END resume$")
-        a.command("graph start")
-        wait_heard(c, 1.0, "A's graph started again after End")
-    finally:
-        server.close()
+    """Issue 34: the same for an AUGraph (an AUConverter node fed by a node input
+    callback, into RemoteIO): a stream of the program's, stopped by a call before Begin,
+    played again by AUGraphStart after End."""
+    plays_through_pipewire(c, "graph", "graph")
 
 
 Stream = collections.namedtuple("Stream", "node volumes mute soft soft_mute")
