@@ -36,6 +36,15 @@ STATIC_ASSERT(kAUVoiceIOProperty_BypassVoiceProcessing == 2100 && kAUVoiceIOProp
               "voice 1");
 STATIC_ASSERT(kAUVoiceIOProperty_MuteOutput == 2104, "voice 2");
 STATIC_ASSERT(kHALOutputParam_Volume == 14, "volume parameter");
+STATIC_ASSERT(kMultiChannelMixerParam_Volume == 0 && kMultiChannelMixerParam_Enable == 1 &&
+              kMultiChannelMixerParam_Pan == 2, "mixer parameters");
+STATIC_ASSERT(kMultiChannelMixerParam_PreAveragePower == 1000 && kMultiChannelMixerParam_PrePeakHoldLevel == 2000 &&
+              kMultiChannelMixerParam_PostAveragePower == 3000 && kMultiChannelMixerParam_PostPeakHoldLevel == 4000,
+              "mixer meters");
+STATIC_ASSERT(kVarispeedParam_PlaybackRate == 0 && kVarispeedParam_PlaybackCents == 1, "varispeed parameters");
+STATIC_ASSERT(kAudioUnitProperty_MeteringMode == 3007, "metering mode");
+STATIC_ASSERT(kAudioUnitType_Mixer == 0x61756D78 && kAudioUnitSubType_MultiChannelMixer == 0x6D636D78, "mixer component");
+STATIC_ASSERT(kAudioUnitType_FormatConverter == 0x61756663 && kAudioUnitSubType_Varispeed == 0x76617269, "varispeed component");
 STATIC_ASSERT(kAudioOutputUnitStartSelect == 0x0201 && kAudioUnitRenderSelect == 0x000E, "selectors");
 STATIC_ASSERT(sizeof(AudioComponentDescription) == 20, "component description");
 STATIC_ASSERT(sizeof(AURenderCallbackStruct) == 16 && offsetof(AURenderCallbackStruct, inputProcRefCon) == 8,

@@ -1,8 +1,8 @@
 /*
  * AudioToolbox for Linux — <AudioUnit/AudioUnitParameters.h>.
  *
- * Parameter IDs of Apple's units, as the iPhone SDK (iOS 7) numbers them. The output units
- * have one, a volume.
+ * Parameter IDs of Apple's units, as the iPhone SDK (iOS 7) numbers them: the output
+ * units' volume, the multichannel mixer's and Varispeed's.
  */
 #ifndef __AudioUnitParameters
 #define __AudioUnitParameters
@@ -10,7 +10,9 @@
 /* Output units: the output volume, 0..1, global scope. */
 enum { kHALOutputParam_Volume = 14 };
 
-/* The multichannel mixer (for code that names them; the unit is not provided yet). */
+/* The multichannel mixer: per input bus (input scope) volume 0..1, enable 0/1 and pan
+ * -1..1; the output's volume (output scope, element 0); and, with metering on
+ * (kAudioUnitProperty_MeteringMode), read-only levels in dB before and after the gains. */
 enum {
     kMultiChannelMixerParam_Volume            = 0,
     kMultiChannelMixerParam_Enable            = 1,
@@ -19,6 +21,13 @@ enum {
     kMultiChannelMixerParam_PrePeakHoldLevel  = 2000,
     kMultiChannelMixerParam_PostAveragePower  = 3000,
     kMultiChannelMixerParam_PostPeakHoldLevel = 4000
+};
+
+/* Varispeed, global scope: the rate (0.25..4, 1 is as recorded) and the same change in
+ * cents (-2400..2400); setting one moves the other. */
+enum {
+    kVarispeedParam_PlaybackRate  = 0,
+    kVarispeedParam_PlaybackCents = 1
 };
 
 #endif /* __AudioUnitParameters */

@@ -103,6 +103,11 @@ enum {
     kAUVoiceIOProperty_MuteOutput              = 2104
 };
 
+/* Mixers: metering on (non-zero) or off for one bus (input scope) or the output. */
+enum {
+    kAudioUnitProperty_MeteringMode = 3007
+};
+
 /* Render quality. */
 enum {
     kRenderQuality_Max    = 0x7F,

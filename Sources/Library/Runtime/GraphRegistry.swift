@@ -81,14 +81,14 @@ package enum GraphHandles {
     package static func removeNode(_ record: GraphRecord, _ node: Int32) throws(GraphError) {
         let unit = try record.state.withLock { s throws(GraphError) -> UInt? in
             guard let found = s.model.node(node) else { throw .nodeNotFound }
-            if found.isOutput, let key = s.units[node], UnitHandles.instances.get(key)?.isRunning == true {
+            if found.isOutput, let key = s.units[node], UnitHandles.outputUnit(key)?.isRunning == true {
                 throw .cannotDoInCurrentContext
             }
             // What others took from it goes first: a destination must not pull a unit
             // being disposed of.
             for case .connection(_, _, let destination, let input) in s.model.interactions(of: node) where destination != node {
-                if let key = s.units[destination], let unit = UnitHandles.instances.get(key), input == 0 {
-                    unit.setRenderCallback(nil)
+                if let key = s.units[destination], let unit = UnitHandles.instances.get(key) {
+                    try? unit.setRenderCallback(nil, input: input)
                 }
             }
             try s.model.removeNode(node)
@@ -111,12 +111,21 @@ package enum GraphHandles {
 
     // MARK: interactions
 
-    /// The inputs and outputs a node's unit has: every unit here takes one input (0); an
-    /// I/O unit's element 1 is its microphone, which a connection may take from.
+    /// The inputs and outputs a node's unit has: a mixer takes as many inputs as its
+    /// unit counts (before the graph is open, up to its most), every other unit one (0);
+    /// an I/O unit's element 1 is its microphone, which a connection may take from.
     static func checkEnds(_ s: GraphRecord.State, source: Int32?, output: UInt32, destination: Int32,
                           input: UInt32) throws(GraphError) {
-        guard s.model.node(destination) != nil else { throw .nodeNotFound }
-        guard input == 0 else { throw .invalidElement }
+        guard let to = s.model.node(destination) else { throw .nodeNotFound }
+        let inputs: UInt32
+        if to.component.subtype != UnitKind.multiChannelMixer.subtype {
+            inputs = 1
+        } else if let key = s.units[destination], let unit = UnitHandles.instances.get(key) {
+            inputs = unit.elementCount(.input)
+        } else {
+            inputs = MixerUnit.maximumBuses
+        }
+        guard input < inputs else { throw .invalidElement }
         if let source {
             guard let from = s.model.node(source) else { throw .nodeNotFound }
             let hasDevice = from.component.subtype == UnitKind.remoteIO.subtype
@@ -187,7 +196,7 @@ package enum GraphHandles {
         for interaction in removed {
             if let key = s.units[interaction.destination], let unit = UnitHandles.instances.get(key),
                !added.contains(where: { $0.destination == interaction.destination && $0.input == interaction.input }) {
-                unit.setRenderCallback(nil)
+                try? unit.setRenderCallback(nil, input: interaction.input)
             }
         }
         for interaction in added {
@@ -204,9 +213,14 @@ package enum GraphHandles {
                 } catch {
                     throw .invalidConnection
                 }
-            case .callback(_, _, let procedure, let refCon):
+            case .callback(_, let input, let procedure, let refCon):
                 let proc = unsafeBitCast(Int(bitPattern: procedure), to: RenderCallback.Procedure.self)
-                unit.setRenderCallback(RenderCallback(procedure: proc, refCon: UnsafeMutableRawPointer(bitPattern: refCon)))
+                do throws(UnitError) {
+                    try unit.setRenderCallback(RenderCallback(procedure: proc, refCon: UnsafeMutableRawPointer(bitPattern: refCon)),
+                                               input: input)
+                } catch {
+                    throw .invalidConnection
+                }
             }
         }
         s.model.markApplied()
@@ -226,7 +240,7 @@ package enum GraphHandles {
     static func outputUnit(_ record: GraphRecord) -> (UInt, OutputUnit)? {
         record.state.withLock { s in
             guard let node = s.model.outputNode, let key = s.units[node.id],
-                  let unit = UnitHandles.instances.get(key) else { return nil }
+                  let unit = UnitHandles.outputUnit(key) else { return nil }
             return (key, unit)
         }
     }
@@ -242,7 +256,7 @@ package enum GraphHandles {
             }
             s.open = true
             try apply(&s)
-            if let output = s.model.outputNode, let key = s.units[output.id], let unit = UnitHandles.instances.get(key) {
+            if let output = s.model.outputNode, let key = s.units[output.id], let unit = UnitHandles.outputUnit(key) {
                 attachLoadMeter(record, unit)
                 for notify in s.notifies { try? unit.addRenderNotify(notify) }
             }
@@ -272,10 +286,16 @@ package enum GraphHandles {
             guard !s.initialized else { return }
             guard s.model.outputNode != nil else { throw .outputNodeErr }
             try apply(&s)
-            var done: [OutputUnit] = []
+            var done: [any AudioUnitInstance] = []
             for node in s.model.initializationOrder() {
                 guard let key = s.units[node], let unit = UnitHandles.instances.get(key) else { continue }
                 do throws(UnitError) {
+                    // Each input takes the format its source's output has now (set since
+                    // the connection, as programs do); sources are initialized first.
+                    for case .connection(let source, let output, node, let input) in s.model.interactions(of: node) {
+                        guard let sourceKey = s.units[source], let from = UnitHandles.instances.get(sourceKey) else { continue }
+                        try UnitConnections.matchFormat(from, output: output, unit, input: input)
+                    }
                     try unit.initialize()
                     done.append(unit)
                 } catch {
@@ -290,7 +310,7 @@ package enum GraphHandles {
     /// Stops if running, then uninitializes every unit.
     package static func uninitialize(_ record: GraphRecord) throws(GraphError) {
         try stop(record)
-        let units = record.state.withLock { s -> [OutputUnit] in
+        let units = record.state.withLock { s -> [any AudioUnitInstance] in
             guard s.initialized else { return [] }
             s.initialized = false
             return s.units.values.compactMap { UnitHandles.instances.get($0) }
@@ -316,7 +336,7 @@ package enum GraphHandles {
     // MARK: render notifies and load
 
     package static func addRenderNotify(_ record: GraphRecord, _ callback: RenderCallback) throws(GraphError) {
-        let unit = record.state.withLock { s -> OutputUnit? in
+        let unit = record.state.withLock { s -> (any AudioUnitInstance)? in
             if !s.notifies.contains(where: { $0.same(callback) }) { s.notifies.append(callback) }
             guard let node = s.model.outputNode, let key = s.units[node.id] else { return nil }
             return UnitHandles.instances.get(key)
@@ -325,7 +345,7 @@ package enum GraphHandles {
     }
 
     package static func removeRenderNotify(_ record: GraphRecord, _ callback: RenderCallback) {
-        let unit = record.state.withLock { s -> OutputUnit? in
+        let unit = record.state.withLock { s -> (any AudioUnitInstance)? in
             s.notifies.removeAll { $0.same(callback) }
             guard let node = s.model.outputNode, let key = s.units[node.id] else { return nil }
             return UnitHandles.instances.get(key)

@@ -1,13 +1,14 @@
 import Locking
 
-/// The objects a program holds by opaque pointer: every AudioFileID, ExtAudioFileRef,
+/// The objects a program holds by opaque pointer (class instances, or a class-bound
+/// protocol's, as the units are): every AudioFileID, ExtAudioFileRef,
 /// AudioConverterRef, AudioFileStreamID, AudioUnit instance, AudioQueueRef and AUGraph.
 ///
 /// A handle is no address. It names a slot, the generation of the slot's occupant and
 /// the table's kind: a disposed handle (even once its slot holds a newer object), a
 /// foreign pointer or a handle of another kind is refused with a result code instead of
 /// followed, and events queued for a disposed object never reach the one after it.
-package final class HandleTable<Object: AnyObject>: @unchecked Sendable {
+package final class HandleTable<Object>: @unchecked Sendable {
     package enum Kind: UInt8 { case audioFile = 1, extAudioFile, converter, fileStream, unit, queue, graph }
 
     private struct Slot {

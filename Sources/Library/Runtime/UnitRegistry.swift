@@ -13,7 +13,7 @@ package enum UnitHandles {
     package static let components: [(UnitKind, UnsafeMutableRawPointer)] = UnitKind.allCases.map { kind in
         (kind, UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16))
     }
-    package static let instances = HandleTable<OutputUnit>(.unit)
+    package static let instances = HandleTable<any AudioUnitInstance>(.unit)
 
     /// Registered with the first instance: in the child of a fork the units stay, stopped
     /// (their threads are the parent's), and the locks the parent's threads may have held
@@ -29,8 +29,14 @@ package enum UnitHandles {
     /// A new instance of `kind` (AudioComponentInstanceNew, a graph's node): its handle.
     package static func make(_ kind: UnitKind) -> UInt {
         _ = installForkHandler
-        let unit = OutputUnit(kind: kind, fedWith: Runtime.withoutSession)
         let key = instances.reserve()
+        guard kind != .multiChannelMixer else {
+            let mixer = MixerUnit()
+            mixer.handle = key
+            instances.fill(key, with: mixer)
+            return key
+        }
+        let unit = OutputUnit(kind: kind, fedWith: Runtime.withoutSession)
         unit.handle = key
         unit.onStoppedBySystem = { UnitListeners.tell(OpaquePointer(bitPattern: key), kAudioOutputUnitProperty_IsRunning) }
         unit.onGranted = { grant in reportGrant(grant) }
@@ -43,7 +49,7 @@ package enum UnitHandles {
     package static func dispose(_ key: UInt) -> Bool {
         guard let removed = instances.remove(key) else { return false }
         removed.uninitialize()
-        Runtime.withCurrent { $0.session.detach(removed) }
+        if let io = removed as? OutputUnit { Runtime.withCurrent { $0.session.detach(io) } }
         UnitListeners.all.removeAll { $0.unit == key }
         UnitConnections.forget(key)
         return true
@@ -72,8 +78,17 @@ package enum UnitHandles {
         return components.first { OpaquePointer($0.1) == component }?.0
     }
 
-    package static func unit(_ handle: OpaquePointer?) -> OutputUnit? {
+    package static func unit(_ handle: OpaquePointer?) -> (any AudioUnitInstance)? {
         instances.get(handle)
+    }
+
+    /// The I/O, generic or converter unit `handle` names; nil for a mixer or none.
+    package static func outputUnit(_ handle: OpaquePointer?) -> OutputUnit? {
+        instances.get(handle) as? OutputUnit
+    }
+
+    package static func outputUnit(_ key: UInt) -> OutputUnit? {
+        instances.get(key) as? OutputUnit
     }
 
     /// What a stream was granted, told to the session (IOBufferDuration, latencies).
@@ -98,10 +113,13 @@ package enum UnitHandles {
 /// until their destination is disposed of, so a render under way never loses its own.
 package enum UnitConnections {
     package final class Link {
-        package let source: OutputUnit
+        package let source: any AudioUnitInstance
+        /// The source when it is an I/O unit: its element 1 (the microphone) is pulled.
+        package let device: OutputUnit?
         package let output: UInt32
-        package init(source: OutputUnit, output: UInt32) {
+        package init(source: any AudioUnitInstance, output: UInt32) {
             self.source = source
+            device = (source as? OutputUnit).flatMap { $0.kind.hasDevice ? $0 : nil }
             self.output = output
         }
     }
@@ -112,9 +130,9 @@ package enum UnitConnections {
         let link = Unmanaged<Link>.fromOpaque(refCon!).takeUnretainedValue()
         guard let list else { return UnitError.parameter.rawValue }
         do throws(UnitError) {
-            if link.source.kind.hasDevice {
+            if let device = link.device {
                 guard link.output == 1 else { throw .invalidElement }
-                try link.source.renderInput(frames: frames, list: list)
+                try device.renderInput(frames: frames, list: list)
             } else {
                 try link.source.renderPulled(flags: flags, timeStamp: stamp, bus: link.output, frames: frames, list: list)
             }
@@ -124,18 +142,33 @@ package enum UnitConnections {
         }
     }
 
-    package static func connect(_ destination: OutputUnit, _ handle: OpaquePointer?, _ connection: AudioUnitConnection) throws(UnitError) {
-        guard connection.destInputNumber == 0 else { throw .invalidElement }
+    /// Connects (or, with no source, disconnects) the destination's input. The
+    /// destination's input takes the source's output format, as the phone's units do.
+    package static func connect(_ destination: any AudioUnitInstance, _ handle: OpaquePointer?,
+                                _ connection: AudioUnitConnection) throws(UnitError) {
+        let input = connection.destInputNumber
+        guard input < destination.elementCount(.input) else { throw .invalidElement }
         guard let sourceHandle = connection.sourceAudioUnit else {
-            destination.setRenderCallback(nil)
+            try destination.setRenderCallback(nil, input: input)
             return
         }
         guard let source = UnitHandles.unit(sourceHandle), source !== destination else { throw .invalidPropertyValue }
-        guard connection.sourceOutputNumber < source.kind.elementCount else { throw .invalidElement }
+        guard connection.sourceOutputNumber < source.elementCount(.output) else { throw .invalidElement }
+        try matchFormat(source, output: connection.sourceOutputNumber, destination, input: input)
         let link = Link(source: source, output: connection.sourceOutputNumber)
         let key = UInt(bitPattern: Int(bitPattern: handle.map { UnsafeRawPointer($0) }))
         links.withLock { $0[key, default: []].append(link) }
-        destination.setRenderCallback(RenderCallback(procedure: pull, refCon: Unmanaged.passUnretained(link).toOpaque()))
+        try destination.setRenderCallback(RenderCallback(procedure: pull, refCon: Unmanaged.passUnretained(link).toOpaque()),
+                                          input: input)
+    }
+
+    /// The destination's input format made the source's output format (a connection
+    /// made, a graph initialized after either changed).
+    package static func matchFormat(_ source: any AudioUnitInstance, output: UInt32, _ destination: any AudioUnitInstance,
+                                    input: UInt32) throws(UnitError) {
+        let format = try source.format(scope: .output, element: output)
+        guard (try? destination.format(scope: .input, element: input)) != format else { return }
+        try destination.setFormat(format, scope: .input, element: input)
     }
 
     package static func forget(_ key: UInt) { _ = links.withLock { $0.removeValue(forKey: key) } }

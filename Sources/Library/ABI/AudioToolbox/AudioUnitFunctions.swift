@@ -13,7 +13,7 @@ import Runtime
 
 /// Runs a unit call: the unit looked up, thrown codes returned.
 @inline(__always)
-func unitCall(_ handle: OpaquePointer?, _ body: (OutputUnit) throws(UnitError) -> Void) -> Int32 {
+func unitCall(_ handle: OpaquePointer?, _ body: (any AudioUnitInstance) throws(UnitError) -> Void) -> Int32 {
     guard let unit = UnitHandles.unit(handle) else { return UnitError.parameter.rawValue }
     do throws(UnitError) {
         try body(unit)
@@ -23,19 +23,13 @@ func unitCall(_ handle: OpaquePointer?, _ body: (OutputUnit) throws(UnitError) -
     }
 }
 
-func checkVolumeParameter(_ id: UInt32, _ scope: UInt32, _ element: UInt32) throws(UnitError) {
-    guard Int(id) == kHALOutputParam_Volume else { throw .invalidParameter }
-    guard scope == UInt32(kAudioUnitScope_Global) else { throw .invalidScope }
-    guard element == 0 else { throw .invalidElement }
-}
-
 @_cdecl("AudioUnitGetParameter")
 public func audioUnitGetParameter(_ unit: OpaquePointer?, _ id: UInt32, _ scope: UInt32, _ element: UInt32,
                                   _ outValue: UnsafeMutablePointer<Float32>?) -> Int32 {
     unitCall(unit) { u throws(UnitError) in
-        try checkVolumeParameter(id, scope, element)
+        guard let where_ = Scope(rawValue: scope) else { throw .invalidScope }
         guard let outValue else { throw .parameter }
-        outValue.pointee = u.volume
+        outValue.pointee = try u.parameter(id, scope: where_, element: element)
     }
 }
 
@@ -43,23 +37,41 @@ public func audioUnitGetParameter(_ unit: OpaquePointer?, _ id: UInt32, _ scope:
 public func audioUnitSetParameter(_ unit: OpaquePointer?, _ id: UInt32, _ scope: UInt32, _ element: UInt32,
                                   _ value: Float32, _ offset: UInt32) -> Int32 {
     unitCall(unit) { u throws(UnitError) in
-        try checkVolumeParameter(id, scope, element)
-        try u.setVolume(value)
+        guard let where_ = Scope(rawValue: scope) else { throw .invalidScope }
+        try u.setParameter(id, scope: where_, element: element, value: value, offset: offset)
     }
 }
 
 @_cdecl("AudioUnitScheduleParameters")
 public func audioUnitScheduleParameters(_ unit: OpaquePointer?, _ events: UnsafePointer<AudioUnitParameterEvent>?,
                                         _ count: UInt32) -> Int32 {
-    guard UnitHandles.unit(unit) != nil else { return UnitError.parameter.rawValue }
+    guard let u = UnitHandles.unit(unit) else { return UnitError.parameter.rawValue }
     guard let events else { return count == 0 ? 0 : UnitError.parameter.rawValue }
-    // Applied at once: an immediate event's value, a ramp's end value.
+    // Each event in order, stopping at the first refused. An immediate event takes effect
+    // at its offset into the next render; a ramp of a mixer's volume runs from its start
+    // value over its frames; another unit's ramp takes its end value at once.
     for i in 0..<Int(count) {
         let e = events[i]
-        let value = e.eventType == UInt32(kParameterEvent_Ramped) ? e.eventValues.ramp.endValue
-                                                                    : e.eventValues.immediate.value
-        let status = audioUnitSetParameter(unit, e.parameter, e.scope, e.element, value, 0)
-        if status != 0 { return status }
+        guard let scope = Scope(rawValue: e.scope) else { return UnitError.invalidScope.rawValue }
+        do throws(UnitError) {
+            switch (e.eventType, u as? MixerUnit) {
+            case (UInt32(kParameterEvent_Immediate), _):
+                let now = e.eventValues.immediate
+                try u.setParameter(e.parameter, scope: scope, element: e.element, value: now.value, offset: now.bufferOffset)
+            case (UInt32(kParameterEvent_Ramped), let mixer?) where e.parameter == UInt32(kMultiChannelMixerParam_Volume):
+                let ramp = e.eventValues.ramp
+                try mixer.scheduleVolume(e.parameter, scope: scope, element: e.element, value: ramp.endValue,
+                                         from: ramp.startValue, delay: UInt32(max(0, ramp.startBufferOffset)),
+                                         ramp: ramp.durationInFrames)
+            case (UInt32(kParameterEvent_Ramped), _):
+                try u.setParameter(e.parameter, scope: scope, element: e.element, value: e.eventValues.ramp.endValue,
+                                   offset: 0)
+            default:
+                throw .parameter
+            }
+        } catch {
+            return error.rawValue
+        }
     }
     return 0
 }
@@ -72,12 +84,12 @@ public func audioUnitRender(_ unit: OpaquePointer?, _ flags: UnsafeMutablePointe
     // registry's lock.
     let here = OutputUnit.onIOThread
     let found = here.flatMap { $0.handle == UInt(bitPattern: Int(bitPattern: unit.map { UnsafeRawPointer($0) })) ? $0 : nil }
-    guard let u = found ?? UnitHandles.unit(unit) else { return UnitError.parameter.rawValue }
+    guard let u: any AudioUnitInstance = found ?? UnitHandles.unit(unit) else { return UnitError.parameter.rawValue }
     guard let timeStamp, let ioData else { return UnitError.parameter.rawValue }
     do throws(UnitError) {
-        if u.kind.hasDevice {
+        if let device = found ?? (u.kind.hasDevice ? u as? OutputUnit : nil), device.kind.hasDevice {
             guard bus == 1 else { throw .invalidElement }
-            try u.renderInput(frames: frames, list: UnsafeMutableRawPointer(ioData))
+            try device.renderInput(frames: frames, list: UnsafeMutableRawPointer(ioData))
         } else {
             var noFlags: UInt32 = 0
             try withUnsafeMutablePointer(to: &noFlags) { none throws(UnitError) in
@@ -118,7 +130,8 @@ public func audioUnitReset(_ unit: OpaquePointer?, _ scope: UInt32, _ element: U
 @_cdecl("AudioOutputUnitStart")
 public func audioOutputUnitStart(_ unit: OpaquePointer?) -> Int32 {
     guard let u = UnitHandles.unit(unit) else { return UnitError.parameter.rawValue }
-    return UnitHandles.start(unit, u)
+    guard let io = u as? OutputUnit else { return UnitError.unimplemented.rawValue }
+    return UnitHandles.start(unit, io)
 }
 
 @_cdecl("AudioOutputUnitStop")
@@ -127,8 +140,8 @@ public func audioOutputUnitStop(_ unit: OpaquePointer?) -> Int32 {
     // An uninitialized unit is not running: stopping it is done (teardown code calls
     // this unconditionally).
     let status = unitCall(unit) { u throws(UnitError) in
-        guard u.kind.isOutput else { throw .unimplemented }
-        changed = u.stop()
+        guard let io = u as? OutputUnit, io.kind.isOutput else { throw .unimplemented }
+        changed = io.stop()
     }
     if changed { UnitListeners.tell(unit, kAudioOutputUnitProperty_IsRunning) }
     return status

@@ -22,8 +22,20 @@ public func audioUnitUninitialize(_ unit: OpaquePointer?) -> Int32 {
     return status
 }
 
+/// The I/O, generic or converter unit a property of that kind is asked of: a mixer has
+/// none of them.
+func outputKind(_ u: any AudioUnitInstance) throws(UnitError) -> OutputUnit {
+    guard let io = u as? OutputUnit else { throw .invalidProperty }
+    return io
+}
+
+func mixerKind(_ u: any AudioUnitInstance) throws(UnitError) -> MixerUnit {
+    guard let mixer = u as? MixerUnit else { throw .invalidProperty }
+    return mixer
+}
+
 /// What a property is, as C sees it: its size and whether it may be set.
-func propertyInfo(_ u: OutputUnit, _ id: UInt32, _ scope: UInt32, _ element: UInt32) throws(UnitError)
+func propertyInfo(_ u: any AudioUnitInstance, _ id: UInt32, _ scope: UInt32, _ element: UInt32) throws(UnitError)
     -> (size: Int, writable: Bool) {
     guard let where_ = Scope(rawValue: scope) else { throw .invalidScope }
     switch Int(id) {
@@ -38,18 +50,22 @@ func propertyInfo(_ u: OutputUnit, _ id: UInt32, _ scope: UInt32, _ element: UIn
         return (MemoryLayout<UInt32>.size, true)
     case kAudioUnitProperty_SetRenderCallback:
         guard where_ == .input else { throw .invalidScope }
-        guard element == 0 else { throw .invalidElement }
+        guard element < (u.kind.hasDevice ? 1 : u.elementCount(.input)) else { throw .invalidElement }
         return (MemoryLayout<AURenderCallbackStruct>.size, true)
     case kAudioUnitProperty_ShouldAllocateBuffer:
-        _ = try u.shouldAllocateBuffer(scope: where_)
+        _ = try outputKind(u).shouldAllocateBuffer(scope: where_)
         return (MemoryLayout<UInt32>.size, true)
     case kAudioUnitProperty_Latency, kAudioUnitProperty_TailTime:
         guard where_ == .global else { throw .invalidScope }
         return (MemoryLayout<Float64>.size, false)
     case kAudioUnitProperty_ElementCount:
-        return (MemoryLayout<UInt32>.size, false)
+        // A mixer's input buses are the program's to count.
+        return (MemoryLayout<UInt32>.size, u.kind == .multiChannelMixer && where_ == .input)
+    case kAudioUnitProperty_MeteringMode:
+        _ = try mixerKind(u).isMetering(scope: where_, element: element)
+        return (MemoryLayout<UInt32>.size, true)
     case kAudioOutputUnitProperty_EnableIO:
-        _ = try u.isEnabled(scope: where_, element: element)
+        _ = try outputKind(u).isEnabled(scope: where_, element: element)
         return (MemoryLayout<UInt32>.size, true)
     case kAudioOutputUnitProperty_SetInputCallback:
         // In any scope: mediastreamer2 and Linphone have set it on the input scope of
@@ -60,7 +76,7 @@ func propertyInfo(_ u: OutputUnit, _ id: UInt32, _ scope: UInt32, _ element: UIn
         return (MemoryLayout<AURenderCallbackStruct>.size, true)
     case kAUVoiceIOProperty_BypassVoiceProcessing, kAUVoiceIOProperty_VoiceProcessingEnableAGC,
          kAUVoiceIOProperty_MuteOutput:
-        _ = try u.voiceSwitch(voiceSwitch(id))
+        _ = try outputKind(u).voiceSwitch(voiceSwitch(id))
         guard where_ == .global else { throw .invalidScope }
         return (MemoryLayout<UInt32>.size, true)
     case kAudioUnitProperty_LastRenderError:
@@ -72,7 +88,7 @@ func propertyInfo(_ u: OutputUnit, _ id: UInt32, _ scope: UInt32, _ element: UIn
         return (MemoryLayout<UInt32>.size, false)
     case kAudioUnitProperty_MakeConnection:
         guard where_ == .input else { throw .invalidScope }
-        guard element == 0 else { throw .invalidElement }
+        guard element < (u.kind.hasDevice ? 1 : u.elementCount(.input)) else { throw .invalidElement }
         return (MemoryLayout<AudioUnitConnection>.size, true)
     case kAudioUnitProperty_RenderQuality:
         guard where_ == .global else { throw .invalidScope }
@@ -132,22 +148,24 @@ public func audioUnitGetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
         case kAudioUnitProperty_MaximumFramesPerSlice:
             outData.storeBytes(of: u.maximumFramesPerSlice, as: UInt32.self)
         case kAudioUnitProperty_ShouldAllocateBuffer:
-            outData.storeBytes(of: try u.shouldAllocateBuffer(scope: where_) ? 1 : 0, as: UInt32.self)
+            outData.storeBytes(of: try outputKind(u).shouldAllocateBuffer(scope: where_) ? 1 : 0, as: UInt32.self)
         case kAudioUnitProperty_Latency:
             outData.storeBytes(of: u.latency, as: Float64.self)
         case kAudioUnitProperty_TailTime:
             outData.storeBytes(of: 0, as: Float64.self)
         case kAudioUnitProperty_ElementCount:
-            outData.storeBytes(of: where_ == .global ? 1 : u.kind.elementCount, as: UInt32.self)
+            outData.storeBytes(of: u.elementCount(where_), as: UInt32.self)
+        case kAudioUnitProperty_MeteringMode:
+            outData.storeBytes(of: try mixerKind(u).isMetering(scope: where_, element: element) ? 1 : 0, as: UInt32.self)
         case kAudioOutputUnitProperty_EnableIO:
-            outData.storeBytes(of: try u.isEnabled(scope: where_, element: element) ? 1 : 0, as: UInt32.self)
+            outData.storeBytes(of: try outputKind(u).isEnabled(scope: where_, element: element) ? 1 : 0, as: UInt32.self)
         case kAUVoiceIOProperty_BypassVoiceProcessing, kAUVoiceIOProperty_VoiceProcessingEnableAGC,
              kAUVoiceIOProperty_MuteOutput:
-            outData.storeBytes(of: try u.voiceSwitch(voiceSwitch(id)) ? 1 : 0, as: UInt32.self)
+            outData.storeBytes(of: try outputKind(u).voiceSwitch(voiceSwitch(id)) ? 1 : 0, as: UInt32.self)
         case kAudioUnitProperty_LastRenderError:
             outData.storeBytes(of: u.lastRenderError, as: Int32.self)
         case kAudioOutputUnitProperty_IsRunning:
-            outData.storeBytes(of: u.isRunning ? 1 : 0, as: UInt32.self)
+            outData.storeBytes(of: try outputKind(u).isRunning ? 1 : 0, as: UInt32.self)
         case kAudioUnitProperty_RenderQuality:
             outData.storeBytes(of: u.renderQuality, as: UInt32.self)
         default:
@@ -168,11 +186,11 @@ public func audioUnitSetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
         let where_ = Scope(rawValue: scope)!
         // A NULL render or input callback structure removes the callback.
         if Int(id) == kAudioUnitProperty_SetRenderCallback && inData == nil {
-            u.setRenderCallback(nil)
+            try u.setRenderCallback(nil, input: element)
             return
         }
         if Int(id) == kAudioOutputUnitProperty_SetInputCallback && inData == nil {
-            try u.setInputCallback(nil)
+            try outputKind(u).setInputCallback(nil)
             return
         }
         guard let inData else { throw .parameter }
@@ -201,16 +219,20 @@ public func audioUnitSetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
         case kAudioUnitProperty_MaximumFramesPerSlice:
             try u.setMaximumFramesPerSlice(inData.loadUnaligned(as: UInt32.self))
         case kAudioUnitProperty_ShouldAllocateBuffer:
-            try u.setShouldAllocateBuffer(inData.loadUnaligned(as: UInt32.self) != 0, scope: where_)
+            try outputKind(u).setShouldAllocateBuffer(inData.loadUnaligned(as: UInt32.self) != 0, scope: where_)
         case kAudioUnitProperty_SetRenderCallback:
-            u.setRenderCallback(callback(inData.loadUnaligned(as: AURenderCallbackStruct.self)))
+            try u.setRenderCallback(callback(inData.loadUnaligned(as: AURenderCallbackStruct.self)), input: element)
         case kAudioOutputUnitProperty_SetInputCallback:
-            try u.setInputCallback(callback(inData.loadUnaligned(as: AURenderCallbackStruct.self)))
+            try outputKind(u).setInputCallback(callback(inData.loadUnaligned(as: AURenderCallbackStruct.self)))
         case kAudioOutputUnitProperty_EnableIO:
-            try u.setEnabled(inData.loadUnaligned(as: UInt32.self) != 0, scope: where_, element: element)
+            try outputKind(u).setEnabled(inData.loadUnaligned(as: UInt32.self) != 0, scope: where_, element: element)
         case kAUVoiceIOProperty_BypassVoiceProcessing, kAUVoiceIOProperty_VoiceProcessingEnableAGC,
              kAUVoiceIOProperty_MuteOutput:
-            try u.setVoiceSwitch(voiceSwitch(id), inData.loadUnaligned(as: UInt32.self) != 0)
+            try outputKind(u).setVoiceSwitch(voiceSwitch(id), inData.loadUnaligned(as: UInt32.self) != 0)
+        case kAudioUnitProperty_ElementCount:
+            try mixerKind(u).setInputCount(inData.loadUnaligned(as: UInt32.self))
+        case kAudioUnitProperty_MeteringMode:
+            try mixerKind(u).setMetering(inData.loadUnaligned(as: UInt32.self) != 0, scope: where_, element: element)
         case kAudioUnitProperty_RenderQuality:
             try u.setRenderQuality(inData.loadUnaligned(as: UInt32.self))
         case kAudioUnitProperty_MakeConnection:

@@ -29,45 +29,6 @@ public enum UnitError: Int32, Error, Sendable {
     case cannotStartPlaying = 0x2170_6C61
 }
 
-/// The components this library provides: the two I/O units, which play and record
-/// through the session's device; GenericOutput, pulled by AudioUnitRender (offline
-/// rendering, tests, processing); and AUConverter, pulled the same way, which converts
-/// format, rate, channels and interleaving between its input and its output.
-public enum UnitKind: CaseIterable, Sendable {
-    case remoteIO
-    case voiceProcessingIO
-    case genericOutput
-    case converter
-
-    public var type: UInt32 {
-        self == .converter ? 0x6175_6663 : 0x6175_6F75     // 'aufc' (format converter), 'auou' (output)
-    }
-    public var subtype: UInt32 {
-        switch self {
-        case .remoteIO: return 0x7269_6F63                 // 'rioc'
-        case .voiceProcessingIO: return 0x7670_696F        // 'vpio'
-        case .genericOutput: return 0x6765_6E72            // 'genr'
-        case .converter: return 0x636F_6E76                // 'conv'
-        }
-    }
-    public var manufacturer: UInt32 { 0x6170_706C }       // 'appl'
-    public var name: String {
-        switch self {
-        case .remoteIO: return "Apple: AURemoteIO"
-        case .voiceProcessingIO: return "Apple: AUVoiceProcessor"
-        case .genericOutput: return "Apple: AUGenericOutput"
-        case .converter: return "Apple: AUConverter"
-        }
-    }
-    /// 0xMMMMmmDD: 1.0.0.
-    public var version: UInt32 { 0x0001_0000 }
-    /// Plays and records through a device (elements 0 and 1), as opposed to being pulled.
-    public var hasDevice: Bool { self == .remoteIO || self == .voiceProcessingIO }
-    /// An output unit (AudioOutputUnitStart/Stop apply), as opposed to an effect-like one.
-    public var isOutput: Bool { self != .converter }
-    public var elementCount: UInt32 { hasDevice ? 2 : 1 }
-}
-
 public enum Scope: UInt32, Sendable { case global = 0, input = 1, output = 2 }
 
 /// A C render callback (AURenderCallback) and its reference: plain values, so copying
@@ -106,10 +67,11 @@ struct RenderPlan {
     var pulled = PCMLayout(sampleRate: 44100, encoding: .float32, channels: 2, interleaved: false)
     var render: RenderCallback?
     var input: RenderCallback?
-    var notifies = InlineArray<8, RenderCallback?>(repeating: nil)
-    var notifyCount = 0
+    var notifies = RenderNotifies()
     var maximumFrames: UInt32 = 4096
     var volume: Float = 1
+    /// Varispeed's rate (1: as recorded).
+    var playbackRate = 1.0
     var outputEnabled = true
     var inputEnabled = false
     var bypassVoiceProcessing = false
@@ -312,7 +274,8 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
                             bytes: Int(c.plan.maximumFrames) * c.plan.programOut.bytesPerFrame)
         c.lent = Scratch(count: c.plan.pulled.bufferCount, bytes: Int(c.plan.maximumFrames) * c.plan.pulled.bytesPerFrame)
         c.resampler = nil
-        guard c.plan.programOut.sampleRate != c.plan.pulled.sampleRate else { return true }
+        // Varispeed always resamples: its ratio follows the playback rate.
+        guard c.plan.programOut.sampleRate != c.plan.pulled.sampleRate || kind == .varispeed else { return true }
         c.resampler = PulledResampler(program: c.plan.programOut, output: c.plan.pulled, maximumFrames: Int(c.plan.maximumFrames))
         return c.resampler != nil
     }
@@ -419,28 +382,12 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
         config.withLock { $0.plan.volume = volume }
     }
 
-    /// Adds a render notify (at most 8; the same procedure and reference once).
     public func addRenderNotify(_ callback: RenderCallback) throws(UnitError) {
-        try config.withLock { c throws(UnitError) in
-            for i in 0..<c.plan.notifyCount where c.plan.notifies[i]!.same(callback) { return }
-            guard c.plan.notifyCount < c.plan.notifies.count else { throw .invalidPropertyValue }
-            c.plan.notifies[c.plan.notifyCount] = callback
-            c.plan.notifyCount += 1
-        }
+        try config.withLock { c throws(UnitError) in try c.plan.notifies.add(callback) }
     }
 
     public func removeRenderNotify(_ callback: RenderCallback) {
-        config.withLock { c in
-            var kept = 0
-            for i in 0..<c.plan.notifyCount {
-                let entry = c.plan.notifies[i]!
-                if entry.same(callback) { continue }
-                c.plan.notifies[kept] = entry
-                kept += 1
-            }
-            for i in kept..<c.plan.notifyCount { c.plan.notifies[i] = nil }
-            c.plan.notifyCount = kept
-        }
+        config.withLock { $0.plan.notifies.remove(callback) }
     }
 
     // MARK: Life

@@ -61,10 +61,7 @@ extension OutputUnit {
             entry.storeBytes(of: bytes, toByteOffset: 4, as: UInt32.self)
             entry.storeBytes(of: buffer, toByteOffset: 8, as: UnsafeMutableRawPointer.self)
         }
-        for i in 0..<plan.notifyCount {
-            var pre = flags.pointee | (1 << 2)
-            _ = plan.notifies[i]?.call(&pre, timeStamp, bus, frames, outputList)
-        }
+        plan.notifies.call(RenderNotifies.preRender, flags: flags.pointee, timeStamp, bus: bus, frames: frames, outputList)
         var renderFlags: UInt32 = 0
         let status = render.call(&renderFlags, timeStamp, 0, frames, list)
         if status != 0 {
@@ -83,10 +80,7 @@ extension OutputUnit {
             }
             convertPCM(from: program, sources, to: output, destinations, frames: Int(frames), gain: plan.volume)
         }
-        for i in 0..<plan.notifyCount {
-            var post = flags.pointee | (1 << 3)
-            _ = plan.notifies[i]?.call(&post, timeStamp, bus, frames, outputList)
-        }
+        plan.notifies.call(RenderNotifies.postRender, flags: flags.pointee, timeStamp, bus: bus, frames: frames, outputList)
     }
 
     /// The render when the two sides' rates differ: the resampler pulls the program in
@@ -94,11 +88,9 @@ extension OutputUnit {
     private func renderResampled(_ resampler: PulledResampler, plan: RenderPlan, scratch: Scratch, render: RenderCallback,
                                  flags: UnsafeMutablePointer<UInt32>, timeStamp: UnsafeRawPointer, bus: UInt32, frames: UInt32,
                                  outputList: UnsafeMutableRawPointer) throws(UnitError) {
-        for i in 0..<plan.notifyCount {
-            var pre = flags.pointee | (1 << 2)
-            _ = plan.notifies[i]?.call(&pre, timeStamp, bus, frames, outputList)
-        }
+        plan.notifies.call(RenderNotifies.preRender, flags: flags.pointee, timeStamp, bus: bus, frames: frames, outputList)
         resampler.render = render
+        resampler.speed = plan.playbackRate
         resampler.program = plan.programOut
         resampler.scratch = scratch
         resampler.hostTime = timeStamp.load(fromByteOffset: 8, as: UInt64.self)
@@ -119,9 +111,6 @@ extension OutputUnit {
             destinations[8] = UnsafeMutableRawPointer(resampler.resampled)
             convertPCM(from: resampler.floatLayout, destinations + 8, to: output, destinations, frames: Int(frames), gain: plan.volume)
         }
-        for i in 0..<plan.notifyCount {
-            var post = flags.pointee | (1 << 3)
-            _ = plan.notifies[i]?.call(&post, timeStamp, bus, frames, outputList)
-        }
+        plan.notifies.call(RenderNotifies.postRender, flags: flags.pointee, timeStamp, bus: bus, frames: frames, outputList)
     }
 }

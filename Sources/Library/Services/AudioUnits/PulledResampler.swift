@@ -14,6 +14,10 @@ final class PulledResampler {
     /// input (a microphone's period) is never asked for more than is there.
     let slice: Int
     var want = 1
+    /// Varispeed's playback rate: program frames go by this much faster than the output's.
+    var speed = 1.0
+    /// The input element the render callback is told (a mixer's bus).
+    var bus: UInt32 = 0
     let sliced: UnsafeMutablePointer<Float>
     let resampled: UnsafeMutablePointer<Float>
     let stamp: UnsafeMutableRawPointer
@@ -56,8 +60,9 @@ final class PulledResampler {
     /// Returns the render callback's failure, 0 if none.
     func read(frames: Int) -> Int32 {
         failure = 0
-        want = min(slice, max(1, Int((Double(frames) / ratio).rounded(.up))))
-        let done = resampler.read(frames: frames, ratio: ratio, into: resampled)
+        let effective = ratio / speed
+        want = min(slice, max(1, Int((Double(frames) / effective).rounded(.up))))
+        let done = resampler.read(frames: frames, ratio: effective, into: resampled)
         if done < frames { (resampled + done * channels).update(repeating: 0, count: (frames - done) * channels) }
         return failure
     }
@@ -81,7 +86,7 @@ final class PulledResampler {
         }
         TimeStampWriter.write(stamp, sampleTime: time, hostTime: hostTime)
         var flags: UInt32 = 0
-        let status = render.call(&flags, stamp, 0, UInt32(frames), list)
+        let status = render.call(&flags, stamp, bus, UInt32(frames), list)
         time += Double(frames)
         if status != 0 {
             failure = status

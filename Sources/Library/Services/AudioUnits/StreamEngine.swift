@@ -464,11 +464,7 @@ final class StreamEngine {
     }
 
     private func notify(_ phase: UInt32, _ frames: Int) {
-        for i in 0..<plan.notifyCount {
-            guard let callback = plan.notifies[i] else { continue }
-            var flags = phase
-            _ = callback.call(&flags, stamp, 0, UInt32(frames), programList)
-        }
+        plan.notifies.call(phase, flags: 0, stamp, bus: 0, frames: UInt32(frames), programList)
     }
 
     /// Converts the period's capture to the program's rate and tells the input callback,
