@@ -331,13 +331,15 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
     private func freeRetired() {
         guard renderingThread.load(ordering: .acquiring) != UInt(pthread_self()) else { return }
         whileNotRendering {
-            // The storage the last render used goes too, unless it is still the current one.
-            let current = config.withLock { c -> MixerStorage? in
-                let kept = c.storage
-                c.retired.removeAll()
-                return kept
+            // The render's reference goes first, unless it names the current storage (by
+            // address: retaining one about to be freed is not allowed).
+            let retired = config.withLock { c -> [MixerStorage] in
+                let current = c.storage.map { Unmanaged.passUnretained($0).toOpaque() }
+                if let used = renderStorage, used.toOpaque() != current { renderStorage = nil }
+                defer { c.retired.removeAll() }
+                return c.retired
             }
-            if let used = renderStorage, used.takeUnretainedValue() !== current { renderStorage = nil }
+            _ = retired
         }
     }
 
