@@ -10,7 +10,8 @@
  *     here), and never waits for one,
  *   - never sleeps or waits on a condition or a semaphore,
  * except in the device's own exchange, which is the period's clock. Then the same for
- * audio queues and for a VoiceProcessingIO unit.
+ * audio queues, for a VoiceProcessingIO unit, and for graphs (a converter node; a mixer
+ * of four buses changed from the main thread).
  * The interposition is shown to work first: an allocation made inside the library on
  * the main thread is counted.
  */
@@ -332,6 +333,80 @@ static void graphs(void)
     checkCounts("AUGraph");
 }
 
+/* ---- a mixer graph ----------------------------------------------------------------------- */
+
+/* And for a MixerHost-shaped graph: RemoteIO fed by a MultiChannelMixer of four buses
+ * (SInt16 stereo at 44.1 kHz, one at 22.05 kHz so its resampler runs), metered, while the
+ * main thread moves volumes, pans and enables, schedules a ramp, reads the meters, and
+ * connects the fourth bus halfway through with AUGraphUpdate. */
+static void mixers(void)
+{
+    AUGraph graph = NULL;
+    CHECK_STATUS(NewAUGraph(&graph), noErr);
+    AudioComponentDescription rio = {kAudioUnitType_Output, kAudioUnitSubType_RemoteIO, kAudioUnitManufacturer_Apple, 0, 0};
+    AudioComponentDescription mix = {kAudioUnitType_Mixer, kAudioUnitSubType_MultiChannelMixer, kAudioUnitManufacturer_Apple,
+                                     0, 0};
+    AUNode output = 0, mixerNode = 0;
+    CHECK_STATUS(AUGraphAddNode(graph, &rio, &output), noErr);
+    CHECK_STATUS(AUGraphAddNode(graph, &mix, &mixerNode), noErr);
+    CHECK_STATUS(AUGraphOpen(graph), noErr);
+    AudioUnit mixer = NULL;
+    AUGraphNodeInfo(graph, mixerNode, NULL, &mixer);
+    UInt32 buses = 4, on = 1;
+    CHECK_STATUS(AudioUnitSetProperty(mixer, kAudioUnitProperty_ElementCount, kAudioUnitScope_Input, 0, &buses, sizeof buses),
+                 noErr);
+    AudioStreamBasicDescription program = {44100, kAudioFormatLinearPCM,
+                                           kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
+    AURenderCallbackStruct feed = {render, NULL};
+    for (UInt32 bus = 0; bus < buses; bus++) {
+        program.mSampleRate = bus == 1 ? 22050 : 44100;
+        CHECK_STATUS(AudioUnitSetProperty(mixer, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, bus, &program,
+                                          sizeof program), noErr);
+        CHECK_STATUS(AudioUnitSetProperty(mixer, kAudioUnitProperty_MeteringMode, kAudioUnitScope_Input, bus, &on, sizeof on),
+                     noErr);
+        if (bus < 3) CHECK_STATUS(AUGraphSetNodeInputCallback(graph, mixerNode, bus, &feed), noErr);
+    }
+    CHECK_STATUS(AudioUnitSetProperty(mixer, kAudioUnitProperty_MeteringMode, kAudioUnitScope_Output, 0, &on, sizeof on), noErr);
+    Float64 rate = 48000;
+    CHECK_STATUS(AudioUnitSetProperty(mixer, kAudioUnitProperty_SampleRate, kAudioUnitScope_Output, 0, &rate, sizeof rate), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(graph, mixerNode, 0, output, 0), noErr);
+    CHECK_STATUS(AUGraphInitialize(graph), noErr);
+    CHECK_STATUS(AUGraphStart(graph), noErr);
+    awaitRenders(50);
+    resetCounts();
+    armed = 1;
+    long startRenders = renders;
+    for (int i = 0; renders < startRenders + 800; i++) {
+        UInt32 bus = (UInt32)i % 3;
+        AudioUnitSetParameter(mixer, kMultiChannelMixerParam_Volume, kAudioUnitScope_Input, bus, (i % 10) / 10.0f, 0);
+        AudioUnitSetParameter(mixer, kMultiChannelMixerParam_Pan, kAudioUnitScope_Input, bus, (i % 3) - 1.0f, 64);
+        AudioUnitSetParameter(mixer, kMultiChannelMixerParam_Enable, kAudioUnitScope_Input, 2, i % 4 != 0, 0);
+        AudioUnitParameterEvent ramp;
+        memset(&ramp, 0, sizeof ramp);
+        ramp.scope = kAudioUnitScope_Input;
+        ramp.parameter = kMultiChannelMixerParam_Volume;
+        ramp.eventType = kParameterEvent_Ramped;
+        ramp.eventValues.ramp.durationInFrames = 256;
+        ramp.eventValues.ramp.startValue = 0;
+        ramp.eventValues.ramp.endValue = 1;
+        AudioUnitScheduleParameters(mixer, &ramp, 1);
+        Float32 level = 0;
+        AudioUnitGetParameter(mixer, kMultiChannelMixerParam_PostAveragePower, kAudioUnitScope_Output, 0, &level);
+        if (renders >= startRenders + 400 && i % 50 == 0) {
+            AUGraphSetNodeInputCallback(graph, mixerNode, 3, &feed);
+            Boolean updated = false;
+            AUGraphUpdate(graph, &updated);
+        }
+        CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.001, true);
+    }
+    armed = 0;
+    long steadyRenders = renders - startRenders;
+    CHECK_STATUS(DisposeAUGraph(graph), noErr);
+    printf("measured mixer graph: %ld bus callbacks\n", steadyRenders);
+    CHECK(steadyRenders >= 800, "the mixer graph rendered (%ld)", steadyRenders);
+    checkCounts("mixer graph");
+}
+
 int main(void)
 {
     installWatchdog("test_realtime");
@@ -387,5 +462,6 @@ int main(void)
     queues();
     voiceProcessing();
     graphs();
+    mixers();
     return worldFinish("test_realtime");
 }
