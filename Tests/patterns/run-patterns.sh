@@ -5,9 +5,9 @@
 # host's 8.24 play-through; an OpenAL game; a streaming radio player on an audio
 # queue; Apple's samples: the aqplay/SpeakHere player, aqofflinerender, SpeakHere's
 # recorder, a looping player's stop/reset/dispose, an afconvert-like conversion; id's
-# DOOM's music through an AUGraph node input callback; and reproductions of shipped
-# clients: baresip's audiounit driver, mediastreamer2's and pjproject's 16 kHz capture,
-# openal-soft's capture), each a client module plus a drive_*.c harness, built with
+# DOOM's music through an AUGraph node input callback; MixerHost's two loops through a
+# mixer graph; and reproductions of shipped clients: baresip's audiounit driver,
+# mediastreamer2's and pjproject's 16 kHz capture, openal-soft's capture), each a client module plus a drive_*.c harness, built with
 # gcc, clang and g++ against `pkg-config AudioToolbox-ios` from PREFIX and run on the
 # in-process virtual device and on the virtual ALSA card (`vcard`).
 #
@@ -36,7 +36,7 @@ if ! flags=$(pkg-config --cflags --libs AudioToolbox-ios); then
 fi
 clang=/opt/swift/usr/bin/clang
 [ -x "$clang" ] || clang=clang
-patterns=${PATTERNS:-"sip_audio_session voip_driver game_audio voice_unit emulator_audio dsp_host openal_game radio_player speakhere_recorder afconvert_like aq_player aq_offline aq_reset baresip_audiounit voip_capture_16k openal_capture doom_music"}
+patterns=${PATTERNS:-"sip_audio_session voip_driver game_audio voice_unit emulator_audio dsp_host openal_game radio_player speakhere_recorder afconvert_like aq_player aq_offline aq_reset baresip_audiounit voip_capture_16k openal_capture doom_music mixer_host"}
 modes="virtual alsa"
 
 # run_case EXE MODE: the ALSA run gets a freshly set-up card (jacks and volume back to
