@@ -107,6 +107,8 @@ cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_units" "$here/bench/bench_units.c
     eval "$("$prefix/bin/vcard" setup "$out/vcard-units")"
     export PATH=$prefix/bin:$PATH
     AUDIOTOOLBOX_ARBITER=local AUDIOTOOLBOX_ALSA_JACK_CTLS= "$out/bench_units"
+    # A MultiChannelMixer graph of four buses against the same mix by hand (issue 34).
+    AUDIOTOOLBOX_ARBITER=local AUDIOTOOLBOX_ALSA_JACK_CTLS= "$out/bench_units" mixer
 )
 # The I/O unit on PipeWire against a bare pw_stream client, on a private stack.
 if command -v pipewire >/dev/null && pkg-config --exists libpipewire-0.3; then

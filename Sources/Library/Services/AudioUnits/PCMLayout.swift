@@ -113,9 +113,12 @@ public struct PCMLayout: Equatable, Sendable {
 public func convertPCM(from source: PCMLayout, _ input: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
                        to destination: PCMLayout, _ output: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
                        frames: Int, gain: Float) {
-    // The conversions every period of an I/O unit makes (one interleaved layout to another
-    // of as many channels): straight loops over the samples.
-    if source.interleaved && destination.interleaved && source.channels == destination.channels,
+    // The conversions every period of an I/O unit or a mixer's bus makes (one interleaved
+    // layout to another of as many channels; one channel is laid out alike either way):
+    // straight loops over the samples.
+    let sourceFlat = source.interleaved || source.channels == 1
+    let destinationFlat = destination.interleaved || destination.channels == 1
+    if sourceFlat && destinationFlat && source.channels == destination.channels,
        let from = input[0], let to = output[0] {
         let count = frames * source.channels
         switch (source.encoding, destination.encoding) {
@@ -143,6 +146,18 @@ public func convertPCM(from source: PCMLayout, _ input: UnsafeMutablePointer<Uns
         default:
             break
         }
+    }
+    // A mixer's sum (Float, interleaved) into the non-interleaved Float units default to.
+    if source.encoding == .float32 && destination.encoding == .float32 && sourceFlat && !destinationFlat
+        && source.channels == destination.channels, let from = input[0] {
+        let a = from.assumingMemoryBound(to: Float.self)
+        let channels = source.channels
+        for channel in 0..<channels {
+            guard let to = output[channel] else { continue }
+            let b = to.assumingMemoryBound(to: Float.self)
+            for frame in 0..<frames { b[frame] = a[frame * channels + channel] * gain }
+        }
+        return
     }
     for frame in 0..<frames {
         if source.channels == 1 {
