@@ -1291,6 +1291,14 @@ def case_g1(c):
     plays_through_pipewire(c, "graph", "graph")
 
 
+def case_g2(c):
+    """Issue 34: a MultiChannelMixer graph of two buses, each giving the tone at volume 0.5
+    (one SInt16 at 48 kHz, one Float at 24 kHz, resampled), into RemoteIO: the sink hears
+    the whole tone only if both buses mix; stopped by a call before Begin, played again by
+    AUGraphStart after End."""
+    plays_through_pipewire(c, "mixer", "mixer graph")
+
+
 Stream = collections.namedtuple("Stream", "node volumes mute soft soft_mute")
 
 
@@ -1845,6 +1853,7 @@ CASES = [
     ("u3-system-sound-plays-through-pipewire", case_u3),
     ("q1-queue-plays-through-pipewire", case_q1),
     ("g1-graph-plays-through-pipewire", case_g1),
+    ("g2-mixer-graph-plays-through-pipewire", case_g2),
     ("y-interrupted-program-muted", case_y),
     ("s2-volume-after-wireplumber-restart", case_s2),
     ("z1-saved-volume-player-exits-lowered", case_z1),

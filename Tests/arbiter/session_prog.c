@@ -22,6 +22,9 @@
  *                               same tone, three buffers refilled on the queue's own thread)
  *   graph start|stop         -> "graph start|stop <status>"    (an AUGraph playing the same tone:
  *                               an AUConverter node fed by a node input callback, into RemoteIO)
+ *   mixer start|stop         -> "mixer start|stop <status>"    (the same tone through a MultiChannelMixer
+ *                               graph: two buses each giving the tone at volume 0.5, one SInt16 at
+ *                               48 kHz and one Float at 24 kHz, so it is heard whole only if both mix)
  *   sound <path>             -> "sound <status>"               (AudioServicesCreateSystemSoundID and
  *                               AudioServicesPlaySystemSound; "sound-done" when its completion comes)
  *   running                  -> "running <unit> <queue>"      (IsRunning of each, -1 if none)
@@ -225,6 +228,65 @@ static OSStatus graphCommand(const char *what)
     return AUGraphStart(toneGraph);
 }
 
+/* ---- the mixer command: the tone through a MultiChannelMixer of two buses, made at the
+ * first start ---- */
+
+static AUGraph mixerGraph;
+static long halfRateFrame;
+
+/* Bus 1's half of the tone: Float stereo at 24 kHz, the same wave at half the rate. */
+static OSStatus renderHalfRate(void *refCon, AudioUnitRenderActionFlags *flags, const AudioTimeStamp *ts, UInt32 bus,
+                               UInt32 frames, AudioBufferList *data)
+{
+    (void)refCon; (void)flags; (void)ts; (void)bus;
+    Float32 *samples = data->mBuffers[0].mData;
+    for (UInt32 i = 0; i < frames; i++, halfRateFrame++) {
+        Float32 v = (Float32)(6000.0 / 32768 * sin((double)((2 * halfRateFrame) % 48000) / 9));
+        samples[2 * i] = samples[2 * i + 1] = v;
+    }
+    return noErr;
+}
+
+static OSStatus mixerCommand(const char *what)
+{
+    if (strcmp(what, "stop") == 0) return mixerGraph ? AUGraphStop(mixerGraph) : kAudio_ParamError;
+    if (!mixerGraph) {
+        AudioComponentDescription io = {kAudioUnitType_Output, kAudioUnitSubType_RemoteIO, kAudioUnitManufacturer_Apple,
+                                        0, 0};
+        AudioComponentDescription mix = {kAudioUnitType_Mixer, kAudioUnitSubType_MultiChannelMixer,
+                                         kAudioUnitManufacturer_Apple, 0, 0};
+        AudioStreamBasicDescription tone = {48000, kAudioFormatLinearPCM,
+                                            kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
+        AudioStreamBasicDescription half = {24000, kAudioFormatLinearPCM, kAudioFormatFlagsNativeFloatPacked, 8, 1, 8,
+                                            2, 32, 0};
+        Float64 rate = 48000;
+        UInt32 buses = 2;
+        AURenderCallbackStruct first = {renderTone, NULL}, second = {renderHalfRate, NULL};
+        AUNode output, mixer;
+        AudioUnit mixerUnit;
+        OSStatus status;
+        if ((status = NewAUGraph(&mixerGraph)) || (status = AUGraphAddNode(mixerGraph, &io, &output)) ||
+            (status = AUGraphAddNode(mixerGraph, &mix, &mixer)) || (status = AUGraphOpen(mixerGraph)) ||
+            (status = AUGraphNodeInfo(mixerGraph, mixer, NULL, &mixerUnit)) ||
+            (status = AudioUnitSetProperty(mixerUnit, kAudioUnitProperty_ElementCount, kAudioUnitScope_Input, 0, &buses,
+                                           sizeof buses)) ||
+            (status = AudioUnitSetProperty(mixerUnit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &tone,
+                                           sizeof tone)) ||
+            (status = AudioUnitSetProperty(mixerUnit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 1, &half,
+                                           sizeof half)) ||
+            (status = AudioUnitSetProperty(mixerUnit, kAudioUnitProperty_SampleRate, kAudioUnitScope_Output, 0, &rate,
+                                           sizeof rate)) ||
+            (status = AudioUnitSetParameter(mixerUnit, kMultiChannelMixerParam_Volume, kAudioUnitScope_Input, 0, 0.5f, 0)) ||
+            (status = AudioUnitSetParameter(mixerUnit, kMultiChannelMixerParam_Volume, kAudioUnitScope_Input, 1, 0.5f, 0)) ||
+            (status = AUGraphSetNodeInputCallback(mixerGraph, mixer, 0, &first)) ||
+            (status = AUGraphSetNodeInputCallback(mixerGraph, mixer, 1, &second)) ||
+            (status = AUGraphConnectNodeInput(mixerGraph, mixer, 0, output, 0)) ||
+            (status = AUGraphInitialize(mixerGraph)))
+            return status;
+    }
+    return AUGraphStart(mixerGraph);
+}
+
 /* ---- the queue command: an iPhone program's audio queue tone ---- */
 
 static AudioQueueRef toneQueue;
@@ -360,6 +422,8 @@ static int handle(char *text)
         say("unit %s %s", arg, statusText(unitCommand(arg), b));
     } else if (strcmp(command, "graph") == 0 && arg != NULL && (!strcmp(arg, "start") || !strcmp(arg, "stop"))) {
         say("graph %s %s", arg, statusText(graphCommand(arg), b));
+    } else if (strcmp(command, "mixer") == 0 && arg != NULL && (!strcmp(arg, "start") || !strcmp(arg, "stop"))) {
+        say("mixer %s %s", arg, statusText(mixerCommand(arg), b));
     } else if (strcmp(command, "queue") == 0 && arg != NULL && (!strcmp(arg, "start") || !strcmp(arg, "stop"))) {
         say("queue %s %s", arg, statusText(queueCommand(arg), b));
     } else if (strcmp(command, "sound") == 0 && arg != NULL) {
