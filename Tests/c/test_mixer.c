@@ -13,12 +13,15 @@
  * Live (a RemoteIO node, on the virtual device and the card, with either arbiter): a bus
  * connected while running with AUGraphUpdate is pulled from the next buffers and heard;
  * on the card both tones are in what it played, with no gap; a Varispeed node at rate 2
- * is heard an octave up.
+ * is heard an octave up. With audiosessiond on the card: another program's ducking lowers
+ * a mixer graph, and the silent switch silences it while it runs on.
  */
 #include <AudioToolbox/AudioToolbox.h>
 #include <math.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "check.h"
 #include "world.h"
@@ -509,8 +512,68 @@ static void varispeedLive(void)
     CHECK_STATUS(DisposeAUGraph(g), noErr);
 }
 
-int main(void)
+/* The session acts on a mixer graph's output: another program's ducking lowers it to 0.3,
+ * and under the silent switch a SoloAmbient session's graph runs on unheard. */
+static void governed(const char *self)
 {
+    if (!worldOnCard() || !worldWithDaemon()) {
+        worldCannot("ducking and the silent switch are audiosessiond's, and only the card hears the graph");
+        worldSkip("a mixer graph ducked and silenced");
+        return;
+    }
+    AUGraph g = NULL;
+    AUNode out = 0, mix = 0;
+    CHECK_STATUS(NewAUGraph(&g), noErr);
+    CHECK_STATUS(AUGraphAddNode(g, &rioDescription, &out), noErr);
+    CHECK_STATUS(AUGraphAddNode(g, &mixerDescription, &mix), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(g, mix, 0, out, 0), noErr);
+    CHECK_STATUS(AUGraphOpen(g), noErr);
+    AudioUnit m = NULL;
+    CHECK_STATUS(AUGraphNodeInfo(g, mix, NULL, &m), noErr);
+    Tone t = {0, 440, RATE, 0.5, 0, 0, 0};
+    AURenderCallbackStruct feed = {int16Mono, &t};
+    CHECK_STATUS(AudioUnitSetProperty(m, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &int16MonoFormat,
+                                      sizeof int16MonoFormat), noErr);
+    CHECK_STATUS(AUGraphSetNodeInputCallback(g, mix, 0, &feed), noErr);
+    CHECK_STATUS(AUGraphInitialize(g), noErr);
+    worldRun("vcard %s", "record-reset");
+    CHECK_STATUS(AUGraphStart(g), noErr);
+    while (worldRecentPeak(4800) < 15000) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    pid_t other = fork();
+    if (other == 0) {
+        execl(self, self, "ducker", (char *)NULL);
+        _exit(127);
+    }
+    /* Until the card's last tenth of a second is the tone at the ducked level (0.3 of
+     * 0.5 full scale): the watchdog bounds the wait. */
+    long peak;
+    while ((peak = worldRecentPeak(4800)) < 4000 || peak > 6000) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    printf("measured: the mixer graph ducked to peak %ld (full level 16384)\n", peak);
+    CHECK(1, "another program's ducking session lowers the mixer graph to 0.3");
+    kill(other, SIGKILL);
+    waitpid(other, NULL, 0);
+    while (worldRecentPeak(4800) < 15000) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    CHECK(1, "and its end brings it back to full level");
+    UInt32 category = kAudioSessionCategory_SoloAmbientSound;
+    CHECK_STATUS(AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category), noErr);
+    worldRun("audiosession %s", "silent on");
+    while (!worldCardEnds(1, 4800)) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    long pulled = t.frames;
+    while (t.frames < pulled + 4800) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    Boolean running = false;
+    AUGraphIsRunning(g, &running);
+    CHECK(running, "SoloAmbient under the silent switch: the graph runs on, unheard");
+    worldRun("audiosession %s", "silent off");
+    while (!worldCardEnds(0, 4800)) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    CHECK(1, "heard again once the switch is off");
+    CHECK_STATUS(DisposeAUGraph(g), noErr);
+    category = kAudioSessionCategory_MediaPlayback;
+    AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "ducker") == 0) return worldDucker();
     installWatchdog("mixer");
     alarm(120);
     buildOffline();
@@ -521,5 +584,6 @@ int main(void)
     if (worldOnCard()) worldRun("vcard %s", "record-reset");
     live();
     varispeedLive();
+    governed(argv[0]);
     return worldFinish("test_mixer");
 }

@@ -348,29 +348,6 @@ static void silentSwitch(void)
 
 /* ---- 2d. Another program ducks the unit --------------------------------------------- */
 
-/* The ducking program: this test run again as another process, with an Ambient session
- * that ducks others while it is active. */
-static int ducker(void)
-{
-    UInt32 category = kAudioSessionCategory_AmbientSound, duck = 1;
-    if (AudioSessionInitialize(NULL, NULL, NULL, NULL) != noErr ||
-        AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category) != noErr ||
-        AudioSessionSetProperty(kAudioSessionProperty_OtherMixableAudioShouldDuck, sizeof duck, &duck) != noErr ||
-        AudioSessionSetActive(true) != noErr)
-        return 1;
-    for (;;) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 1, false);
-}
-
-/* The peak of the card's last `frames` frames. */
-static long recentPeak(long frames)
-{
-    long total = 0, peak = 0;
-    short *s = worldCardRecording(&total);
-    for (long i = total > frames ? total - frames : 0; i < total; i++) if (abs(s[2 * i]) > peak) peak = abs(s[2 * i]);
-    free(s);
-    return total >= frames ? peak : -1;
-}
-
 static void ducked(const char *self)
 {
     if (!worldOnCard() || !worldWithDaemon()) {
@@ -382,7 +359,7 @@ static void ducked(const char *self)
     makeToneUnit(0, hardwareRate());
     worldRun("vcard %s", "record-reset");
     CHECK_STATUS(AudioOutputUnitStart(unit), noErr);
-    while (recentPeak(4800) < 15000) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    while (worldRecentPeak(4800) < 15000) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
     pid_t other = fork();
     if (other == 0) {
         execl(self, self, "ducker", (char *)NULL);
@@ -391,12 +368,12 @@ static void ducked(const char *self)
     /* Until the card's last tenth of a second is the tone at the ducked level (0.3 of
      * 0.5 full scale): the watchdog bounds the wait. */
     long peak;
-    while ((peak = recentPeak(4800)) < 4000 || peak > 6000) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    while ((peak = worldRecentPeak(4800)) < 4000 || peak > 6000) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
     printf("measured ducked: peak %ld (full level 16384)\n", peak);
     CHECK(1, "another program's ducking session lowers the unit to 0.3");
     kill(other, SIGKILL);
     waitpid(other, NULL, 0);
-    while (recentPeak(4800) < 15000) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    while (worldRecentPeak(4800) < 15000) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
     CHECK(1, "and its end brings the unit back to full level");
     AudioOutputUnitStop(unit);
     AudioComponentInstanceDispose(unit);
@@ -581,7 +558,7 @@ static void badInputs(void)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "ducker") == 0) return ducker();
+    if (argc > 1 && strcmp(argv[1], "ducker") == 0) return worldDucker();
     installWatchdog("test_remote_io");
     alarm(150);
     CHECK_STATUS(AudioSessionInitialize(NULL, NULL, interruption, NULL), noErr);

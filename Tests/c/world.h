@@ -468,6 +468,30 @@ static inline WorldGaps worldCardGaps(const short *s, long first, long last)
     return gaps;
 }
 
+/* The peak of the card's last `frames` frames (left channel); -1 before it has them. */
+static inline long worldRecentPeak(long frames)
+{
+    long total = 0, peak = 0;
+    short *s = worldCardRecording(&total);
+    for (long i = total > frames ? total - frames : 0; i < total; i++) if (abs(s[2 * i]) > peak) peak = abs(s[2 * i]);
+    free(s);
+    return total >= frames ? peak : -1;
+}
+
+/* Another program that ducks the others: a suite runs itself again as it (argument
+ * "ducker"), with an Ambient session that ducks mixable audio while active, until it is
+ * killed. */
+static inline int worldDucker(void)
+{
+    UInt32 category = kAudioSessionCategory_AmbientSound, duck = 1;
+    if (AudioSessionInitialize(NULL, NULL, NULL, NULL) != noErr ||
+        AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category) != noErr ||
+        AudioSessionSetProperty(kAudioSessionProperty_OtherMixableAudioShouldDuck, sizeof duck, &duck) != noErr ||
+        AudioSessionSetActive(true) != noErr)
+        return 1;
+    for (;;) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 1, false);
+}
+
 /* Frames where either channel is louder than 64. */
 static inline long worldCardLoudFrames(void)
 {
