@@ -512,6 +512,42 @@ static void varispeedLive(void)
     CHECK_STATUS(DisposeAUGraph(g), noErr);
 }
 
+/* Teardown from inside: a bus's callback disposes of its whole running graph (the render
+ * under way finishes on what it holds; nothing is called after). */
+static AUGraph doomed;
+static volatile long doomedCalls;
+static volatile OSStatus disposedInside = 1;
+static OSStatus disposingFeed(void *refCon, AudioUnitRenderActionFlags *flags, const AudioTimeStamp *ts, UInt32 bus,
+                              UInt32 frames, AudioBufferList *data)
+{
+    (void)refCon; (void)flags; (void)ts; (void)bus; (void)frames;
+    for (UInt32 b = 0; b < data->mNumberBuffers; b++) memset(data->mBuffers[b].mData, 0, data->mBuffers[b].mDataByteSize);
+    if (__atomic_add_fetch(&doomedCalls, 1, __ATOMIC_RELAXED) == 20) disposedInside = DisposeAUGraph(doomed);
+    return noErr;
+}
+
+static void disposeInside(void)
+{
+    AUNode out = 0, mix = 0;
+    CHECK_STATUS(NewAUGraph(&doomed), noErr);
+    CHECK_STATUS(AUGraphAddNode(doomed, &rioDescription, &out), noErr);
+    CHECK_STATUS(AUGraphAddNode(doomed, &mixerDescription, &mix), noErr);
+    AURenderCallbackStruct feed = {disposingFeed, NULL};
+    CHECK_STATUS(AUGraphSetNodeInputCallback(doomed, mix, 0, &feed), noErr);
+    CHECK_STATUS(AUGraphSetNodeInputCallback(doomed, mix, 1, &feed), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(doomed, mix, 0, out, 0), noErr);
+    CHECK_STATUS(AUGraphInitialize(doomed), noErr);
+    CHECK_STATUS(AUGraphAddRenderNotify(doomed, countFrames, NULL), noErr);
+    CHECK_STATUS(AUGraphStart(doomed), noErr);
+    while (disposedInside == 1) usleep(10000);
+    long at = doomedCalls;
+    usleep(100000);
+    CHECK(disposedInside == noErr, "DisposeAUGraph from a bus's callback of the running graph: %d", (int)disposedInside);
+    CHECK(doomedCalls <= at + 1, "and no callback after it (%ld then %ld)", at, doomedCalls);
+    Boolean running = true;
+    CHECK_STATUS(AUGraphIsRunning(doomed, &running), kAudio_ParamError);
+}
+
 /* The session acts on a mixer graph's output: another program's ducking lowers it to 0.3,
  * and under the silent switch a SoloAmbient session's graph runs on unheard. */
 static void governed(const char *self)
@@ -584,6 +620,7 @@ int main(int argc, char **argv)
     if (worldOnCard()) worldRun("vcard %s", "record-reset");
     live();
     varispeedLive();
+    disposeInside();
     governed(argv[0]);
     return worldFinish("test_mixer");
 }

@@ -22,14 +22,20 @@ package final class GraphRecord: @unchecked Sendable {
         var notifies: [RenderCallback] = []
     }
     let state = Locked(State())
-    /// The render's share of its period, measured by the graph's own notify on the output
-    /// unit (PreRender to PostRender): the running sum and count since the last read,
-    /// and the highest, as Float bits; the start of the render under way.
-    let loadSum = Atomic<UInt64>(0)
-    let loadCount = Atomic<Int>(0)
-    let loadMax = Atomic<UInt32>(0)
+    let load = LoadMeter()
+}
+
+/// The render's share of its period, measured by the graph's own notify on the output
+/// unit (PreRender to PostRender): the running sum and count since the last read, and
+/// the highest, as Float bits; the start of the render under way. The output unit keeps
+/// it alive as long as itself: a graph disposed of from inside its own render leaves the
+/// period under way a meter to write to.
+final class LoadMeter: Sendable {
+    let sum = Atomic<UInt64>(0)
+    let count = Atomic<Int>(0)
+    let most = Atomic<UInt32>(0)
     let renderStart = Atomic<Int>(0)
-    /// The output unit's rate, as Double bits, for the load: a period's length.
+    /// The output unit's rate, as Double bits: a period's length.
     let rateBits = Atomic<UInt64>(Double(44100).bitPattern)
 }
 
@@ -356,39 +362,41 @@ package enum GraphHandles {
     /// The graph's own notify on its output unit: the time from PreRender to PostRender
     /// over the period's length. Reads the clock and stores atomics only.
     private static func attachLoadMeter(_ record: GraphRecord, _ unit: OutputUnit) {
+        let meter = record.load
         let rate = unit.sessionSnapshot.sampleRate
-        if rate > 0 { record.rateBits.store(rate.bitPattern, ordering: .relaxed) }
-        let meter = RenderCallback(procedure: { refCon, flags, _, _, frames, _ in
-            let record = Unmanaged<GraphRecord>.fromOpaque(refCon!).takeUnretainedValue()
+        if rate > 0 { meter.rateBits.store(rate.bitPattern, ordering: .relaxed) }
+        unit.keepAlive(meter)
+        let notify = RenderCallback(procedure: { refCon, flags, _, _, frames, _ in
+            let meter = Unmanaged<LoadMeter>.fromOpaque(refCon!).takeUnretainedValue()
             var now = timespec()
             clock_gettime(CLOCK_MONOTONIC, &now)
             let nanoseconds = now.tv_sec * 1_000_000_000 + now.tv_nsec
             if flags.pointee & UInt32(kAudioUnitRenderAction_PreRender) != 0 {
-                record.renderStart.store(nanoseconds, ordering: .relaxed)
+                meter.renderStart.store(nanoseconds, ordering: .relaxed)
             } else if flags.pointee & UInt32(kAudioUnitRenderAction_PostRender) != 0, frames > 0 {
-                let rate = Double(bitPattern: record.rateBits.load(ordering: .relaxed))
+                let rate = Double(bitPattern: meter.rateBits.load(ordering: .relaxed))
                 let period = Double(frames) / rate * 1e9
-                let load = Float(Double(nanoseconds - record.renderStart.load(ordering: .relaxed)) / period)
-                record.loadSum.add(UInt64(max(0, load) * 1e6), ordering: .relaxed)
-                record.loadCount.add(1, ordering: .relaxed)
-                if load > Float(bitPattern: record.loadMax.load(ordering: .relaxed)) {
-                    record.loadMax.store(load.bitPattern, ordering: .relaxed)
+                let load = Float(Double(nanoseconds - meter.renderStart.load(ordering: .relaxed)) / period)
+                meter.sum.add(UInt64(max(0, load) * 1e6), ordering: .relaxed)
+                meter.count.add(1, ordering: .relaxed)
+                if load > Float(bitPattern: meter.most.load(ordering: .relaxed)) {
+                    meter.most.store(load.bitPattern, ordering: .relaxed)
                 }
             }
             return 0
-        }, refCon: Unmanaged.passUnretained(record).toOpaque())
-        try? unit.addRenderNotify(meter)
+        }, refCon: Unmanaged.passUnretained(meter).toOpaque())
+        try? unit.addRenderNotify(notify)
     }
 
     /// The average load since the last read (0 when nothing rendered), reset by reading.
     package static func averageLoad(_ record: GraphRecord) -> Float {
-        let sum = record.loadSum.exchange(0, ordering: .relaxed)
-        let count = record.loadCount.exchange(0, ordering: .relaxed)
+        let sum = record.load.sum.exchange(0, ordering: .relaxed)
+        let count = record.load.count.exchange(0, ordering: .relaxed)
         return count > 0 ? Float(Double(sum) / 1e6 / Double(count)) : 0
     }
 
     /// The highest load since the last read, reset by reading.
     package static func maximumLoad(_ record: GraphRecord) -> Float {
-        Float(bitPattern: record.loadMax.exchange(0, ordering: .relaxed))
+        Float(bitPattern: record.load.most.exchange(0, ordering: .relaxed))
     }
 }

@@ -51,7 +51,6 @@ package enum UnitHandles {
         removed.uninitialize()
         if let io = removed as? OutputUnit { Runtime.withCurrent { $0.session.detach(io) } }
         UnitListeners.all.removeAll { $0.unit == key }
-        UnitConnections.forget(key)
         return true
     }
 
@@ -109,8 +108,9 @@ package enum UnitHandles {
 }
 
 /// Connections (kAudioUnitProperty_MakeConnection): the destination's input pulls the
-/// source unit's output through its render, as a render callback would. The links live
-/// until their destination is disposed of, so a render under way never loses its own.
+/// source unit's output through its render, as a render callback would. The destination
+/// keeps its links as long as it lives (and a running unit's thread keeps the unit), so a
+/// render under way never loses its source, even to a graph disposed of from inside it.
 package enum UnitConnections {
     package final class Link {
         package let source: any AudioUnitInstance
@@ -123,7 +123,6 @@ package enum UnitConnections {
             self.output = output
         }
     }
-    package static let links = Locked<[UInt: [Link]]>([:])
 
     /// Pulls the source with no lock taken: the link holds it.
     package static let pull: RenderCallback.Procedure = { refCon, flags, stamp, _, frames, list in
@@ -156,8 +155,7 @@ package enum UnitConnections {
         guard connection.sourceOutputNumber < source.elementCount(.output) else { throw .invalidElement }
         try matchFormat(source, output: connection.sourceOutputNumber, destination, input: input)
         let link = Link(source: source, output: connection.sourceOutputNumber)
-        let key = UInt(bitPattern: Int(bitPattern: handle.map { UnsafeRawPointer($0) }))
-        links.withLock { $0[key, default: []].append(link) }
+        destination.keepAlive(link)
         try destination.setRenderCallback(RenderCallback(procedure: pull, refCon: Unmanaged.passUnretained(link).toOpaque()),
                                           input: input)
     }
@@ -171,7 +169,6 @@ package enum UnitConnections {
         try destination.setFormat(format, scope: .input, element: input)
     }
 
-    package static func forget(_ key: UInt) { _ = links.withLock { $0.removeValue(forKey: key) } }
 }
 
 /// Property listeners, by unit handle: called on the caller's thread after the change,

@@ -21,6 +21,10 @@ public protocol AudioUnitInstance: AnyObject, Sendable {
     /// Seconds from a frame's render to its sound (0 for a pulled unit).
     var latency: Double { get }
 
+    /// Keeps `object` as long as the unit lives: what its callbacks use (a connection's
+    /// link, a graph's meter) outlives a render under way when its owner lets it go.
+    func keepAlive(_ object: AnyObject)
+
     /// Sets (or, with nil, removes) what feeds input element `input`.
     func setRenderCallback(_ callback: RenderCallback?, input: UInt32) throws(UnitError)
     func addRenderNotify(_ callback: RenderCallback) throws(UnitError)

@@ -69,6 +69,9 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
     /// `rendering` held), cleared when the storage it names is let go.
     nonisolated(unsafe) var renderStorage: Unmanaged<MixerStorage>?
 
+    let kept = Locked<[AnyObject]>([])
+    public func keepAlive(_ object: AnyObject) { kept.withLock { $0.append(object) } }
+
     public init() {}
 
     // MARK: Elements and formats

@@ -141,6 +141,10 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
     /// from the unit's own callbacks, knows it without the handle table's lock. Set once by
     /// the ABI layer before the unit is used.
     public var handle: UInt = 0
+    /// Objects the unit's callbacks use that must live as long as it does (a graph's load
+    /// meter): its I/O thread may finish a period after their owner let them go.
+    let kept = Locked<[AnyObject]>([])
+    public func keepAlive(_ object: AnyObject) { kept.withLock { $0.append(object) } }
     /// The rate and period of the stream running now: a session snapshot that states
     /// them (the session reading back the grant) does not reopen it.
     let runningFormat = Locked<(rate: Double, period: Int)?>(nil)
