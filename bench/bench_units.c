@@ -394,17 +394,6 @@ static int mixerBench(void)
 int main(int argc, char **argv)
 {
     if (!getenv("VCARD_DIR")) { fprintf(stderr, "run under `vcard setup`\n"); return 2; }
-    if (argc > 1 && strcmp(argv[1], "mixer") == 0) {
-        AudioSessionInitialize(NULL, NULL, NULL, NULL);
-        UInt32 category = kAudioSessionCategory_MediaPlayback;
-        AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category);
-        Float64 rate = RATE;
-        AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareSampleRate, sizeof rate, &rate);
-        Float32 duration = (Float32)PERIOD / RATE;
-        AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareIOBufferDuration, sizeof duration, &duration);
-        AudioSessionSetActive(true);
-        return mixerBench();
-    }
     AudioSessionInitialize(NULL, NULL, NULL, NULL);
     UInt32 category = kAudioSessionCategory_MediaPlayback;
     AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category);
@@ -413,6 +402,7 @@ int main(int argc, char **argv)
     Float32 duration = (Float32)PERIOD / RATE;
     AudioSessionSetProperty(kAudioSessionProperty_PreferredHardwareIOBufferDuration, sizeof duration, &duration);
     AudioSessionSetActive(true);
+    if (argc > 1 && strcmp(argv[1], "mixer") == 0) return mixerBench();
 
     /* Latency and CPU: the unit and the bare client in turn, three runs each (bare first
      * and last); the medians compared, the spread shown. */

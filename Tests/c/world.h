@@ -27,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "check.h"
 #include "../alsa/amixer_reference.h"
 
@@ -490,6 +492,26 @@ static inline int worldDucker(void)
         AudioSessionSetActive(true) != noErr)
         return 1;
     for (;;) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 1, false);
+}
+
+/* With a tone at 0.5 of full scale playing on the card: another program (this suite run
+ * again as "ducker", `self` its path) ducks it; returns the card's peak once its last
+ * tenth of a second is at the ducked level (0.3 of the tone), after the other program
+ * is gone and the tone back at full level. The watchdog bounds the waits. */
+static inline long worldDuckedByAnother(const char *self)
+{
+    while (worldRecentPeak(4800) < 15000) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    pid_t other = fork();
+    if (other == 0) {
+        execl(self, self, "ducker", (char *)NULL);
+        _exit(127);
+    }
+    long peak;
+    while ((peak = worldRecentPeak(4800)) < 4000 || peak > 6000) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    kill(other, SIGKILL);
+    waitpid(other, NULL, 0);
+    while (worldRecentPeak(4800) < 15000) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+    return peak;
 }
 
 /* Frames where either channel is louder than 64. */

@@ -229,18 +229,7 @@ extension MixerUnit {
         let plan = s.plan
         guard frames <= s.maximumFrames else { throw .tooManyFramesToProcess }
         let output = plan.output
-        let count = Int(outputList.load(as: UInt32.self))
-        guard count == output.bufferCount else { throw .parameter }
-        for i in 0..<count {
-            let entry = outputList + 8 + 16 * i
-            if entry.load(fromByteOffset: 8, as: UnsafeMutableRawPointer?.self) == nil {
-                entry.storeBytes(of: UInt32(output.channelsPerBuffer), as: UInt32.self)
-                entry.storeBytes(of: s.lent.buffers[i], toByteOffset: 8, as: UnsafeMutableRawPointer.self)
-            } else if Int(entry.load(fromByteOffset: 4, as: UInt32.self)) < frames * output.bytesPerFrame {
-                throw .parameter
-            }
-            entry.storeBytes(of: UInt32(frames * output.bytesPerFrame), toByteOffset: 4, as: UInt32.self)
-        }
+        let count = try lend(s.lent, to: outputList, laidOut: output, frames: frames)
         plan.notifies.call(RenderNotifies.preRender, flags: flags.pointee, timeStamp, bus: 0, frames: UInt32(frames),
                            outputList)
         s.mix.update(repeating: 0, count: frames * 2)

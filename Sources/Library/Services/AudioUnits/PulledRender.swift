@@ -29,20 +29,7 @@ extension OutputUnit {
         guard bus == 0 else { throw .invalidElement }
         guard frames <= plan.maximumFrames else { throw .tooManyFramesToProcess }
         let output = plan.pulled
-        let count = Int(outputList.load(as: UInt32.self))
-        guard count == output.bufferCount else { throw .parameter }
-        // A NULL data pointer borrows the unit's own buffer (valid until the next
-        // render), as the header allows; a given one must hold the slice.
-        for i in 0..<count {
-            let entry = outputList + 8 + 16 * i
-            if entry.load(fromByteOffset: 8, as: UnsafeMutableRawPointer?.self) == nil {
-                entry.storeBytes(of: UInt32(output.channelsPerBuffer), as: UInt32.self)
-                entry.storeBytes(of: lent.buffers[i], toByteOffset: 8, as: UnsafeMutableRawPointer.self)
-            } else if Int(entry.load(fromByteOffset: 4, as: UInt32.self)) < Int(frames) * output.bytesPerFrame {
-                throw .parameter
-            }
-            entry.storeBytes(of: UInt32(Int(frames) * output.bytesPerFrame), toByteOffset: 4, as: UInt32.self)
-        }
+        let count = try lend(lent, to: outputList, laidOut: output, frames: Int(frames))
         guard let render = plan.render else {
             _ = config.withLockIfAvailable { $0.lastRenderError = UnitError.invalidProperty.rawValue }
             throw .invalidProperty
@@ -113,4 +100,24 @@ extension OutputUnit {
         }
         plan.notifies.call(RenderNotifies.postRender, flags: flags.pointee, timeStamp, bus: bus, frames: frames, outputList)
     }
+}
+
+/// Makes a caller's output buffer list ready for a render of `frames` frames in `layout`:
+/// a NULL data pointer borrows the unit's own buffer from `lent` (valid until the next
+/// render), as the header allows; a given one must hold the slice. Returns the list's
+/// buffer count; a list that does not fit the layout is `.parameter`.
+func lend(_ lent: Scratch, to list: UnsafeMutableRawPointer, laidOut layout: PCMLayout, frames: Int) throws(UnitError) -> Int {
+    let count = Int(list.load(as: UInt32.self))
+    guard count == layout.bufferCount else { throw .parameter }
+    for i in 0..<count {
+        let entry = list + 8 + 16 * i
+        if entry.load(fromByteOffset: 8, as: UnsafeMutableRawPointer?.self) == nil {
+            entry.storeBytes(of: UInt32(layout.channelsPerBuffer), as: UInt32.self)
+            entry.storeBytes(of: lent.buffers[i], toByteOffset: 8, as: UnsafeMutableRawPointer.self)
+        } else if Int(entry.load(fromByteOffset: 4, as: UInt32.self)) < frames * layout.bytesPerFrame {
+            throw .parameter
+        }
+        entry.storeBytes(of: UInt32(frames * layout.bytesPerFrame), toByteOffset: 4, as: UInt32.self)
+    }
+    return count
 }
