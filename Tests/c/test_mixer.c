@@ -403,28 +403,41 @@ static void varispeedOffline(void)
     CHECK_STATUS(DisposeAUGraph(g), noErr);
 }
 
+/* A live graph as the programs build it: RemoteIO fed by a node of `kind` whose input 0
+ * takes `t`'s SInt16 mono tone from a node input callback; open, not yet initialized.
+ * Gives the node's unit and node. */
+static AUGraph toneGraph(const AudioComponentDescription *kind, Tone *t, AURenderCallbackStruct *feed, AudioUnit *unit,
+                         AUNode *node)
+{
+    AUGraph g = NULL;
+    AUNode out = 0;
+    CHECK_STATUS(NewAUGraph(&g), noErr);
+    CHECK_STATUS(AUGraphAddNode(g, &rioDescription, &out), noErr);
+    CHECK_STATUS(AUGraphAddNode(g, kind, node), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(g, *node, 0, out, 0), noErr);
+    CHECK_STATUS(AUGraphOpen(g), noErr);
+    CHECK_STATUS(AUGraphNodeInfo(g, *node, NULL, unit), noErr);
+    feed->inputProc = int16Mono;
+    feed->inputProcRefCon = t;
+    CHECK_STATUS(AudioUnitSetProperty(*unit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &int16MonoFormat,
+                                      sizeof int16MonoFormat), noErr);
+    CHECK_STATUS(AUGraphSetNodeInputCallback(g, *node, 0, feed), noErr);
+    return g;
+}
+
 /* Live: RemoteIO <- mixer; bus 0 plays; bus 1 connected while running. */
 static void live(void)
 {
     UInt32 category = kAudioSessionCategory_MediaPlayback;
     CHECK_STATUS(AudioSessionInitialize(NULL, NULL, NULL, NULL), noErr);
     CHECK_STATUS(AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category), noErr);
-    AUGraph g = NULL;
-    AUNode out = 0, mix = 0;
-    CHECK_STATUS(NewAUGraph(&g), noErr);
-    CHECK_STATUS(AUGraphAddNode(g, &rioDescription, &out), noErr);
-    CHECK_STATUS(AUGraphAddNode(g, &mixerDescription, &mix), noErr);
-    CHECK_STATUS(AUGraphConnectNodeInput(g, mix, 0, out, 0), noErr);
-    CHECK_STATUS(AUGraphOpen(g), noErr);
-    AudioUnit m = NULL;
-    CHECK_STATUS(AUGraphNodeInfo(g, mix, NULL, &m), noErr);
     Tone a = {0, 440, RATE, 0.4, 0, 0, 0}, b = {0, 660, RATE, 0.4, 0, 0, 0};
-    AURenderCallbackStruct feedA = {int16Mono, &a}, feedB = {int16Mono, &b};
-    CHECK_STATUS(AudioUnitSetProperty(m, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &int16MonoFormat,
-                                      sizeof int16MonoFormat), noErr);
+    AURenderCallbackStruct feedA, feedB = {int16Mono, &b};
+    AudioUnit m = NULL;
+    AUNode mix = 0;
+    AUGraph g = toneGraph(&mixerDescription, &a, &feedA, &m, &mix);
     CHECK_STATUS(AudioUnitSetProperty(m, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 1, &int16MonoFormat,
                                       sizeof int16MonoFormat), noErr);
-    CHECK_STATUS(AUGraphSetNodeInputCallback(g, mix, 0, &feedA), noErr);
     CHECK_STATUS(AUGraphInitialize(g), noErr);
     CHECK_STATUS(AUGraphStart(g), noErr);
     for (int i = 0; i < 500 && a.frames < RATE / 2; i++) usleep(10000);
@@ -478,24 +491,13 @@ static OSStatus countFrames(void *refCon, AudioUnitRenderActionFlags *flags, con
 static void varispeedLive(void)
 {
     if (worldOnCard()) worldRun("vcard %s", "record-reset");
-    AUGraph g = NULL;
-    AUNode out = 0, vari = 0;
-    CHECK_STATUS(NewAUGraph(&g), noErr);
-    CHECK_STATUS(AUGraphAddNode(g, &rioDescription, &out), noErr);
-    CHECK_STATUS(AUGraphAddNode(g, &varispeedDescription, &vari), noErr);
-    CHECK_STATUS(AUGraphConnectNodeInput(g, vari, 0, out, 0), noErr);
-    CHECK_STATUS(AUGraphOpen(g), noErr);
-    AudioUnit speed = NULL;
-    CHECK_STATUS(AUGraphNodeInfo(g, vari, NULL, &speed), noErr);
     Tone t = {0, 330, RATE, 0.4, 0, 0, 0};
-    AURenderCallbackStruct feed = {int16Mono, &t};
-    CHECK_STATUS(AudioUnitSetProperty(speed, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &int16MonoFormat,
-                                      sizeof int16MonoFormat), noErr);
-    CHECK_STATUS(AUGraphSetNodeInputCallback(g, vari, 0, &feed), noErr);
+    AURenderCallbackStruct feed;
+    AudioUnit speed = NULL;
+    AUNode vari = 0;
+    AUGraph g = toneGraph(&varispeedDescription, &t, &feed, &speed, &vari);
     CHECK_STATUS(AudioUnitSetParameter(speed, kVarispeedParam_PlaybackRate, kAudioUnitScope_Global, 0, 2, 0), noErr);
-    AudioUnit rio = NULL;
-    CHECK_STATUS(AUGraphNodeInfo(g, out, NULL, &rio), noErr);
-    CHECK_STATUS(AudioUnitAddRenderNotify(rio, countFrames, NULL), noErr);
+    CHECK_STATUS(AUGraphAddRenderNotify(g, countFrames, NULL), noErr);
     CHECK_STATUS(AUGraphInitialize(g), noErr);
     CHECK_STATUS(AUGraphStart(g), noErr);
     /* Past the resampler's first fill, the frames taken over those played. */
@@ -574,20 +576,11 @@ static void governed(const char *self)
         worldSkip("a mixer graph ducked and silenced");
         return;
     }
-    AUGraph g = NULL;
-    AUNode out = 0, mix = 0;
-    CHECK_STATUS(NewAUGraph(&g), noErr);
-    CHECK_STATUS(AUGraphAddNode(g, &rioDescription, &out), noErr);
-    CHECK_STATUS(AUGraphAddNode(g, &mixerDescription, &mix), noErr);
-    CHECK_STATUS(AUGraphConnectNodeInput(g, mix, 0, out, 0), noErr);
-    CHECK_STATUS(AUGraphOpen(g), noErr);
-    AudioUnit m = NULL;
-    CHECK_STATUS(AUGraphNodeInfo(g, mix, NULL, &m), noErr);
     Tone t = {0, 440, RATE, 0.5, 0, 0, 0};
-    AURenderCallbackStruct feed = {int16Mono, &t};
-    CHECK_STATUS(AudioUnitSetProperty(m, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &int16MonoFormat,
-                                      sizeof int16MonoFormat), noErr);
-    CHECK_STATUS(AUGraphSetNodeInputCallback(g, mix, 0, &feed), noErr);
+    AURenderCallbackStruct feed;
+    AudioUnit m = NULL;
+    AUNode mix = 0;
+    AUGraph g = toneGraph(&mixerDescription, &t, &feed, &m, &mix);
     CHECK_STATUS(AUGraphInitialize(g), noErr);
     worldRun("vcard %s", "record-reset");
     CHECK_STATUS(AUGraphStart(g), noErr);

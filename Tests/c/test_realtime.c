@@ -281,6 +281,18 @@ static OSStatus renderAgain(void *refCon, AudioUnitRenderActionFlags *flags, con
     return render(refCon, flags, ts, bus, frames, data);
 }
 
+/* Ends a graph's armed stretch: disposes of it, checks it rendered `wanted` callbacks
+ * and that the I/O thread did nothing it must not. */
+static void finishGraph(AUGraph graph, long startRenders, long wanted, const char *what)
+{
+    armed = 0;
+    long steadyRenders = renders - startRenders;
+    CHECK_STATUS(DisposeAUGraph(graph), noErr);
+    printf("measured %s: %ld callbacks\n", what, steadyRenders);
+    CHECK(steadyRenders >= wanted, "the %s rendered (%ld)", what, steadyRenders);
+    checkCounts(what);
+}
+
 static void graphs(void)
 {
     AUGraph graph = NULL;
@@ -325,12 +337,7 @@ static void graphs(void)
         AUGraphCountNodeInteractions(graph, converterNode, &count);
         CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.001, true);
     }
-    armed = 0;
-    long steadyRenders = renders - startRenders;
-    CHECK_STATUS(DisposeAUGraph(graph), noErr);
-    printf("measured AUGraph: %ld node callbacks\n", steadyRenders);
-    CHECK(steadyRenders >= 400, "the graph rendered (%ld)", steadyRenders);
-    checkCounts("AUGraph");
+    finishGraph(graph, startRenders, 400, "AUGraph");
 }
 
 /* ---- a mixer graph ----------------------------------------------------------------------- */
@@ -399,12 +406,7 @@ static void mixers(void)
         }
         CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.001, true);
     }
-    armed = 0;
-    long steadyRenders = renders - startRenders;
-    CHECK_STATUS(DisposeAUGraph(graph), noErr);
-    printf("measured mixer graph: %ld bus callbacks\n", steadyRenders);
-    CHECK(steadyRenders >= 800, "the mixer graph rendered (%ld)", steadyRenders);
-    checkCounts("mixer graph");
+    finishGraph(graph, startRenders, 800, "mixer graph");
 }
 
 int main(void)
