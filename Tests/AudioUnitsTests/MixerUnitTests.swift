@@ -1,4 +1,5 @@
 @testable import AudioUnits
+import Glibc
 import Testing
 
 /// A bus's source: every sample the value its reference points at (a Float), mono.
@@ -84,6 +85,71 @@ struct MixerUnitTests {
         #expect(Array(left[0..<4]) == [0, 0, 0, 0], "before the delay: \(left)")
         #expect(Array(left[4..<12]) == (1...8).map { Float($0) / 8 }, "the ramp: \(left)")
         #expect(Array(left[12...]) == [1, 1, 1, 1], "after it: \(left)")
+    }
+
+    /// A mixer of one mono bus fed `value`, into `output`, initialized.
+    static func oneBus(_ value: UnsafeMutablePointer<Float>, output: PCMLayout = stereo) throws -> MixerUnit {
+        let mixer = MixerUnit()
+        try mixer.setInputCount(1)
+        try mixer.setFormat(Self.mono, scope: .input, element: 0)
+        try mixer.setFormat(output, scope: .output, element: 0)
+        try mixer.setRenderCallback(RenderCallback(procedure: constant, refCon: value), input: 0)
+        try mixer.initialize()
+        return mixer
+    }
+
+    @Test("A volume step in the middle of a ramp ends the ramp there")
+    func stepDuringRamp() throws {
+        let value = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+        defer { value.deallocate() }
+        value.pointee = 1
+        let mixer = try Self.oneBus(value)
+        try mixer.scheduleVolume(0, scope: .input, element: 0, value: 1, from: 0, delay: 0, ramp: 16)
+        _ = try Self.render(mixer, frames: 8)
+        try mixer.setParameter(0, scope: .input, element: 0, value: 0, offset: 0)
+        let (left, _) = try Self.render(mixer, frames: 32)
+        #expect(left.allSatisfy { $0 == 0 }, "\(left)")
+    }
+
+    @Test("A metered bus disabled falls silent on the meters instead of keeping its level")
+    func metersFall() throws {
+        let value = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+        defer { value.deallocate() }
+        value.pointee = 0.5
+        let mixer = try Self.oneBus(value)
+        try mixer.setMetering(true, scope: .input, element: 0)
+        for _ in 0..<20 { _ = try Self.render(mixer, frames: 1024) }
+        let loud = try mixer.parameter(1000, scope: .input, element: 0)
+        #expect(abs(loud - 20 * log10(0.5)) < 0.1, "a constant 0.5 is \(loud) dB")
+        try mixer.setParameter(1, scope: .input, element: 0, value: 0, offset: 0)
+        for _ in 0..<40 { _ = try Self.render(mixer, frames: 1024) }
+        let quiet = try mixer.parameter(1000, scope: .input, element: 0)
+        #expect(quiet < -60, "disabled for 0.85 s: \(quiet) dB")
+    }
+
+    @Test("Pan does not lower a bus on a mono output")
+    func panOnMono() throws {
+        let value = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+        defer { value.deallocate() }
+        value.pointee = 0.5
+        let monoOut = PCMLayout(sampleRate: 48000, encoding: .float32, channels: 1, interleaved: true)
+        let mixer = try Self.oneBus(value, output: monoOut)
+        try mixer.setParameter(2, scope: .input, element: 0, value: -1, offset: 0)
+        var out = [Float](repeating: -9, count: 16)
+        let list = UnsafeMutableRawPointer.allocate(byteCount: 24, alignment: 8)
+        defer { list.deallocate() }
+        var flags: UInt32 = 0
+        var stamp = [UInt8](repeating: 0, count: 64)
+        try out.withUnsafeMutableBufferPointer { o in
+            list.storeBytes(of: UInt32(1), as: UInt32.self)
+            list.storeBytes(of: UInt32(1), toByteOffset: 8, as: UInt32.self)
+            list.storeBytes(of: UInt32(64), toByteOffset: 12, as: UInt32.self)
+            list.storeBytes(of: UnsafeMutableRawPointer(o.baseAddress!), toByteOffset: 16, as: UnsafeMutableRawPointer.self)
+            try stamp.withUnsafeMutableBytes { st in
+                try mixer.renderPulled(flags: &flags, timeStamp: UnsafeRawPointer(st.baseAddress!), bus: 0, frames: 16, list: list)
+            }
+        }
+        #expect(out.allSatisfy { $0 == 0.5 }, "\(out[0])")
     }
 
     @Test("Bad values are refused with their codes and change nothing")

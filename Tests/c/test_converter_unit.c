@@ -106,7 +106,12 @@ int main(void)
     if (name) { CFStringGetCString(name, text, sizeof text, kCFStringEncodingUTF8); CFRelease(name); }
     CHECK(strcmp(text, "Apple: AUConverter") == 0, "its name (%s)", text);
     AudioComponentDescription any = {kAudioUnitType_FormatConverter, 0, 0, 0, 0};
-    CHECK(AudioComponentCount(&any) == 1, "one format converter");
+    /* Two format converters: AUConverter, then Varispeed. */
+    CHECK(AudioComponentCount(&any) == 2, "two format converters (%u)", (unsigned)AudioComponentCount(&any));
+    AudioComponent second = AudioComponentFindNext(component, &any);
+    AudioComponentDescription secondDescription = {0, 0, 0, 0, 0};
+    if (second) AudioComponentGetDescription(second, &secondDescription);
+    CHECK(secondDescription.componentSubType == kAudioUnitSubType_Varispeed, "the second is Varispeed");
 
     AudioUnit converter = NULL;
     CHECK_STATUS(AudioComponentInstanceNew(component, &converter), noErr);

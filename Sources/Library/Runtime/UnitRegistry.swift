@@ -154,8 +154,16 @@ package enum UnitConnections {
         guard let source = UnitHandles.unit(sourceHandle), source !== destination else { throw .invalidPropertyValue }
         guard connection.sourceOutputNumber < source.elementCount(.output) else { throw .invalidElement }
         try matchFormat(source, output: connection.sourceOutputNumber, destination, input: input)
-        let link = Link(source: source, output: connection.sourceOutputNumber)
-        destination.keepAlive(link)
+        // The same source connected again (a graph updated back and forth) reuses its
+        // link: the links a unit keeps grow only with the pairs it was ever fed by.
+        let link: Link
+        if let known = destination.keptObjects.lazy.compactMap({ $0 as? Link })
+            .first(where: { $0.source === source && $0.output == connection.sourceOutputNumber }) {
+            link = known
+        } else {
+            link = Link(source: source, output: connection.sourceOutputNumber)
+            destination.keepAlive(link)
+        }
         try destination.setRenderCallback(RenderCallback(procedure: pull, refCon: Unmanaged.passUnretained(link).toOpaque()),
                                           input: input)
     }

@@ -24,6 +24,8 @@ public protocol AudioUnitInstance: AnyObject, Sendable {
     /// Keeps `object` as long as the unit lives: what its callbacks use (a connection's
     /// link, a graph's meter) outlives a render under way when its owner lets it go.
     func keepAlive(_ object: AnyObject)
+    /// What `keepAlive` holds.
+    var keptObjects: [AnyObject] { get }
 
     /// Sets (or, with nil, removes) what feeds input element `input`.
     func setRenderCallback(_ callback: RenderCallback?, input: UInt32) throws(UnitError)

@@ -90,6 +90,7 @@ struct BusGain {
                         rampLeft = rampFrames
                     } else {
                         current = target
+                        rampLeft = 0
                     }
                 }
             }
@@ -166,10 +167,12 @@ final class MixerStorage {
         levels.deallocate()
     }
 
+    /// On the render thread (AudioUnitReset asks the next render): the board is left for
+    /// the next levels published if a reader holds it now.
     func reset() {
         for pipe in pipes { pipe.resampler?.reset() }
         meters.update(repeating: Meter(), count: 2 * (busCount + 1))
-        board.withLock { $0.update(repeating: Self.floor, count: 4 * (busCount + 1)) }
+        _ = board.withLockIfAvailable { $0.update(repeating: Self.floor, count: 4 * (busCount + 1)) }
     }
 
     /// A published level; `row` -1 is the output.
@@ -202,25 +205,28 @@ extension MixerUnit {
         guard rendering.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
             throw .cannotDoInCurrentContext
         }
-        renderingThread.store(UInt(pthread_self()), ordering: .releasing)
-        defer {
-            renderingThread.store(0, ordering: .releasing)
-            rendering.store(false, ordering: .releasing)
-        }
-        // The configuration, when its lock is free; else what was copied last. The
-        // storage is the configuration's, freed only while no render runs.
-        if let fresh = config.withLockIfAvailable({ c -> Unmanaged<MixerStorage>? in
-            guard let storage = c.storage else { return nil }
+        defer { rendering.store(false, ordering: .releasing) }
+        // The configuration, when its lock is free; else what was copied last. Which
+        // storage the render uses is said under that lock (see renderStorage): a storage
+        // this names is not freed.
+        _ = config.withLockIfAvailable { c in
+            guard let storage = c.storage else {
+                renderStorage.store(0, ordering: .releasing)
+                return
+            }
             if storage.seenVersion != c.version {
                 storage.plan = c.plan
                 for i in 0..<storage.busCount { storage.live[i] = c.buses[i] }
                 storage.seenVersion = c.version
             }
-            return Unmanaged.passUnretained(storage)
-        }) {
-            renderStorage = fresh
+            renderStorage.store(UInt(bitPattern: Unmanaged.passUnretained(storage).toOpaque()), ordering: .releasing)
         }
-        guard let storage = renderStorage?.takeUnretainedValue() else { throw .uninitialized }
+        guard let named = UnsafeRawPointer(bitPattern: renderStorage.load(ordering: .acquiring)) else {
+            throw .uninitialized
+        }
+        let storage = Unmanaged<MixerStorage>.fromOpaque(named).takeUnretainedValue()
+        if resetRequested.exchange(false, ordering: .acquiring) { storage.reset() }
+        guard frames > 0 else { return }
         try mix(storage, flags: flags, timeStamp: timeStamp, frames: Int(frames), outputList: outputList)
     }
 
@@ -239,7 +245,15 @@ extension MixerUnit {
             let bus = s.live[index]
             if s.gains[index].seenChange != bus.volumeChange { s.gains[index].begin(bus) }
             let moving = s.gains[index].advance(frames: frames, into: s.ramp)
-            guard bus.enabled, let callback = bus.callback else { continue }
+            guard bus.enabled, let callback = bus.callback else {
+                // Silence, as far as the meters go: a level does not stay where it was.
+                if bus.metering {
+                    metered = true
+                    s.meters[2 * index].take(meanSquare: 0, peak: 0, frames: frames, rate: rate)
+                    s.meters[2 * index + 1].take(meanSquare: 0, peak: 0, frames: frames, rate: rate)
+                }
+                continue
+            }
             let pipe = s.pipes[index]
             let status = pull(pipe, callback, bus: UInt32(index), timeStamp: timeStamp, frames: frames)
             if status != 0 {
@@ -247,7 +261,9 @@ extension MixerUnit {
                 throw UnitError(rawValue: status) ?? .cannotDoInCurrentContext
             }
             let volume = s.gains[index].current
-            let left = min(1, 1 - bus.pan), right = min(1, 1 + bus.pan)
+            // Pan places a bus between two sides; a mono output has one.
+            let pan = output.channels == 1 ? 0 : bus.pan
+            let left = min(1, 1 - pan), right = min(1, 1 + pan)
             let samples = pipe.samples
             let channels = pipe.floatLayout.channels
             if bus.metering {

@@ -51,8 +51,8 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
         var plan = MixerPlan()
         /// Made at Initialize; nil while uninitialized.
         var storage: MixerStorage?
-        /// Storage a render may still be reading: freed by the program's thread once no
-        /// render runs (never by the render thread).
+        /// Storage a render may still be reading: freed by a later change once the render
+        /// no longer names it (never by the render thread, and never waiting for it).
         var retired: [MixerStorage] = []
         /// Bumped with every change the render copies.
         var version = 1
@@ -60,17 +60,20 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
         var lastRenderError: Int32 = 0
     }
     let config = Locked(Config())
-    /// Held by the one render under way, for all of it: the storage is the render's then.
+    /// Held by the one render under way, for all of it (a second thread rendering the same
+    /// mixer meanwhile is refused).
     let rendering = Atomic<Bool>(false)
-    /// The thread that holds `rendering` (a callback of that render calling back in must
-    /// not wait for itself).
-    let renderingThread = Atomic<UInt>(0)
-    /// The storage the last render used: the render's own (read and written only with
-    /// `rendering` held), cleared when the storage it names is let go.
-    nonisolated(unsafe) var renderStorage: Unmanaged<MixerStorage>?
+    /// The storage renders use, by address (0: none): written only by a render, when it
+    /// finds the configuration's lock free, and read by it at its start. A retired storage
+    /// is freed, under the configuration's lock (so no render switches meanwhile), only
+    /// once this names another: the render under way, if any, uses what this names.
+    let renderStorage = Atomic<UInt>(0)
+    /// Set by AudioUnitReset: the next render resets what the render owns.
+    let resetRequested = Atomic<Bool>(false)
 
     let kept = Locked<[AnyObject]>([])
     public func keepAlive(_ object: AnyObject) { kept.withLock { $0.append(object) } }
+    public var keptObjects: [AnyObject] { kept.withLock { $0 } }
 
     public init() {}
 
@@ -112,6 +115,7 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
     /// initialized, the storage is made again for it.
     public func setFormat(_ layout: PCMLayout, scope: Scope, element: UInt32) throws(UnitError) {
         try change { c throws(UnitError) in
+            let (buses, plan) = (c.buses, c.plan)
             switch scope {
             case .input:
                 guard element < c.buses.count else { throw .invalidElement }
@@ -122,7 +126,15 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
                 c.plan.output = layout
             case .global: throw .invalidScope
             }
-            if c.storage != nil { try remakeStorage(&c) }
+            guard c.storage != nil else { return }
+            do throws(UnitError) {
+                try remakeStorage(&c)
+            } catch {
+                // Storage for the new format could not be made: the old one stays, with
+                // the format it was made for.
+                (c.buses, c.plan) = (buses, plan)
+                throw error
+            }
         }
     }
 
@@ -178,9 +190,16 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
     }
 
     public func setMetering(_ on: Bool, scope: Scope, element: UInt32) throws(UnitError) {
-        _ = try isMetering(scope: scope, element: element)
-        change { c in
-            if scope == .input { c.buses[Int(element)].metering = on } else { c.plan.outputMetering = on }
+        try change { c throws(UnitError) in
+            switch scope {
+            case .input:
+                guard element < c.buses.count else { throw .invalidElement }
+                c.buses[Int(element)].metering = on
+            case .output:
+                guard element == 0 else { throw .invalidElement }
+                c.plan.outputMetering = on
+            case .global: throw .invalidScope
+            }
         }
     }
 
@@ -193,6 +212,7 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
     }
 
     public func parameter(_ id: UInt32, scope: Scope, element: UInt32) throws(UnitError) -> Float {
+        guard scope != .global else { throw .invalidScope }
         guard let which = Parameter(rawValue: id) else { throw .invalidParameter }
         let (storage, values) = try config.withLock { c throws(UnitError) -> (MixerStorage?, (Float, Bool, Float)) in
             switch scope {
@@ -227,6 +247,7 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
     /// `from`; the other gains at that render's start.
     public func scheduleVolume(_ id: UInt32, scope: Scope, element: UInt32, value: Float, from: Float?, delay: UInt32,
                                ramp: UInt32) throws(UnitError) {
+        guard scope != .global else { throw .invalidScope }
         guard let which = Parameter(rawValue: id) else { throw .invalidParameter }
         guard value.isFinite, from?.isFinite ?? true else { throw .invalidParameter }
         try change { c throws(UnitError) in
@@ -277,11 +298,10 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
         return false
     }
 
-    /// Resamplers forget what they hold; meters fall to the floor.
+    /// Resamplers forget what they hold; meters fall to the floor. That state is the
+    /// render's: the next render does it.
     public func reset() {
-        // The render's own state: only while no render runs.
-        guard let storage = config.withLock({ $0.storage }) else { return }
-        whileNotRendering { storage.reset() }
+        resetRequested.store(true, ordering: .releasing)
     }
 
     public func resetAfterFork() {
@@ -301,26 +321,24 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
     // MARK: Changes
 
     /// Applies a change under the lock, bumps the version the render copies by, and frees
-    /// storage a change retired once no render holds it.
+    /// the retired storage no render names any more.
     @discardableResult
     func change<R>(_ body: (inout Config) throws(UnitError) -> R) throws(UnitError) -> R {
-        let (result, retiredSome) = try config.withLock { c throws(UnitError) -> (R, Bool) in
+        try config.withLock { c throws(UnitError) -> R in
             let result = try body(&c)
             c.version &+= 1
-            return (result, !c.retired.isEmpty)
+            freeRetired(&c)
+            return result
         }
-        if retiredSome { freeRetired() }
-        return result
     }
 
     func change<R>(_ body: (inout Config) -> R) -> R {
-        let (result, retiredSome) = config.withLock { c -> (R, Bool) in
+        config.withLock { c -> R in
             let result = body(&c)
             c.version &+= 1
-            return (result, !c.retired.isEmpty)
+            freeRetired(&c)
+            return result
         }
-        if retiredSome { freeRetired() }
-        return result
     }
 
     private func remakeStorage(_ c: inout Config) throws(UnitError) {
@@ -329,31 +347,12 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
         c.storage = made
     }
 
-    /// Frees retired storage once no render is under way; from inside a render (a
-    /// callback changing the mixer) it waits for a later change.
-    private func freeRetired() {
-        guard renderingThread.load(ordering: .acquiring) != UInt(pthread_self()) else { return }
-        whileNotRendering {
-            // The render's reference goes first, unless it names the current storage (by
-            // address: retaining one about to be freed is not allowed).
-            let retired = config.withLock { c -> [MixerStorage] in
-                let current = c.storage.map { Unmanaged.passUnretained($0).toOpaque() }
-                if let used = renderStorage, used.toOpaque() != current { renderStorage = nil }
-                defer { c.retired.removeAll() }
-                return c.retired
-            }
-            _ = retired
-        }
-    }
-
-    /// Runs `body` with the render flag taken: a render under way is let finish (a
-    /// render is bounded; this is the program's thread, never the render's).
-    private func whileNotRendering(_ body: () -> Void) {
-        guard renderingThread.load(ordering: .acquiring) != UInt(pthread_self()) else { return }
-        while !rendering.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
-            sched_yield()
-        }
-        body()
-        rendering.store(false, ordering: .releasing)
+    /// Under the configuration's lock, which a render must take to name other storage:
+    /// the retired storage the render does not name is freed (a storage's deinit frees
+    /// memory only, no program code).
+    private func freeRetired(_ c: inout Config) {
+        guard !c.retired.isEmpty else { return }
+        let named = renderStorage.load(ordering: .acquiring)
+        c.retired.removeAll { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) != named }
     }
 }

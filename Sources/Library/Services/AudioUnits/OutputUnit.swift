@@ -145,6 +145,7 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
     /// meter): its I/O thread may finish a period after their owner let them go.
     let kept = Locked<[AnyObject]>([])
     public func keepAlive(_ object: AnyObject) { kept.withLock { $0.append(object) } }
+    public var keptObjects: [AnyObject] { kept.withLock { $0 } }
     /// The rate and period of the stream running now: a session snapshot that states
     /// them (the session reading back the grant) does not reopen it.
     let runningFormat = Locked<(rate: Double, period: Int)?>(nil)
