@@ -10,8 +10,9 @@
  *     here), and never waits for one,
  *   - never sleeps or waits on a condition or a semaphore,
  * except in the device's own exchange, which is the period's clock. Then the same for
- * audio queues, for a VoiceProcessingIO unit, and for graphs (a converter node; a mixer
- * of four buses changed from the main thread).
+ * audio queues, for a VoiceProcessingIO unit, for graphs (a converter node; a mixer of
+ * four buses changed from the main thread), and for a hand-built chain (RemoteIO's
+ * callback calling AudioUnitRender on a GenericOutput the main thread also calls).
  * The interposition is shown to work first: an allocation made inside the library on
  * the main thread is counted.
  */
@@ -340,6 +341,72 @@ static void graphs(void)
     finishGraph(graph, startRenders, 400, "AUGraph");
 }
 
+/* ---- a hand-built chain ------------------------------------------------------------------- */
+
+/* RemoteIO's render callback pulls a GenericOutput with AudioUnitRender (the chain ports
+ * build by hand, as emulators and DSP hosts do), while the main thread sets and reads the
+ * GenericOutput's volume and format: every one of those calls looks the unit up by its
+ * handle, and so must AudioUnitRender on the I/O thread, without the table's lock. */
+static AudioUnit pulledUnit;
+static volatile OSStatus chainStatus;
+static volatile long chainCalls;
+static OSStatus pullChain(void *refCon, AudioUnitRenderActionFlags *flags, const AudioTimeStamp *ts, UInt32 bus,
+                          UInt32 frames, AudioBufferList *data)
+{
+    (void)refCon; (void)bus;
+    chainStatus = AudioUnitRender(pulledUnit, flags, ts, 0, frames, data);
+    chainCalls++;
+    if (chainStatus != noErr) memset(data->mBuffers[0].mData, 0, data->mBuffers[0].mDataByteSize);
+    return noErr;
+}
+
+static void chains(void)
+{
+    AudioComponentDescription generic = {kAudioUnitType_Output, kAudioUnitSubType_GenericOutput, kAudioUnitManufacturer_Apple,
+                                         0, 0};
+    AudioComponentDescription rio = {kAudioUnitType_Output, kAudioUnitSubType_RemoteIO, kAudioUnitManufacturer_Apple, 0, 0};
+    AudioUnit io = NULL;
+    CHECK_STATUS(AudioComponentInstanceNew(AudioComponentFindNext(NULL, &generic), &pulledUnit), noErr);
+    CHECK_STATUS(AudioComponentInstanceNew(AudioComponentFindNext(NULL, &rio), &io), noErr);
+    AudioStreamBasicDescription f = {44100, kAudioFormatLinearPCM,
+                                     kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
+    AURenderCallbackStruct tone = {render, NULL}, chain = {pullChain, NULL};
+    CHECK_STATUS(AudioUnitSetProperty(pulledUnit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f, sizeof f), noErr);
+    CHECK_STATUS(AudioUnitSetProperty(pulledUnit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &f, sizeof f), noErr);
+    CHECK_STATUS(AudioUnitSetProperty(pulledUnit, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0, &tone,
+                                      sizeof tone), noErr);
+    CHECK_STATUS(AudioUnitInitialize(pulledUnit), noErr);
+    CHECK_STATUS(AudioUnitSetProperty(io, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f, sizeof f), noErr);
+    CHECK_STATUS(AudioUnitSetProperty(io, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0, &chain, sizeof chain),
+                 noErr);
+    CHECK_STATUS(AudioUnitInitialize(io), noErr);
+    CHECK_STATUS(AudioOutputUnitStart(io), noErr);
+    awaitRenders(50);
+    resetCounts();
+    armed = 1;
+    long startRenders = renders;
+    for (int i = 0; renders < startRenders + 400; i++) {
+        AudioUnitSetParameter(pulledUnit, kHALOutputParam_Volume, kAudioUnitScope_Global, 0, (i % 10) / 10.0f, 0);
+        AudioStreamBasicDescription seen;
+        UInt32 size = sizeof seen;
+        AudioUnitGetProperty(pulledUnit, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &seen, &size);
+        CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.001, true);
+    }
+    armed = 0;
+    long steadyRenders = renders - startRenders;
+    printf("measured hand-built chain: %ld GenericOutput renders\n", steadyRenders);
+    CHECK(steadyRenders >= 400, "the chain rendered (%ld)", steadyRenders);
+    checkCounts("hand-built chain");
+    /* The pulled unit disposed of while the chain still renders it: refused, as a stale
+     * handle is anywhere, not rendered and not crashed on. */
+    CHECK_STATUS(AudioComponentInstanceDispose(pulledUnit), noErr);
+    long calls = chainCalls;
+    while (chainCalls < calls + 5) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.005, true);
+    CHECK(chainStatus == kAudio_ParamError, "AudioUnitRender of the disposed unit from the chain: %d", (int)chainStatus);
+    AudioOutputUnitStop(io);
+    CHECK_STATUS(AudioComponentInstanceDispose(io), noErr);
+}
+
 /* ---- a mixer graph ----------------------------------------------------------------------- */
 
 /* And for a MixerHost-shaped graph: RemoteIO fed by a MultiChannelMixer of four buses
@@ -465,5 +532,6 @@ int main(void)
     voiceProcessing();
     graphs();
     mixers();
+    chains();
     return worldFinish("test_realtime");
 }

@@ -48,6 +48,7 @@ package enum UnitHandles {
     /// Disposes of the instance `key`; false when there is none.
     package static func dispose(_ key: UInt) -> Bool {
         guard let removed = instances.remove(key) else { return false }
+        removed.markDisposed()
         removed.uninitialize()
         if let io = removed as? OutputUnit { Runtime.withCurrent { $0.session.detach(io) } }
         UnitListeners.all.removeAll { $0.unit == key }

@@ -80,11 +80,15 @@ public func audioUnitScheduleParameters(_ unit: OpaquePointer?, _ events: Unsafe
 public func audioUnitRender(_ unit: OpaquePointer?, _ flags: UnsafeMutablePointer<UInt32>?,
                             _ timeStamp: UnsafePointer<AudioTimeStamp>?, _ bus: UInt32, _ frames: UInt32,
                             _ ioData: UnsafeMutablePointer<AudioBufferList>?) -> Int32 {
-    // Inside an I/O unit's callback (its real-time thread) the unit is known without the
-    // registry's lock.
+    // Inside an I/O unit's callback (its real-time thread) the unit itself, and after the
+    // first period any other unit it renders, are known without the registry's lock.
+    let key = UInt(bitPattern: Int(bitPattern: unit.map { UnsafeRawPointer($0) }))
     let here = OutputUnit.onIOThread
-    let found = here.flatMap { $0.handle == UInt(bitPattern: Int(bitPattern: unit.map { UnsafeRawPointer($0) })) ? $0 : nil }
-    guard let u: any AudioUnitInstance = found ?? UnitHandles.unit(unit) else { return UnitError.parameter.rawValue }
+    let found = here.flatMap { $0.handle == key ? $0 : nil }
+    let target: (any AudioUnitInstance)? = found ?? OutputUnit.renderTarget(key) {
+        UnitHandles.unit(OpaquePointer(bitPattern: $0))
+    }
+    guard let u = target, !u.isDisposed else { return UnitError.parameter.rawValue }
     guard let timeStamp, let ioData else { return UnitError.parameter.rawValue }
     do throws(UnitError) {
         if let device = found ?? (u.kind.hasDevice ? u as? OutputUnit : nil), device.kind.hasDevice {

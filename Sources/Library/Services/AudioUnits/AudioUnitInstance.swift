@@ -38,6 +38,10 @@ public protocol AudioUnitInstance: AnyObject, Sendable {
     func setParameter(_ id: UInt32, scope: Scope, element: UInt32, value: Float, offset: UInt32) throws(UnitError)
 
     var isInitialized: Bool { get }
+    /// Set when the program disposed of the unit: a render that still holds it (a stream's
+    /// look-up) refuses it as the handle table would.
+    var isDisposed: Bool { get }
+    func markDisposed()
     func initialize() throws(UnitError)
     /// Returns whether the unit was running.
     @discardableResult func uninitialize() -> Bool
@@ -57,6 +61,9 @@ let outputVolumeParameter: UInt32 = 14
 let varispeedRateParameter: UInt32 = 0, varispeedCentsParameter: UInt32 = 1
 
 extension OutputUnit: AudioUnitInstance {
+    public var isDisposed: Bool { disposed.load(ordering: .acquiring) }
+    public func markDisposed() { disposed.store(true, ordering: .releasing) }
+
     public func elementCount(_ scope: Scope) -> UInt32 { scope == .global ? 1 : kind.elementCount }
 
     public func setRenderCallback(_ callback: RenderCallback?, input: UInt32) throws(UnitError) {

@@ -71,6 +71,10 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
     /// Set by AudioUnitReset: the next render resets what the render owns.
     let resetRequested = Atomic<Bool>(false)
 
+    let disposed = Atomic<Bool>(false)
+    public var isDisposed: Bool { disposed.load(ordering: .acquiring) }
+    public func markDisposed() { disposed.store(true, ordering: .releasing) }
+
     let kept = Locked<[AnyObject]>([])
     public func keepAlive(_ object: AnyObject) { kept.withLock { $0.append(object) } }
     public var keptObjects: [AnyObject] { kept.withLock { $0 } }

@@ -143,6 +143,7 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
     public var handle: UInt = 0
     /// Objects the unit's callbacks use that must live as long as it does (a graph's load
     /// meter): its I/O thread may finish a period after their owner let them go.
+    let disposed = Atomic<Bool>(false)
     let kept = Locked<[AnyObject]>([])
     public func keepAlive(_ object: AnyObject) { kept.withLock { $0.append(object) } }
     public var keptObjects: [AnyObject] { kept.withLock { $0 } }

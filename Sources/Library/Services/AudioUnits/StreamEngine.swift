@@ -135,6 +135,20 @@ extension OutputUnit {
     /// Whether the calling thread is this unit's I/O thread (where AudioUnitRender needs
     /// no look-up).
     public static var onIOThread: OutputUnit? { IOContext.current?.unit }
+
+    /// The unit `handle` names, for AudioUnitRender: on an I/O thread, from what this
+    /// stream already looked up, so a hand-built chain's render takes no lock a program
+    /// thread takes after its first period; elsewhere, and the first time, `find`.
+    public static func renderTarget(_ handle: UInt, find: (UInt) -> (any AudioUnitInstance)?) -> (any AudioUnitInstance)? {
+        guard let engine = IOContext.current else { return find(handle) }
+        for i in 0..<engine.lookupCount where engine.lookups[i].handle == handle { return engine.lookups[i].unit }
+        guard let found = find(handle) else { return nil }
+        if engine.lookupCount < engine.lookups.count {
+            engine.lookups[engine.lookupCount] = (handle, found)
+            engine.lookupCount += 1
+        }
+        return found
+    }
 }
 
 /// The engine of the calling I/O thread, for AudioUnitRender inside its callbacks.
@@ -221,6 +235,12 @@ final class StreamEngine {
     let backlogCapacity: Int
     var backlogFrames = 0
     var rendering = false
+    /// Units this thread's callbacks render by handle (AudioUnitRender on a converter, a
+    /// GenericOutput, a mixer): found once through the handle table, whose lock every
+    /// program thread takes, then here; held until the stream closes. Only this thread
+    /// reads or writes it.
+    var lookups = InlineArray<8, (handle: UInt, unit: (any AudioUnitInstance)?)>(repeating: (0, nil))
+    var lookupCount = 0
     var hostTime: UInt64 = 0
     /// VoiceProcessingIO's echo canceller, when both directions run.
     let canceller: EchoCanceller?
