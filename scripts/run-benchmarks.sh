@@ -215,15 +215,16 @@ python3 "$here/bench/bench_daemon_scale.py" "$prefix" 64 500 1000
 
 if command -v valgrind >/dev/null; then
     # valgrind 3.19 cannot read the DWARF the Swift toolchain emits: check a copy of the
-    # library without debug sections, found first through LD_LIBRARY_PATH.
+    # library without debug sections, found first through LD_LIBRARY_PATH. The copy's
+    # $ORIGIN rpath names no runtime beside it: the installed runtime is named after it.
     mkdir -p "$out/stripped"
     strip --strip-debug -o "$out/stripped/libAudioToolbox.so.0" "$prefix/lib/libAudioToolbox.so.0"
-    LD_LIBRARY_PATH=$out/stripped valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=3 -q \
+    LD_LIBRARY_PATH=$out/stripped:$swiftruntime valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=3 -q \
         "$out/bench_listener_memory" 20000 2>"$out/valgrind.log" \
         && echo "listener-memory under valgrind: no definite leaks (log: $out/valgrind.log)" \
         || { echo "valgrind reported problems:"; tail -30 "$out/valgrind.log"; exit 1; }
     cc -std=gnu11 -O2 -o "$out/leak_system_sounds" "$here/bench/leak_system_sounds.c" $flags -lsndfile
-    AUDIOTOOLBOX_BACKEND=virtual LD_LIBRARY_PATH=$out/stripped valgrind --leak-check=full \
+    AUDIOTOOLBOX_BACKEND=virtual LD_LIBRARY_PATH=$out/stripped:$swiftruntime valgrind --leak-check=full \
         --errors-for-leak-kinds=definite --error-exitcode=3 -q "$out/leak_system_sounds" 2>"$out/valgrind-sounds.log" \
         && echo "system sounds under valgrind: 300 creations (good, corrupt, missing files), no definite leaks" \
         || { echo "valgrind reported problems:"; tail -30 "$out/valgrind-sounds.log"; exit 1; }

@@ -166,7 +166,24 @@ struct MixerUnitTests {
                                 scope: .output, element: 0)
         }
         try mixer.initialize()
-        #expect(throws: UnitError.initialized) { try mixer.setInputCount(4) }
+        #expect(throws: UnitError.invalidPropertyValue) { try mixer.setInputCount(200) }
         #expect(mixer.elementCount(.input) == 8)
+    }
+
+    @Test("An initialized mixer takes a new bus count: new buses are unfed and at the defaults")
+    func growsWhileInitialized() throws {
+        let mixer = MixerUnit()
+        try mixer.setInputCount(1)
+        try mixer.setFormat(PCMLayout(sampleRate: 44100, encoding: .float32, channels: 1, interleaved: false),
+                            scope: .input, element: 0)
+        try mixer.setParameter(0, scope: .input, element: 0, value: 0.5, offset: 0)
+        try mixer.initialize()
+        try mixer.setInputCount(3)
+        #expect(mixer.elementCount(.input) == 3)
+        #expect(try mixer.parameter(0, scope: .input, element: 0) == 0.5)
+        #expect(try mixer.parameter(0, scope: .input, element: 2) == 1)
+        try mixer.setInputCount(1)
+        #expect(mixer.elementCount(.input) == 1)
+        #expect(throws: UnitError.invalidElement) { try mixer.parameter(0, scope: .input, element: 2) }
     }
 }

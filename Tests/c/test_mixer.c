@@ -316,8 +316,6 @@ static void badInputs(void)
         {"an unknown parameter", AudioUnitSetParameter(mixer, 77, kAudioUnitScope_Input, 0, 0, 0), kAudioUnitErr_InvalidParameter},
         {"a parameter read into NULL", AudioUnitGetParameter(mixer, kMultiChannelMixerParam_Volume, kAudioUnitScope_Input, 0, NULL),
          kAudio_ParamError},
-        {"ElementCount while initialized", AudioUnitSetProperty(mixer, kAudioUnitProperty_ElementCount, kAudioUnitScope_Input, 0,
-                                                                &one, sizeof one), kAudioUnitErr_Initialized},
         {"ElementCount of the output", AudioUnitSetProperty(mixer, kAudioUnitProperty_ElementCount, kAudioUnitScope_Output, 0, &one,
                                                             sizeof one), kAudioUnitErr_PropertyNotWritable},
         {"MeteringMode of a bus past the count", AudioUnitSetProperty(mixer, kAudioUnitProperty_MeteringMode, kAudioUnitScope_Input,
@@ -425,6 +423,58 @@ static AUGraph toneGraph(const AudioComponentDescription *kind, Tone *t, AURende
     return g;
 }
 
+/* A game engine's channel group on its running top mixer: the bus count read and raised
+ * by one with kAudioUnitProperty_ElementCount while the graph plays, the new bus given a
+ * format and a node input callback, then AUGraphUpdate; the new bus is pulled. Then the
+ * edits AUGraph.h says are reported by the update, not the call: a bus past the count is
+ * taken by the call and refused by AUGraphUpdate. And the output node of a running graph
+ * cannot be removed (kAUGraphErr_OutputNodeErr). */
+static void grownWhileRunning(AUGraph g, AUNode mix, AudioUnit m)
+{
+    static Tone c = {0, 550, RATE, 0.1, 0, 0, 0};
+    AURenderCallbackStruct feedC = {int16Mono, &c};
+    UInt32 count = 0, size = sizeof count;
+    CHECK_STATUS(AudioUnitGetProperty(m, kAudioUnitProperty_ElementCount, kAudioUnitScope_Input, 0, &count, &size), noErr);
+    UInt32 grown = count + 1;
+    CHECK_STATUS(AudioUnitSetProperty(m, kAudioUnitProperty_ElementCount, kAudioUnitScope_Input, 0, &grown, sizeof grown),
+                 noErr);
+    size = sizeof count;
+    CHECK_STATUS(AudioUnitGetProperty(m, kAudioUnitProperty_ElementCount, kAudioUnitScope_Input, 0, &count, &size), noErr);
+    CHECK(count == grown, "a running mixer takes a bus more: %u buses", (unsigned)count);
+    Float32 volume = 0;
+    CHECK_STATUS(AudioUnitGetParameter(m, kMultiChannelMixerParam_Volume, kAudioUnitScope_Input, grown - 1, &volume), noErr);
+    CHECK(volume == 1, "the new bus has the default volume (%.2f)", volume);
+    CHECK_STATUS(AudioUnitSetProperty(m, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, grown - 1, &int16MonoFormat,
+                                      sizeof int16MonoFormat), noErr);
+    CHECK_STATUS(AUGraphSetNodeInputCallback(g, mix, grown - 1, &feedC), noErr);
+    Boolean updated = false;
+    CHECK_STATUS(AUGraphUpdate(g, &updated), noErr);
+    for (int i = 0; i < 500 && c.frames < RATE / 4; i++) usleep(10000);
+    CHECK(updated && c.frames >= RATE / 4, "the bus added while running is pulled (%ld frames)", c.frames);
+
+    CHECK_STATUS(AUGraphSetNodeInputCallback(g, mix, grown + 10, &feedC), noErr);
+    CHECK_STATUS(AUGraphUpdate(g, &updated), kAudioUnitErr_InvalidElement);
+    CHECK_STATUS(AUGraphDisconnectNodeInput(g, mix, grown + 10), noErr);
+    CHECK_STATUS(AUGraphUpdate(g, &updated), noErr);
+
+    AUNode output = 0;
+    UInt32 nodes = 0;
+    CHECK_STATUS(AUGraphGetNodeCount(g, &nodes), noErr);
+    for (UInt32 i = 0; i < nodes; i++) {
+        AUNode node = 0;
+        AudioComponentDescription d;
+        AUGraphGetIndNode(g, i, &node);
+        if (AUGraphNodeInfo(g, node, &d, NULL) == noErr && d.componentType == kAudioUnitType_Output) output = node;
+    }
+    CHECK_STATUS(AUGraphRemoveNode(g, output), kAUGraphErr_OutputNodeErr);
+    Boolean running = false;
+    CHECK_STATUS(AUGraphIsRunning(g, &running), noErr);
+    CHECK(running, "and the graph still runs");
+    long before = c.frames;
+    for (int i = 0; i < 500 && c.frames < before + RATE / 10; i++) usleep(10000);
+    CHECK(c.frames >= before + RATE / 10, "and still pulls the new bus (%ld frames more)", c.frames - before);
+}
+
 /* Live: RemoteIO <- mixer; bus 0 plays; bus 1 connected while running. */
 static void live(void)
 {
@@ -451,6 +501,7 @@ static void live(void)
     printf("measured: bus 1 pulled %ld frames behind bus 0 after AUGraphUpdate\n", lag);
     CHECK(updated && b.frames >= RATE / 2, "the bus connected while running is pulled (%ld frames)", b.frames);
     CHECK(lag >= 0 && lag <= 4096, "from the next buffers: %ld frames after the update (a buffer at most)", lag);
+    grownWhileRunning(g, mix, m);
     CHECK_STATUS(AUGraphStop(g), noErr);
     if (worldOnCard()) {
         Heard h = cardHeard();

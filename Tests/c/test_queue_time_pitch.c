@@ -143,6 +143,13 @@ int main(void)
     if (worldOnCard()) worldRun("vcard %s", "record-reset");
     CHECK_STATUS(AudioQueueStop(q, false), noErr);
     CHECK_STATUS(AudioQueueStart(q, NULL), noErr);
+    /* The header allows EnableTimePitch only on a stopped queue: turned off while it
+       plays, it is refused with its run-state code and stays on. */
+    UInt32 off = 0, enabled = 0;
+    CHECK_STATUS(AudioQueueSetProperty(q, kAudioQueueProperty_EnableTimePitch, &off, sizeof off), kAudioQueueErr_InvalidRunState);
+    size = sizeof enabled;
+    CHECK_STATUS(AudioQueueGetProperty(q, kAudioQueueProperty_EnableTimePitch, &enabled, &size), noErr);
+    CHECK(enabled == 1, "and EnableTimePitch still reads 1 (%u)", (unsigned)enabled);
     UInt32 running = 1;
     size = sizeof running;
     while (running) {

@@ -87,8 +87,9 @@ package enum GraphHandles {
     package static func removeNode(_ record: GraphRecord, _ node: Int32) throws(GraphError) {
         let unit = try record.state.withLock { s throws(GraphError) -> UInt? in
             guard let found = s.model.node(node) else { throw .nodeNotFound }
+            // AUGraph.h's code for the output node of a running graph.
             if found.isOutput, let key = s.units[node], UnitHandles.outputUnit(key)?.isRunning == true {
-                throw .cannotDoInCurrentContext
+                throw .outputNodeErr
             }
             // What others took from it goes first: a destination must not pull a unit
             // being disposed of.
@@ -120,9 +121,15 @@ package enum GraphHandles {
     /// The inputs and outputs a node's unit has: a mixer takes as many inputs as its
     /// unit counts (before the graph is open, up to its most), every other unit one (0);
     /// an I/O unit's element 1 is its microphone, which a connection may take from.
+    ///
+    /// An initialized graph's edits wait for AUGraphUpdate, and so does the element check
+    /// (`elements: false` at the call): a program may add buses to a running mixer between
+    /// the edit and the update, and AUGraph.h says an edit's errors come from the update.
     static func checkEnds(_ s: GraphRecord.State, source: Int32?, output: UInt32, destination: Int32,
-                          input: UInt32) throws(GraphError) {
+                          input: UInt32, elements: Bool = true) throws(GraphError) {
         guard let to = s.model.node(destination) else { throw .nodeNotFound }
+        if let source, s.model.node(source) == nil { throw .nodeNotFound }
+        guard elements else { return }
         let inputs: UInt32
         if to.component.subtype != UnitKind.multiChannelMixer.subtype {
             inputs = 1
@@ -143,7 +150,8 @@ package enum GraphHandles {
     package static func connect(_ record: GraphRecord, source: Int32, output: UInt32, destination: Int32,
                                 input: UInt32) throws(GraphError) {
         try record.state.withLock { s throws(GraphError) in
-            try checkEnds(s, source: source, output: output, destination: destination, input: input)
+            try checkEnds(s, source: source, output: output, destination: destination, input: input,
+                          elements: !s.initialized)
             try s.model.connect(source: source, output: output, destination: destination, input: input)
             if !s.initialized { try apply(&s) }
         }
@@ -152,7 +160,7 @@ package enum GraphHandles {
     package static func setCallback(_ record: GraphRecord, destination: Int32, input: UInt32,
                                     _ callback: AURenderCallbackStruct) throws(GraphError) {
         try record.state.withLock { s throws(GraphError) in
-            try checkEnds(s, source: nil, output: 0, destination: destination, input: input)
+            try checkEnds(s, source: nil, output: 0, destination: destination, input: input, elements: !s.initialized)
             let procedure = callback.inputProc.map { UInt(bitPattern: unsafeBitCast($0, to: Int.self)) } ?? 0
             let refCon = UInt(bitPattern: callback.inputProcRefCon)
             if procedure == 0 {
@@ -199,6 +207,16 @@ package enum GraphHandles {
     private static func apply(_ s: inout GraphRecord.State) throws(GraphError) {
         guard s.open else { return }
         let (removed, added) = s.model.changes()
+        // Edits made while initialized were taken without their elements checked: checked
+        // now, against the units as they are, before anything is applied.
+        for interaction in added {
+            switch interaction {
+            case .connection(let source, let output, let destination, let input):
+                try checkEnds(s, source: source, output: output, destination: destination, input: input)
+            case .callback(let destination, let input, _, _):
+                try checkEnds(s, source: nil, output: 0, destination: destination, input: input)
+            }
+        }
         for interaction in removed {
             if let key = s.units[interaction.destination], let unit = UnitHandles.instances.get(key),
                !added.contains(where: { $0.destination == interaction.destination && $0.input == interaction.input }) {

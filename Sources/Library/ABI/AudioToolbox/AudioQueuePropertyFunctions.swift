@@ -160,9 +160,11 @@ public func audioQueueSetProperty(_ queue: OpaquePointer?, _ id: UInt32, _ data:
             guard frames > 0, frames <= 1 << 20 else { throw .invalidPropertyValue }
             q.setParameters { $0.decodeBufferFrames = frames }
         case kAudioQueueProperty_EnableTimePitch:
-            // Taken at the next Start (set it before, as the header asks); output queues only.
+            // Taken at the next Start; output queues only. The header allows it only while
+            // the queue is stopped: a running (or paused) queue refuses it.
             let enabled = try word()
             guard q.direction == .output || enabled == 0 else { throw .invalidPropertyValue }
+            guard !q.isRunning else { throw .invalidRunState }
             q.setParameters { $0.timePitchEnabled = enabled != 0 ? 1 : 0 }
         case kAudioQueueProperty_TimePitchAlgorithm:
             let algorithm = try word()

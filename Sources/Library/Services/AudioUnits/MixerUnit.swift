@@ -87,16 +87,26 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
         scope == .input ? UInt32(config.withLock { $0.buses.count }) : 1
     }
 
-    /// kAudioUnitProperty_ElementCount on the input scope: buses added keep the defaults,
-    /// buses taken away forget what fed them. Only while uninitialized.
+    /// kAudioUnitProperty_ElementCount on the input scope: buses added keep the defaults
+    /// and are unfed, buses taken away forget what fed them. An initialized (even
+    /// rendering) mixer takes it as the phone's does, as games add channel groups to a
+    /// running mixer: the storage is made again here, off the render thread, as for a
+    /// format change, and the render moves to it at its next period.
     public func setInputCount(_ count: UInt32) throws(UnitError) {
         guard count >= 1, count <= Self.maximumBuses else { throw .invalidPropertyValue }
         try change { c throws(UnitError) in
-            guard c.storage == nil else { throw .initialized }
+            let buses = c.buses
             if Int(count) < c.buses.count {
                 c.buses.removeLast(c.buses.count - Int(count))
             } else {
                 c.buses += [MixerBus](repeating: MixerBus(), count: Int(count) - c.buses.count)
+            }
+            guard c.storage != nil else { return }
+            do throws(UnitError) {
+                try remakeStorage(&c)
+            } catch {
+                c.buses = buses
+                throw error
             }
         }
     }
