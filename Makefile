@@ -104,6 +104,9 @@ install: build vcard install-runtime
 	install -d $(DESTDIR)$(INCLUDEDIR)/CoreAudio $(DESTDIR)$(INCLUDEDIR)/AudioUnit
 	install -m 644 include/CoreAudio/*.h $(DESTDIR)$(INCLUDEDIR)/CoreAudio/
 	install -m 644 include/AudioUnit/*.h $(DESTDIR)$(INCLUDEDIR)/AudioUnit/
+	@# libkern's byte-order helpers, which CoreFoundation brings on the phone: <libkern/OSByteOrder.h>.
+	install -d $(DESTDIR)$(INCLUDEDIR)/libkern
+	install -m 644 include/libkern/*.h $(DESTDIR)$(INCLUDEDIR)/libkern/
 	@# The porting headers: TargetConditionals.h, Availability.h and CoreFoundation
 	@# wrappers for each module (docs/PORTING.md, "Compiling as iPhone code").
 	install -d $(DESTDIR)$(COMPAT_DIR)/linux/CoreFoundation $(DESTDIR)$(COMPAT_DIR)/ios/CoreFoundation
@@ -145,6 +148,8 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libAudioToolbox.so* $(DESTDIR)$(LIBDIR)/pkgconfig/AudioToolbox.pc \
 	    $(DESTDIR)$(LIBDIR)/pkgconfig/AudioToolbox-ios.pc
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/AudioToolbox $(DESTDIR)$(INCLUDEDIR)/CoreAudio $(DESTDIR)$(INCLUDEDIR)/AudioUnit $(DESTDIR)$(DOC_DIR) $(DESTDIR)$(PREFIX)/share/audiotoolbox
+	rm -f $(DESTDIR)$(INCLUDEDIR)/libkern/OSByteOrder.h
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/libkern 2>/dev/null
 	rm -f $(DESTDIR)$(PREFIX)/share/man/man3/audiosession.3 $(DESTDIR)$(PREFIX)/share/man/man3/audioservices.3 $(DESTDIR)$(PREFIX)/share/man/man3/audioqueue.3 $(DESTDIR)$(PREFIX)/share/man/man3/augraph.3 $(DESTDIR)$(PREFIX)/share/man/man1/vcard.1
 	rm -rf $(DESTDIR)$(PLUGIN_DIR) $(DESTDIR)$(BINDIR)/vcard $(DESTDIR)$(BINDIR)/audiosessiond $(DESTDIR)$(BINDIR)/audiosession \
 	    $(DESTDIR)$(LIBEXEC_DIR)

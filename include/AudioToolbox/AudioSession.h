@@ -48,6 +48,17 @@ enum { noErr = 0 };
 #define noErr noErr
 #endif
 
+/* nil, which the phone's MacTypes.h gives C code as the null pointer: programs pass it
+ * where a pointer is wanted (AudioSessionInitialize(NULL, NULL, NULL, nil)). Left alone
+ * where MacTypes (or a stand-in defining __MACTYPES__) or the program already defined it;
+ * not given to Objective-C, whose objc.h has its own, nor to C++, where nil is a name
+ * some libraries use for their own things, nor to Swift's importer. */
+#if !defined(__MACTYPES__) && !defined(nil) && !defined(__cplusplus) && !defined(__OBJC__) && \
+    !defined(__swift__)
+#include <stddef.h>
+#define nil NULL
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

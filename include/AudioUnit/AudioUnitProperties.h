@@ -103,9 +103,34 @@ enum {
     kAUVoiceIOProperty_MuteOutput              = 2104
 };
 
-/* Mixers: metering on (non-zero) or off for one bus (input scope) or the output. */
+/* Mixers: metering on (non-zero) or off for one bus (input scope) or the output.
+ * MatrixLevels: Float32 crosspoint gains, of the whole matrix mixer or of one input of the
+ * multichannel mixer (input scope). MatrixDimensions (two UInt32: the input and output
+ * channel counts) and MeterClipping (an AudioUnitMeterClipping) are the matrix mixer's. */
 enum {
-    kAudioUnitProperty_MeteringMode = 3007
+    kAudioUnitProperty_MatrixLevels     = 3006,
+    kAudioUnitProperty_MeteringMode     = 3007,
+    kAudioUnitProperty_MatrixDimensions = 3009,
+    kAudioUnitProperty_MeterClipping    = 3011
+};
+
+/* The value of kAudioUnitProperty_MeterClipping: the highest sample seen since the last
+ * read, and whether an infinity or a NaN went by. */
+typedef struct AudioUnitMeterClipping {
+    Float32 peakValueSinceLastCall;
+    Boolean sawInfinity;
+    Boolean sawNotANumber;
+} AudioUnitMeterClipping;
+
+/* AUConverter's resampling quality (global scope, UInt32): one of the
+ * kAudioUnitSampleRateConverterComplexity_ codes, Normal by default. */
+enum {
+    kAudioUnitProperty_SampleRateConverterComplexity = 3014
+};
+enum {
+    kAudioUnitSampleRateConverterComplexity_Linear    = AT_FOURCC('l','i','n','e'),
+    kAudioUnitSampleRateConverterComplexity_Normal    = AT_FOURCC('n','o','r','m'),
+    kAudioUnitSampleRateConverterComplexity_Mastering = AT_FOURCC('b','a','t','s')
 };
 
 /* Render quality. */
@@ -246,6 +271,19 @@ enum { kAudioUnitClumpID_System = 0 };
 #define GetAudioUnitParameterDisplayType(flags) ((flags) & kAudioUnitParameterFlag_DisplayMask)
 #define SetAudioUnitParameterDisplayType(flags, displayType) \
     (((flags) & ~kAudioUnitParameterFlag_DisplayMask) | (displayType))
+/* Whether a parameter's flags ask for that display curve. */
+#define AudioUnitDisplayTypeIsLogarithmic(flags) \
+    (GetAudioUnitParameterDisplayType(flags) == kAudioUnitParameterFlag_DisplayLogarithmic)
+#define AudioUnitDisplayTypeIsSquareRoot(flags) \
+    (GetAudioUnitParameterDisplayType(flags) == kAudioUnitParameterFlag_DisplaySquareRoot)
+#define AudioUnitDisplayTypeIsSquared(flags) \
+    (GetAudioUnitParameterDisplayType(flags) == kAudioUnitParameterFlag_DisplaySquared)
+#define AudioUnitDisplayTypeIsCubed(flags) \
+    (GetAudioUnitParameterDisplayType(flags) == kAudioUnitParameterFlag_DisplayCubed)
+#define AudioUnitDisplayTypeIsCubeRoot(flags) \
+    (GetAudioUnitParameterDisplayType(flags) == kAudioUnitParameterFlag_DisplayCubeRoot)
+#define AudioUnitDisplayTypeIsExponential(flags) \
+    (GetAudioUnitParameterDisplayType(flags) == kAudioUnitParameterFlag_DisplayExponential)
 
 #ifdef __cplusplus
 }

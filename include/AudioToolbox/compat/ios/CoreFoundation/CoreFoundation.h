@@ -3,6 +3,7 @@
  * module. CoreFoundation is read with the Linux values of the TARGET_* macros, then the
  * program's iPhone values are put back (see <AudioToolbox/compat/target_view.h>).
  * Without blocks, the public headers alone are read (as in the plain module).
+ * <libkern/OSByteOrder.h> comes along, as the phone's CoreFoundation brings it.
  */
 #pragma GCC system_header
 #define AUDIOTOOLBOX_IOS_VIEW 1
@@ -21,3 +22,4 @@
 #else
 #  include <AudioToolbox/compat/corefoundation_without_blocks.h>
 #endif
+#include <libkern/OSByteOrder.h>

@@ -2,6 +2,7 @@
  * AudioToolbox for Linux — <CoreFoundation/CoreFoundation.h> of the plain module: the
  * toolchain's own umbrella where the compiler has blocks, otherwise the public
  * headers alone (see <AudioToolbox/compat/corefoundation_without_blocks.h>).
+ * <libkern/OSByteOrder.h> comes along, as the Mac's CoreFoundation brings it.
  */
 #pragma GCC system_header
 #if defined(__BLOCKS__)
@@ -9,3 +10,4 @@
 #else
 #include <AudioToolbox/compat/corefoundation_without_blocks.h>
 #endif
+#include <libkern/OSByteOrder.h>
