@@ -164,7 +164,32 @@ for module in AudioToolbox AudioToolbox-ios; do
     header_program "AudioFile headers" audio_file_values audio-file-values "$module"
     header_program "AudioQueue headers" audio_queue_values audio-queue-values "$module"
     header_program "AUGraph header" augraph_values augraph-values "$module"
+    # The iPhone names programs stopped on (issue 40): nil in C, libkern's byte order through
+    # CoreFoundation, AUDIO_TOOLBOX_VERSION, CAShow's type, the codec properties.
+    header_program "iPhone names" iphone_names iphone-names "$module"
 done
+# Every name docs/HEADER-COVERAGE.tsv calls "provided" is declared by the headers we ship,
+# with Apple's value where the table has one: Tests/headers/coverage.py writes the program.
+if python3 "$here/Tests/headers/coverage.py" "$here/docs/HEADER-COVERAGE.tsv" "$out/coverage.c" >"$out/coverage.gen" 2>&1; then
+    cat "$out/coverage.gen"
+    for module in AudioToolbox AudioToolbox-ios; do
+        module_flags=$(pkg-config --cflags --libs "$module")
+        bad="" in_c="" in_cxx=""
+        for compiler in "gcc -std=c11" "clang -std=c11" "g++ -x c++ -std=c++11" "clang++ -x c++ -std=c++11"; do
+            if ! $compiler -Wall -Wextra -Werror -o "$out/coverage" "$out/coverage.c" $module_flags 2>"$out/coverage.err"; then
+                bad="$bad ${compiler%% *} (does not compile)"; grep -m 20 "error" "$out/coverage.err"
+            elif ! "$out/coverage" >"$out/coverage.out"; then
+                bad="$bad ${compiler%% *} (run)"; cat "$out/coverage.out"
+            else
+                case "$compiler" in *++*) in_cxx=$(sed -n 's/^header-coverage ok: //p' "$out/coverage.out") ;;
+                                    *) in_c=$(sed -n 's/^header-coverage ok: //p' "$out/coverage.out") ;; esac
+            fi
+        done
+        [ -z "$bad" ] && pass "header coverage: $module ($in_c in C; $in_cxx in C++)" || fail "header coverage: $module:$bad"
+    done
+else
+    cat "$out/coverage.gen"; fail "header coverage: Tests/headers/coverage.py cannot read docs/HEADER-COVERAGE.tsv"
+fi
 # The plain module says so when a program asks for iPhone code from it.
 printf '#include <AudioToolbox/AudioToolbox.h>\nint main(void) { return 0; }\n' > "$out/iphone_on_plain.c"
 if gcc -DTARGET_OS_IPHONE=1 -c "$out/iphone_on_plain.c" -o "$out/h.o" $cflags 2>&1 | grep -q "AudioToolbox-ios"; then
