@@ -37,7 +37,7 @@ enum {
     OSBigEndian
 };
 
-static inline int32_t OSHostByteOrder(void)
+static __inline__ int32_t OSHostByteOrder(void)
 {
 #if defined(__LITTLE_ENDIAN__)
     return OSLittleEndian;
@@ -60,9 +60,9 @@ static inline int32_t OSHostByteOrder(void)
     ((uint64_t)(((uint64_t)OSSwapConstInt32((uint64_t)(x) & 0xffffffffULL) << 32) | \
                 (uint64_t)OSSwapConstInt32((uint64_t)(x) >> 32)))
 
-static inline uint16_t _OSSwapInt16(uint16_t value) { return __builtin_bswap16(value); }
-static inline uint32_t _OSSwapInt32(uint32_t value) { return __builtin_bswap32(value); }
-static inline uint64_t _OSSwapInt64(uint64_t value) { return __builtin_bswap64(value); }
+static __inline__ uint16_t _OSSwapInt16(uint16_t value) { return __builtin_bswap16(value); }
+static __inline__ uint32_t _OSSwapInt32(uint32_t value) { return __builtin_bswap32(value); }
+static __inline__ uint64_t _OSSwapInt64(uint64_t value) { return __builtin_bswap64(value); }
 
 #define OSSwapInt16(x) ((uint16_t)__builtin_bswap16((uint16_t)(x)))
 #define OSSwapInt32(x) ((uint32_t)__builtin_bswap32((uint32_t)(x)))
@@ -70,59 +70,59 @@ static inline uint64_t _OSSwapInt64(uint64_t value) { return __builtin_bswap64(v
 
 /* ---- loads and stores at any alignment -------------------------------------------- */
 
-static inline uint16_t _OSReadInt16(const volatile void *base, uintptr_t byteOffset)
+static __inline__ uint16_t _OSReadInt16(const volatile void *base, uintptr_t byteOffset)
 {
     uint16_t value;
     memcpy(&value, (const void *)((uintptr_t)base + byteOffset), sizeof value);
     return value;
 }
-static inline uint32_t _OSReadInt32(const volatile void *base, uintptr_t byteOffset)
+static __inline__ uint32_t _OSReadInt32(const volatile void *base, uintptr_t byteOffset)
 {
     uint32_t value;
     memcpy(&value, (const void *)((uintptr_t)base + byteOffset), sizeof value);
     return value;
 }
-static inline uint64_t _OSReadInt64(const volatile void *base, uintptr_t byteOffset)
+static __inline__ uint64_t _OSReadInt64(const volatile void *base, uintptr_t byteOffset)
 {
     uint64_t value;
     memcpy(&value, (const void *)((uintptr_t)base + byteOffset), sizeof value);
     return value;
 }
-static inline void _OSWriteInt16(volatile void *base, uintptr_t byteOffset, uint16_t data)
+static __inline__ void _OSWriteInt16(volatile void *base, uintptr_t byteOffset, uint16_t data)
 {
     memcpy((void *)((uintptr_t)base + byteOffset), &data, sizeof data);
 }
-static inline void _OSWriteInt32(volatile void *base, uintptr_t byteOffset, uint32_t data)
+static __inline__ void _OSWriteInt32(volatile void *base, uintptr_t byteOffset, uint32_t data)
 {
     memcpy((void *)((uintptr_t)base + byteOffset), &data, sizeof data);
 }
-static inline void _OSWriteInt64(volatile void *base, uintptr_t byteOffset, uint64_t data)
+static __inline__ void _OSWriteInt64(volatile void *base, uintptr_t byteOffset, uint64_t data)
 {
     memcpy((void *)((uintptr_t)base + byteOffset), &data, sizeof data);
 }
 
 /* The same, reversing the bytes on the way. */
-static inline uint16_t OSReadSwapInt16(const volatile void *base, uintptr_t byteOffset)
+static __inline__ uint16_t OSReadSwapInt16(const volatile void *base, uintptr_t byteOffset)
 {
     return _OSSwapInt16(_OSReadInt16(base, byteOffset));
 }
-static inline uint32_t OSReadSwapInt32(const volatile void *base, uintptr_t byteOffset)
+static __inline__ uint32_t OSReadSwapInt32(const volatile void *base, uintptr_t byteOffset)
 {
     return _OSSwapInt32(_OSReadInt32(base, byteOffset));
 }
-static inline uint64_t OSReadSwapInt64(const volatile void *base, uintptr_t byteOffset)
+static __inline__ uint64_t OSReadSwapInt64(const volatile void *base, uintptr_t byteOffset)
 {
     return _OSSwapInt64(_OSReadInt64(base, byteOffset));
 }
-static inline void OSWriteSwapInt16(volatile void *base, uintptr_t byteOffset, uint16_t data)
+static __inline__ void OSWriteSwapInt16(volatile void *base, uintptr_t byteOffset, uint16_t data)
 {
     _OSWriteInt16(base, byteOffset, _OSSwapInt16(data));
 }
-static inline void OSWriteSwapInt32(volatile void *base, uintptr_t byteOffset, uint32_t data)
+static __inline__ void OSWriteSwapInt32(volatile void *base, uintptr_t byteOffset, uint32_t data)
 {
     _OSWriteInt32(base, byteOffset, _OSSwapInt32(data));
 }
-static inline void OSWriteSwapInt64(volatile void *base, uintptr_t byteOffset, uint64_t data)
+static __inline__ void OSWriteSwapInt64(volatile void *base, uintptr_t byteOffset, uint64_t data)
 {
     _OSWriteInt64(base, byteOffset, _OSSwapInt64(data));
 }
