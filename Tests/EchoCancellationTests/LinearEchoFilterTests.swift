@@ -1,4 +1,4 @@
-import EchoCancellation
+@testable import EchoCancellation
 import Glibc
 import Testing
 
@@ -69,6 +69,53 @@ struct LinearEchoFilterTests {
         let talkPower = Self.power(talk[last...]), residuePower = Self.power(residue[...])
         let decibels = 10 * log10(Double(talkPower / max(residuePower, 1e-20)))
         #expect(decibels > 15, "the talker is only \(decibels) dB above what is left of the echo")
+    }
+
+    /// The echo moves (the device slipped, and its counts did not say by how much) while a
+    /// talker louder than the echo speaks over it, or while the far end is silent and only
+    /// the talker speaks (the move is then seen only once double talk starts): the filter
+    /// must find the echo again in double talk, later or earlier, by a sample or by
+    /// several device periods.
+    @Test(arguments: [-300, -5, 1, 3, 8, 20, 160, 400, 1200], [false, true])
+    func findsTheEchoAgainInDoubleTalk(slip: Int, farEndSilentMeanwhile: Bool) {
+        let rate = 16_000, period = 160, count = 14 * rate
+        var noise = Noise(state: 777)
+        var smooth: Float = 0
+        let moveAt = 7 * rate
+        // Silent meanwhile: from 6 s to 8 s the far end says nothing, the talker goes on.
+        let far = (0..<count).map { i -> Float in
+            smooth = 0.7 * smooth + 0.3 * noise.next()
+            return farEndSilentMeanwhile && i >= 6 * rate && i < 8 * rate ? 0 : 0.5 * smooth
+        }
+        let echo = (0..<count).map { i -> Float in
+            let delay = 240 + (i >= moveAt ? slip : 0)
+            return i >= delay && i - delay < count ? 0.5 * far[i - delay] : 0
+        }
+        let talk = (0..<count).map { i in i < 5 * rate ? Float(0) : 0.1 * sin(2 * Float.pi * 440 * Float(i) / Float(rate)) }
+        var out = zip(echo, talk).map { $0 + $1 }
+        let filter = LinearEchoFilter(tail: 1024, maximumFrames: period)
+        // As EchoCanceller does: the far end given moves by each shift the filter reports,
+        // and the filter's span is filled again with what was played before.
+        var moved = 0
+        func played(_ i: Int) -> Float { i >= 0 && i < count ? far[i] : 0 }
+        var aligned = [Float](repeating: 0, count: period)
+        out.withUnsafeMutableBufferPointer { near in
+            for start in stride(from: 0, to: count - period + 1, by: period) {
+                for k in 0..<period { aligned[k] = played(start + k - moved) }
+                filter.process(near.baseAddress! + start, far: aligned, count: period)
+                if filter.shift != 0 {
+                    moved += filter.shift
+                    filter.shift = 0
+                    let next = start + period - moved
+                    filter.reload { played(next - $0) }
+                }
+            }
+        }
+        let lag = filter.latency
+        let last = count - 2 * rate
+        let residue = (last..<count).map { out[$0] - talk[$0 - lag] }
+        let decibels = 10 * log10(Double(Self.power(echo[last...]) / max(Self.power(residue[...]), 1e-20)))
+        #expect(decibels > 20, "\(slip) samples later, in double talk: the echo only \(decibels) dB down after 5 s")
     }
 
     /// No far end, no change: the near end comes out as it went in, a block late.

@@ -75,16 +75,25 @@ public final class LinearEchoFilter {
     private var constrainNext = 0
     /// Whether the foreground has once cancelled most (10 dB) of an echo.
     private(set) var adapted = false
-    // The shift watch: how well the recording matches the foreground's echo estimate
-    // moved by -reach...reach samples, over `watchBlocks` blocks.
-    private static let reach = 8
+    // The shift watch: every `watchBlocks` blocks, how well the recording matches the
+    // foreground's echo estimate moved by each lag within `reach` (a cross-correlation by
+    // transforms of `watchSize`, over rings of the latest recording and estimates).
     private static let watchBlocks = 8
-    private let estimates: UnsafeMutablePointer<Float>
-    private let previousNear: UnsafeMutablePointer<Float>
-    private let shiftErrors: UnsafeMutablePointer<Float>
+    private let window: Int
+    private let reach: Int
+    private let watchTransform: RealTransform
+    private let recordedRing: UnsafeMutablePointer<Float>
+    private let estimateRing: UnsafeMutablePointer<Float>
+    private var ringAt = 0
+    private let watchA: UnsafeMutablePointer<Float>
+    private let watchAIm: UnsafeMutablePointer<Float>
+    private let watchB: UnsafeMutablePointer<Float>
+    private let watchBIm: UnsafeMutablePointer<Float>
+    /// Per lag (m = reach - lag): the moved estimate's energy over the window.
+    private let lagEnergy: UnsafeMutablePointer<Float>
+    /// The foreground's echo estimate of the latest block.
+    private let estimateBlock: UnsafeMutablePointer<Float>
     private var watched = 0
-    private var estimateEnergy: Float = 0
-    private var nearWatched: Float = 0
     private var holdOff = 0
     /// Samples by which the echo now comes later than the far end given predicts, once
     /// the filter has learnt a path and the recording clearly says so; the caller moves
@@ -117,9 +126,22 @@ public final class LinearEchoFilter {
         outputCapacity = 2 * block + maximumFrames
         output = .filled(0, count: outputCapacity)
         outputCount = block
-        estimates = .filled(0, count: 3 * block)
-        previousNear = .filled(0, count: block)
-        shiftErrors = .filled(0, count: 2 * Self.reach + 1)
+        // A window of 8 blocks; lags up to 12 blocks either way (35 ms at 44.1 kHz in
+        // blocks of 128): more than a device's period or two, which is what its counts
+        // can be off by after a slip.
+        window = Self.watchBlocks * block
+        reach = 12 * block
+        var watchSize = 1
+        while watchSize < window + 2 * reach { watchSize *= 2 }
+        watchTransform = RealTransform(size: watchSize)
+        recordedRing = .filled(0, count: watchSize)
+        estimateRing = .filled(0, count: watchSize)
+        watchA = .filled(0, count: watchSize)
+        watchAIm = .filled(0, count: watchSize)
+        watchB = .filled(0, count: watchSize)
+        watchBIm = .filled(0, count: watchSize)
+        lagEnergy = .filled(0, count: 2 * reach + 1)
+        estimateBlock = .filled(0, count: block)
         holdOff = partitions
         // -80 dBFS white noise, as the transform sees it over the span.
         quiet = Float(size) * 1e-8
@@ -139,9 +161,14 @@ public final class LinearEchoFilter {
         foregroundError.deallocate()
         backgroundError.deallocate()
         output.deallocate()
-        estimates.deallocate()
-        previousNear.deallocate()
-        shiftErrors.deallocate()
+        recordedRing.deallocate()
+        estimateRing.deallocate()
+        watchA.deallocate()
+        watchAIm.deallocate()
+        watchB.deallocate()
+        watchBIm.deallocate()
+        lagEnergy.deallocate()
+        estimateBlock.deallocate()
     }
 
     /// Samples by which the output lags the recording: the filter works in whole blocks.
@@ -201,49 +228,76 @@ public final class LinearEchoFilter {
         nearEnergy = 0.8 * nearEnergy + 0.2 * nearSum
         compare(foregroundSum, backgroundSum, differenceSum)
         adaptBackground()
-        watchShift()
+        watchShift(estimate: estimateBlock)
     }
 
-    /// Compares the previous block as recorded with the foreground's echo estimate moved
-    /// by each shift within `reach`; every `watchBlocks` blocks, reports a shift that
-    /// matches far better than none (`shift`). A talker adds the same to every
-    /// comparison, so this holds in double talk. After a shift the far end already given
-    /// is still the old one: the watch waits a span before it looks again.
-    private func watchShift() {
-        defer { previousNear.update(from: nearBlock, count: block) }
+    /// Every `watchBlocks` blocks: the recording of a window against the foreground's echo
+    /// estimate moved by each lag within `reach`, all lags at once by transforms. A lag that
+    /// leaves much less than none (by a share of the estimate's own energy) is reported
+    /// (`shift`): the device slipped and its counts were off. A talker adds the same to
+    /// every lag's error, so this holds in double talk, however loud the talker; and it
+    /// finds a far end moved by its bookkeeping as well as by a sample. After a shift the
+    /// far end already given is still the old one: the watch waits a span first.
+    ///
+    /// The window of recording ends `reach` samples before the latest, so that the
+    /// estimates on both sides of it are there: the recording at t against the estimate at
+    /// t - lag, for lag in -reach...reach.
+    private func watchShift(estimate: UnsafePointer<Float>) {
+        let size = watchTransform.size
+        for i in 0..<block {
+            recordedRing[(ringAt + i) % size] = nearBlock[i]
+            estimateRing[(ringAt + i) % size] = estimate[i]
+        }
+        ringAt = (ringAt + block) % size
         if holdOff > 0 {
             holdOff -= 1
             return
         }
-        let lags = 2 * Self.reach + 1
-        for j in 0..<lags {
-            // Lag j - reach: the recording at t against the estimate at t - (j - reach).
-            let from = estimates + block - (j - Self.reach)
-            var sum: Float = 0
-            for i in 0..<block {
-                let d = previousNear[i] - from[i]
-                sum += d * d
-            }
-            shiftErrors[j] += sum
-        }
-        for i in 0..<block {
-            estimateEnergy += estimates[block + i] * estimates[block + i]
-            nearWatched += previousNear[i] * previousNear[i]
-        }
         watched += 1
-        guard watched == Self.watchBlocks else { return }
-        var best = Self.reach
-        for j in 0..<lags where shiftErrors[j] < shiftErrors[best] { best = j }
-        // Only a learnt path, an echo worth estimating, and a clear gain.
-        if adapted && estimateEnergy > 0.05 * nearWatched && best != Self.reach
-            && shiftErrors[best] < 0.5 * shiftErrors[Self.reach] {
-            shift += best - Self.reach
-            holdOff = partitions
+        guard watched >= Self.watchBlocks + 2 * reach / block else { return }
+        watched = 2 * reach / block
+        // A: the recorded window, zero-padded; B: the estimates from 2 reach + window back.
+        let newest = ringAt + size  // one past the latest sample, kept positive
+        let recordedStart = newest - reach - window, estimateStart = newest - 2 * reach - window
+        var recordedEnergy: Float = 0
+        for i in 0..<size {
+            watchA[i] = i < window ? recordedRing[(recordedStart + i) % size] : 0
+            watchB[i] = i < window + 2 * reach ? estimateRing[(estimateStart + i) % size] : 0
         }
-        shiftErrors.update(repeating: 0, count: lags)
-        watched = 0
-        estimateEnergy = 0
-        nearWatched = 0
+        for i in 0..<window { recordedEnergy += watchA[i] * watchA[i] }
+        var energy: Float = 0
+        for i in 0..<window { energy += watchB[i] * watchB[i] }
+        for m in 0...(2 * reach) {
+            lagEnergy[m] = energy
+            energy += watchB[m + window] * watchB[m + window] - watchB[m] * watchB[m]
+        }
+        let estimateEnergy = lagEnergy[reach]
+        // Only a learnt path and an echo worth estimating.
+        guard adapted && estimateEnergy > 0.05 * recordedEnergy else { return }
+        // The correlation C[m] = sum over i of A[i] B[i + m], by transforms.
+        watchTransform.forward(watchA, re: watchA, im: watchAIm)
+        watchTransform.forward(watchB, re: watchB, im: watchBIm)
+        for k in 0...(size / 2) {
+            let ar = watchA[k], ai = -watchAIm[k], br = watchB[k], bi = watchBIm[k]
+            watchA[k] = ar * br - ai * bi
+            watchAIm[k] = ar * bi + ai * br
+        }
+        watchTransform.inverse(re: watchA, im: watchAIm, into: watchA)
+        // Each lag's error, less the recording's own energy (the same for all).
+        var best = reach
+        var bestError = lagEnergy[reach] - 2 * watchA[reach]
+        let none = bestError
+        for m in 0...(2 * reach) {
+            let error = lagEnergy[m] - 2 * watchA[m]
+            if error < bestError { best = m; bestError = error }
+        }
+        // A clear gain, judged against the echo estimate, not the recording: a talker
+        // adds the same to every lag, and may be louder than the echo.
+        if best != reach && none - bestError > 0.3 * estimateEnergy {
+            shift += reach - best
+            holdOff = partitions
+            watched = 0
+        }
     }
 
     /// Decides, from the two filters' errors over the last blocks, whether the background
@@ -340,9 +394,8 @@ public final class LinearEchoFilter {
         transform.inverse(re: scratchRe, im: scratchIm, into: scratchRe)
         for i in 0..<block { error[i] = nearBlock[i] - scratchRe[block + i] }
         if estimatePower != nil {
-            // The foreground's: kept three blocks back for the shift watch.
-            estimates.update(from: estimates + block, count: 2 * block)
-            (estimates + 2 * block).update(from: scratchRe + block, count: block)
+            // The foreground's, for the shift watch.
+            estimateBlock.update(from: scratchRe + block, count: block)
         }
     }
 
