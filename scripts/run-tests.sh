@@ -269,7 +269,8 @@ echo "== Audio files and conversion (Tests/files)"
 # mutated copies of them.
 media_flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs AudioToolbox)
 if "$here/Tests/files/make-media.sh" "$out/media" >"$out/media.log" 2>&1; then
-    for program in test_audio_files test_audio_file_stream test_audio_file_annotations fuzz_audio_files; do
+    for program in test_audio_files test_audio_file_stream test_audio_file_annotations test_aac_stereo_quality test_aac_caf_stream \
+            test_converter_output_description fuzz_audio_files; do
         if ! cc -std=gnu11 -Wall -Wextra -Werror -o "$out/$program" "$here/Tests/files/$program.c" $media_flags -lm \
                 2>"$out/$program.err"; then
             fail "$program (does not compile)"; head -20 "$out/$program.err"; continue

@@ -859,6 +859,133 @@ static void encodingConverter(void)
     free(s16);
 }
 
+/* A media framework's AudioToolbox AAC encoder (FFmpeg's aac_at, as it drives the
+ * phone's converter): the destination with 0 frames per packet, the input layout by
+ * channel descriptions, the output layout by the stereo tag (in a buffer sized for the
+ * descriptions), the bit-rate control mode and VBR quality, an applicable bit rate, the
+ * codec quality; then the cookie, the completed output description (its frame is each
+ * packet's duration, as the framework times packets), the priming and the largest packet;
+ * one frame of input per call (1 when it has none yet, as the framework answers), one
+ * packet out per fill. The packets, written to an M4A, have the input's duration and
+ * FFmpeg decodes them. */
+static OSStatus frameworkFeed(AudioConverterRef converter, UInt32 *ioPackets, AudioBufferList *data,
+                              AudioStreamPacketDescription **descriptions, void *user)
+{
+    (void)converter; (void)descriptions;
+    struct Feed *f = user;
+    /* `slice` is the frame the framework holds for this fill (0: none yet, answered 1);
+     * past the input's end, the end of stream (0 packets, no error). */
+    if (f->offset >= f->frames) { *ioPackets = 0; return noErr; }
+    if (f->slice == 0) { *ioPackets = 0; return 1; }
+    UInt32 n = (UInt32)(f->frames - f->offset < f->slice ? f->frames - f->offset : f->slice);
+    f->slice = 0;
+    if (*ioPackets > n) *ioPackets = n;
+    data->mNumberBuffers = 1;
+    data->mBuffers[0].mNumberChannels = 2;
+    data->mBuffers[0].mDataByteSize = *ioPackets * 4;
+    data->mBuffers[0].mData = (void *)(f->samples + f->offset * 2);
+    f->offset += *ioPackets;
+    return noErr;
+}
+
+static void frameworkEncoder(void)
+{
+    long size16 = 0;
+    short *s16 = slurp("source.s16", &size16);
+    AudioStreamBasicDescription in = pcmFormat(44100, 2, 16, 0);
+    AudioStreamBasicDescription out = {44100, kAudioFormatMPEG4AAC, 0, 0, 0, 0, 2, 0, 0};
+    AudioConverterRef c = NULL;
+    CHECK_STATUS(AudioConverterNew(&in, &out, &c), noErr);
+    if (!c) { free(s16); return; }
+    UInt32 layoutSize = sizeof(AudioChannelLayout) + 2 * sizeof(AudioChannelDescription);
+    AudioChannelLayout *layout = calloc(1, layoutSize);
+    layout->mChannelLayoutTag = kAudioChannelLayoutTag_UseChannelDescriptions;
+    layout->mNumberChannelDescriptions = 2;
+    layout->mChannelDescriptions[0].mChannelLabel = kAudioChannelLabel_Left;
+    ((AudioChannelDescription *)layout->mChannelDescriptions)[1].mChannelLabel = kAudioChannelLabel_Right;
+    CHECK_STATUS(AudioConverterSetProperty(c, kAudioConverterInputChannelLayout, layoutSize, layout), noErr);
+    layout->mChannelLayoutTag = kAudioChannelLayoutTag_Stereo;
+    layout->mNumberChannelDescriptions = 0;
+    CHECK_STATUS(AudioConverterSetProperty(c, kAudioConverterOutputChannelLayout, layoutSize, layout), noErr);
+    layout->mChannelLayoutTag = kAudioChannelLayoutTag_Mono;
+    CHECK_STATUS(AudioConverterSetProperty(c, kAudioConverterOutputChannelLayout, layoutSize, layout), kAudio_ParamError);
+    UInt32 size = layoutSize;
+    CHECK_STATUS(AudioConverterGetProperty(c, kAudioConverterOutputChannelLayout, &size, layout), noErr);
+    CHECK(layout->mChannelLayoutTag == kAudioChannelLayoutTag_Stereo, "a refused layout leaves the stereo tag");
+    free(layout);
+    UInt32 mode = kAudioCodecBitRateControlMode_Constant, quality = 127 - 2 * 9, value = 0;
+    CHECK_STATUS(AudioConverterSetProperty(c, kAudioCodecPropertyBitRateControlMode, sizeof mode, &mode), noErr);
+    CHECK_STATUS(AudioConverterSetProperty(c, kAudioCodecPropertySoundQualityForVBR, sizeof quality, &quality), noErr);
+    size = sizeof value;
+    CHECK_STATUS(AudioConverterGetProperty(c, kAudioCodecPropertySoundQualityForVBR, &size, &value), noErr);
+    CHECK(value == quality, "the VBR quality reads back (%u)", (unsigned)value);
+    UInt32 rate = 128000, rangesSize = 0;
+    CHECK_STATUS(AudioConverterGetPropertyInfo(c, kAudioConverterApplicableEncodeBitRates, &rangesSize, NULL), noErr);
+    CHECK(rangesSize >= sizeof(AudioValueRange), "applicable bit rates (%u bytes)", (unsigned)rangesSize);
+    CHECK_STATUS(AudioConverterSetProperty(c, kAudioConverterEncodeBitRate, sizeof rate, &rate), noErr);
+    UInt32 codecQuality = 96;
+    CHECK_STATUS(AudioConverterSetProperty(c, kAudioConverterCodecQuality, sizeof codecQuality, &codecQuality), noErr);
+    UInt32 cookieSize = 0;
+    CHECK_STATUS(AudioConverterGetPropertyInfo(c, kAudioConverterCompressionMagicCookie, &cookieSize, NULL), noErr);
+    void *cookie = calloc(1, cookieSize + 1);
+    CHECK_STATUS(AudioConverterGetProperty(c, kAudioConverterCompressionMagicCookie, &cookieSize, cookie), noErr);
+    AudioStreamBasicDescription current = {0};
+    size = sizeof current;
+    CHECK_STATUS(AudioConverterGetProperty(c, kAudioConverterCurrentOutputStreamDescription, &size, &current), noErr);
+    CHECK(current.mFramesPerPacket == 1024, "the completed output description has 1024 frames per packet (%u)",
+          (unsigned)current.mFramesPerPacket);
+    AudioConverterPrimeInfo prime = {0, 0};
+    size = sizeof prime;
+    CHECK_STATUS(AudioConverterGetProperty(c, kAudioConverterPrimeInfo, &size, &prime), noErr);
+    UInt32 packetSize = 0;
+    size = sizeof packetSize;
+    CHECK_STATUS(AudioConverterGetProperty(c, kAudioConverterPropertyMaximumOutputPacketSize, &size, &packetSize), noErr);
+
+    char path[1024];
+    snprintf(path, sizeof path, "%s/framework.m4a", media);
+    CFURLRef url = urlOf(path);
+    AudioFileID file = NULL;
+    CHECK_STATUS(AudioFileCreateWithURL(url, kAudioFileM4AType, &current, kAudioFileFlags_EraseFile, &file), noErr);
+    CFRelease(url);
+    if (file) CHECK_STATUS(AudioFileSetProperty(file, kAudioFilePropertyMagicCookieData, cookieSize, cookie), noErr);
+    free(cookie);
+    char *packet = malloc(packetSize ? packetSize : 1);
+    struct Feed f = {s16, 44100, 0, 0, noErr, 0};
+    long duration = 0, packets = 0;
+    for (int turn = 0; turn < 1000; turn++) {
+        f.slice = 1024;  /* one frame of input per fill */
+        UInt32 got = 1;
+        AudioBufferList list = {1, {{2, packetSize, packet}}};
+        AudioStreamPacketDescription description = {0, 0, 0};
+        OSStatus status = AudioConverterFillComplexBuffer(c, frameworkFeed, &f, &got, &list, &description);
+        if ((status == noErr || status == 1) && got) {
+            duration += description.mVariableFramesInPacket ? description.mVariableFramesInPacket : current.mFramesPerPacket;
+            description.mStartOffset = 0;
+            if (file) CHECK_STATUS(AudioFileWritePackets(file, false, list.mBuffers[0].mDataByteSize, &description, packets, &got,
+                                                         packet), noErr);
+            packets++;
+        } else {
+            CHECK(status == noErr || status == 1, "the encoder fills (%d)", (int)status);
+            if (f.offset >= f.frames) break;  /* drained */
+        }
+    }
+    free(packet);
+    printf("measured: the framework's encoder: %ld packets timed %ld frames for 44100 fed (%u priming)\n", packets, duration,
+           (unsigned)prime.leadingFrames);
+    CHECK(duration >= 44100 && duration <= 44100 + prime.leadingFrames + 2048, "its packets last as long as the input (%ld frames)",
+          duration);
+    if (file) CHECK_STATUS(AudioFileClose(file), noErr);
+    CHECK_STATUS(AudioConverterDispose(c), noErr);
+    char command[2048];
+    snprintf(command, sizeof command, "ffprobe -v error -show_entries format=duration -of csv=p=0 '%s'", path);
+    FILE *probe = popen(command, "r");
+    double seconds = 0;
+    if (probe) { if (fscanf(probe, "%lf", &seconds) != 1) seconds = 0; pclose(probe); }
+    printf("measured: the M4A of its packets lasts %.3f s for FFmpeg\n", seconds);
+    CHECK(fabs(seconds - 1.0) < 0.05, "FFmpeg reads the M4A as a second long (%.3f s)", seconds);
+    free(s16);
+}
+
 static void formats(void)
 {
     AudioStreamBasicDescription d = {0};
@@ -1071,6 +1198,7 @@ int main(int argc, char **argv)
     converter();
     decodingConverter();
     encodingConverter();
+    frameworkEncoder();
     formats();
     infoDictionaries();
     hostile();

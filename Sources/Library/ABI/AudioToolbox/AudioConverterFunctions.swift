@@ -52,6 +52,16 @@ private func converterProperty(_ c: Converter, _ id: UInt32) throws(AudioFileSta
     switch Int(id) {
     case kAudioConverterCurrentInputStreamDescription: return bytesOf(c.source.c)
     case kAudioConverterCurrentOutputStreamDescription: return bytesOf(c.destination.c)
+    case kAudioConverterInputChannelLayout:
+        return c.inputLayout ?? defaultLayout(channels: c.source.channelsPerFrame)
+    case kAudioConverterOutputChannelLayout:
+        return c.outputLayout ?? defaultLayout(channels: c.destination.channelsPerFrame)
+    case codecBitRateControlMode:
+        guard c.encodes else { throw .converterPropertyNotSupported }
+        return bytesOf(c.bitRateControlMode)
+    case codecSoundQualityForVBR:
+        guard c.encodes else { throw .converterPropertyNotSupported }
+        return bytesOf(c.qualityForVBR)
     case kAudioConverterPropertyMinimumInputBufferSize, kAudioConverterPropertyMaximumInputPacketSize:
         return bytesOf(c.source.bytesPerPacket > 0 ? c.source.bytesPerPacket : 6144 * c.source.channelsPerFrame / 8 + 64)
     case kAudioConverterPropertyMinimumOutputBufferSize, kAudioConverterPropertyMaximumOutputPacketSize:
@@ -83,6 +93,36 @@ private func converterProperty(_ c: Converter, _ id: UInt32) throws(AudioFileSta
     }
 }
 
+// AudioCodec.h's encoder properties, which AudioConverterSetProperty passes to the codec.
+private let codecBitRateControlMode = 0x6163_6266   // 'acbf'
+private let codecSoundQualityForVBR = 0x7662_7271   // 'vbrq'
+
+/// A layout for `channels` channels as a tag: mono, stereo, or that many in order.
+private func defaultLayout(channels: UInt32) -> [UInt8] {
+    var layout = AudioChannelLayout()
+    layout.mChannelLayoutTag = channels == 1 ? UInt32(kAudioChannelLayoutTag_Mono)
+        : channels == 2 ? UInt32(kAudioChannelLayoutTag_Stereo) : UInt32(kAudioChannelLayoutTag_DiscreteInOrder) | channels
+    return withUnsafeBytes(of: &layout) { Array($0) }
+}
+
+/// The channels an AudioChannelLayout of `size` bytes names: by its tag, its bitmap, or
+/// its descriptions (which must all be there). nil for a layout too short for itself.
+private func layoutChannels(_ data: UnsafeRawPointer, _ size: UInt32) -> UInt32? {
+    let header = MemoryLayout<AudioChannelLayout>.offset(of: \.mChannelDescriptions)!
+    guard Int(size) >= header else { return nil }
+    let tag = data.loadUnaligned(as: UInt32.self)
+    switch tag {
+    case UInt32(kAudioChannelLayoutTag_UseChannelDescriptions):
+        let count = data.loadUnaligned(fromByteOffset: 8, as: UInt32.self)
+        guard count <= 64, Int(size) >= header + Int(count) * MemoryLayout<AudioChannelDescription>.stride else { return nil }
+        return count
+    case UInt32(kAudioChannelLayoutTag_UseChannelBitmap):
+        return UInt32(data.loadUnaligned(fromByteOffset: 4, as: UInt32.self).nonzeroBitCount)
+    default:
+        return tag & 0xFFFF
+    }
+}
+
 @_cdecl("AudioConverterGetPropertyInfo")
 public func audioConverterGetPropertyInfo(_ ref: OpaquePointer?, _ id: UInt32, _ outSize: UnsafeMutablePointer<UInt32>?,
                                           _ outWritable: UnsafeMutablePointer<UInt8>?) -> Int32 {
@@ -92,8 +132,11 @@ public func audioConverterGetPropertyInfo(_ ref: OpaquePointer?, _ id: UInt32, _
         outSize?.pointee = UInt32(value.count)
         var writable: Set<Int> = [kAudioConverterDecompressionMagicCookie, kAudioConverterChannelMap,
                                   kAudioConverterSampleRateConverterQuality, kAudioConverterSampleRateConverterComplexity,
-                                  kAudioConverterCodecQuality, kAudioConverterPrimeMethod]
-        if handle.converter.encodes { writable.insert(kAudioConverterEncodeBitRate) }
+                                  kAudioConverterCodecQuality, kAudioConverterPrimeMethod,
+                                  kAudioConverterInputChannelLayout, kAudioConverterOutputChannelLayout]
+        if handle.converter.encodes {
+            writable.formUnion([kAudioConverterEncodeBitRate, codecBitRateControlMode, codecSoundQualityForVBR])
+        }
         outWritable?.pointee = writable.contains(Int(id)) ? 1 : 0
     }
 }
@@ -144,6 +187,26 @@ public func audioConverterSetProperty(_ ref: OpaquePointer?, _ id: UInt32, _ siz
                 try c.setEncodeBitRate(Int64(data.loadUnaligned(as: UInt32.self)))
             case kAudioConverterCodecQuality, kAudioConverterPrimeMethod:
                 guard size == 4 else { throw .converterBadPropertySize }
+            case kAudioConverterInputChannelLayout, kAudioConverterOutputChannelLayout:
+                // By the stereo tag, a bitmap or channel descriptions: it must name the
+                // format's channels.
+                guard let channels = layoutChannels(data, size) else { throw .converterBadPropertySize }
+                let input = Int(id) == kAudioConverterInputChannelLayout
+                guard channels == (input ? c.source : c.destination).channelsPerFrame else { throw .parameter }
+                let bytes = Array(UnsafeRawBufferPointer(start: data, count: Int(size)))
+                if input { c.inputLayout = bytes } else { c.outputLayout = bytes }
+            case codecBitRateControlMode:
+                guard c.encodes else { throw .converterPropertyNotSupported }
+                guard size == 4 else { throw .converterBadPropertySize }
+                let mode = data.loadUnaligned(as: UInt32.self)
+                guard mode <= 3 else { throw .parameter }  // Constant, LongTermAverage, VariableConstrained, Variable
+                c.bitRateControlMode = mode
+            case codecSoundQualityForVBR:
+                guard c.encodes else { throw .converterPropertyNotSupported }
+                guard size == 4 else { throw .converterBadPropertySize }
+                let quality = data.loadUnaligned(as: UInt32.self)
+                guard quality <= 127 else { throw .parameter }
+                c.qualityForVBR = quality
             default:
                 throw .converterPropertyNotSupported
             }

@@ -20,54 +20,10 @@ private func fourCC(_ id: UInt32) -> String {
     String(decoding: [UInt8(id >> 24), UInt8(id >> 16 & 0xFF), UInt8(id >> 8 & 0xFF), UInt8(id & 0xFF)], as: UTF8.self)
 }
 
-/// Completes a description from its format ID (and the cookie, for AAC).
+/// Completes a description from its format ID (and the cookie, for AAC): the file
+/// services' completion, which encoding converters share.
 private func completed(_ d: AudioStreamBasicDescription, cookie: [UInt8]?) throws(AudioFileStatus) -> AudioStreamBasicDescription {
-    var d = d
-    switch d.mFormatID {
-    case FormatID.linearPCM:
-        guard d.mBitsPerChannel > 0, d.mChannelsPerFrame > 0 else { throw .formatUnsupportedDataFormat }
-        let bytes = (d.mBitsPerChannel + 7) / 8
-        d.mBytesPerFrame = d.mFormatFlags & Flags.nonInterleaved != 0 ? bytes : bytes * d.mChannelsPerFrame
-        d.mFramesPerPacket = 1
-        d.mBytesPerPacket = d.mBytesPerFrame
-    case FormatID.mpeg4AAC:
-        if let cookie, !cookie.isEmpty {
-            guard let config = AudioSpecificConfig(MagicCookie.audioSpecificConfig(fromCookie: cookie)) else {
-                throw .formatUnsupportedDataFormat
-            }
-            d.mSampleRate = config.sampleRate
-            d.mChannelsPerFrame = config.channels
-            d.mFormatFlags = config.objectType
-        }
-        d.mFramesPerPacket = 1024
-        d.mBytesPerPacket = 0; d.mBytesPerFrame = 0; d.mBitsPerChannel = 0
-    case FormatID.mpegLayer3, FormatID.mpegLayer2:
-        d.mFramesPerPacket = d.mSampleRate > 0 && d.mSampleRate < 32000 && d.mFormatID == FormatID.mpegLayer3 ? 576 : 1152
-        d.mBytesPerPacket = 0; d.mBytesPerFrame = 0; d.mBitsPerChannel = 0
-    case FormatID.mpegLayer1:
-        d.mFramesPerPacket = 384
-    case FormatID.appleIMA4:
-        d.mFramesPerPacket = 64
-        d.mBytesPerPacket = 34 * d.mChannelsPerFrame
-        d.mBytesPerFrame = 0; d.mBitsPerChannel = 0
-    case FormatID.uLaw, FormatID.aLaw:
-        d.mFramesPerPacket = 1
-        d.mBitsPerChannel = 8
-        d.mBytesPerFrame = d.mChannelsPerFrame
-        d.mBytesPerPacket = d.mChannelsPerFrame
-    case FormatID.appleLossless:
-        if let cookie, let config = MagicCookie.alacConfig(cookie) {
-            d.mFramesPerPacket = UInt32(config[0]) << 24 | UInt32(config[1]) << 16 | UInt32(config[2]) << 8 | UInt32(config[3])
-            d.mChannelsPerFrame = UInt32(config[9])
-            d.mSampleRate = Double(UInt32(config[20]) << 24 | UInt32(config[21]) << 16 | UInt32(config[22]) << 8 | UInt32(config[23]))
-        } else if d.mFramesPerPacket == 0 {
-            d.mFramesPerPacket = 4096
-        }
-        d.mBytesPerPacket = 0; d.mBytesPerFrame = 0
-    default:
-        throw .formatUnknownFormat
-    }
-    return d
+    try StreamDescription(d).completed(cookie: cookie).c
 }
 
 private enum FormatValue {

@@ -171,10 +171,10 @@ public final class AudioFileReader: @unchecked Sendable {
         case MediaCodecAAC:
             config = adtsConfig ?? extradata
             guard !config.isEmpty else { throw .unsupportedDataFormat }
-            // The cookie as the file states it (an MPEG-4 file's 'esds'), else made from the
-            // configuration: ADTS states no bit rates, nor does Audio File Stream's cookie.
-            cookie = (fileType == FileType.m4a || fileType == FileType.mpeg4 ? MPEG4HeaderReader.cookie(of: source) : nil)
-                ?? MagicCookie.esds(audioSpecificConfig: config)
+            // The cookie as the file states it (an MPEG-4 file's 'esds', a CAF's 'kuki', as
+            // Audio File Stream reports them), else made from the configuration: ADTS states
+            // no bit rates.
+            cookie = Self.statedAACCookie(source, fileType: fileType) ?? MagicCookie.esds(audioSpecificConfig: config)
             format = StreamDescription(sampleRate: rate, formatID: FormatID.mpeg4AAC, formatFlags: UInt32(max(0, info.aacProfile)),
                                        bytesPerPacket: 0, framesPerPacket: 1024, bytesPerFrame: 0, channelsPerFrame: channels,
                                        bitsPerChannel: 0)
@@ -273,20 +273,43 @@ public final class AudioFileReader: @unchecked Sendable {
 
     /// The priming and valid frames a CAF's 'pakt' chunk states.
     static func cafPacketTable(_ source: ByteSource) -> PacketTable? {
+        guard let body = cafChunk(source, "pakt", count: { _ in 24 }) else { return nil }
+        func be(_ i: Int, _ n: Int) -> Int64 { body[i..<i + n].reduce(Int64(0)) { $0 << 8 | Int64($1) } }
+        return PacketTable(validFrames: be(8, 8), primingFrames: Int32(truncatingIfNeeded: be(16, 4)),
+                           remainderFrames: Int32(truncatingIfNeeded: be(20, 4)))
+    }
+
+    /// The first `count(size)` bytes of the first CAF chunk tagged `tag` (of `size` bytes),
+    /// nil when there is none before the 64th chunk or it is shorter.
+    static func cafChunk(_ source: ByteSource, _ tag: String, count: (Int64) -> Int64) -> [UInt8]? {
         var at: Int64 = 8
         for _ in 0..<64 {
             guard let head = source.bytes(at: at, count: 12), head.count == 12 else { return nil }
             let size = head[4..<12].reduce(Int64(0)) { $0 << 8 | Int64($1) }
-            if head[0..<4].elementsEqual("pakt".utf8) {
-                guard let body = source.bytes(at: at + 12, count: 24), body.count == 24 else { return nil }
-                func be(_ i: Int, _ n: Int) -> Int64 { body[i..<i + n].reduce(Int64(0)) { $0 << 8 | Int64($1) } }
-                return PacketTable(validFrames: be(8, 8), primingFrames: Int32(truncatingIfNeeded: be(16, 4)),
-                                   remainderFrames: Int32(truncatingIfNeeded: be(20, 4)))
+            if head[0..<4].elementsEqual(tag.utf8) {
+                let n = count(size)
+                guard n >= 0, n <= size, n < 64 << 20 else { return nil }
+                return source.bytes(at: at + 12, count: Int(n))
             }
             guard size >= 0 else { return nil }
             at += 12 + size
         }
         return nil
+    }
+
+    /// An AAC file's cookie as the file itself states it: an MPEG-4 file's 'esds', a CAF's
+    /// 'kuki' (when it holds an AudioSpecificConfig). Nil for ADTS, which states none.
+    static func statedAACCookie(_ source: ByteSource, fileType: UInt32) -> [UInt8]? {
+        switch fileType {
+        case FileType.m4a, FileType.mpeg4:
+            return MPEG4HeaderReader.cookie(of: source)
+        case FileType.caf:
+            guard let kuki = cafChunk(source, "kuki", count: { $0 }),
+                  AudioSpecificConfig(MagicCookie.audioSpecificConfig(fromCookie: kuki)) != nil else { return nil }
+            return kuki
+        default:
+            return nil
+        }
     }
 
     static func fileType(container: String, codec: MediaCodec, head: [UInt8]) throws(AudioFileStatus) -> UInt32 {

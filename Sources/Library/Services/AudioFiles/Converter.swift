@@ -36,7 +36,10 @@ public final class Converter {
 
     public init(from source: StreamDescription, to destination: StreamDescription) throws(AudioFileStatus) {
         self.source = source
-        self.destination = destination
+        // An encoder's destination as the converter makes it (kAudioConverterCurrentOutput-
+        // StreamDescription): a program may leave the packet's fields 0, as a media
+        // framework's encoder does, and the codec fills them as FormatInfo does.
+        self.destination = try PacketEncoding.encodes(destination.formatID) ? destination.completed(cookie: nil) : destination
         guard source.sampleRate > 0, destination.sampleRate > 0, source.channelsPerFrame > 0, destination.channelsPerFrame > 0
         else { throw .converterFormatNotSupported }
         if source.isLinearPCM {
@@ -82,6 +85,19 @@ public final class Converter {
 
     /// Whether this converter encodes (the encoder properties apply).
     public var encodes: Bool { encoder != nil }
+
+    /// kAudioConverterInputChannelLayout and kAudioConverterOutputChannelLayout, as the
+    /// program set them (their channel counts checked against the formats'). The
+    /// converter's channel handling follows the formats and the channel map; a layout
+    /// names the channels, as an encoder writes them into its stream.
+    public var inputLayout: [UInt8]?
+    public var outputLayout: [UInt8]?
+
+    /// The encoder's bit-rate control (kAudioCodecPropertyBitRateControlMode) and its
+    /// quality for variable bit rates (kAudioCodecPropertySoundQualityForVBR, 0...127):
+    /// kept and read back; the encoder is FFmpeg's AAC, driven at the bit rate.
+    public var bitRateControlMode: UInt32 = 0
+    public var qualityForVBR: UInt32 = 64
 
     deinit {
         MediaDecoderClose(decoder)

@@ -438,6 +438,12 @@ struct CAFHeaderReader: ContainerHeaderReader {
             cookie = config
             if format.formatFlags == 0 { format.formatFlags = [16: 1, 20: 2, 24: 3, 32: 4][config[5]] ?? 0 }
         }
+        // AAC's flags are its MPEG-4 object type, from the cookie, as AudioFile and the
+        // MPEG-4 and ADTS readers report them ('desc' may say 0: ours and others' writers
+        // store the program's description).
+        if format.formatID == FormatID.mpeg4AAC, let config = AudioSpecificConfig(MagicCookie.audioSpecificConfig(fromCookie: cookie)) {
+            format.formatFlags = config.objectType
+        }
         if format.isConstantBitRate {
             let packet = Int64(format.bytesPerPacket)
             let bytes = known.map { $0 / packet * packet }
