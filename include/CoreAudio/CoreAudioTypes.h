@@ -182,8 +182,22 @@ struct AudioClassDescription {
 };
 typedef struct AudioClassDescription AudioClassDescription;
 
+/* The types of mFormatID and mFormatFlags by the names later SDKs give them. Swift (whose
+ * importer defines __swift__) reads the format identifiers and flags below with these
+ * types, as Apple's current SDK makes it do, so that `let id: AudioFormatID =
+ * kAudioFormatMPEG4AAC` compiles; C and C++ see the plain enumerations of iOS 7. */
+typedef UInt32 AudioFormatID;
+typedef UInt32 AudioFormatFlags;
+#if defined(__swift__)
+#define AT_SWIFT_TYPED_ENUM(type) enum : type
+#define AT_FLAG_BIT31 0x80000000U
+#else
+#define AT_SWIFT_TYPED_ENUM(type) enum
+#define AT_FLAG_BIT31 (SInt32)0x80000000U
+#endif
+
 /* Format identifiers (mFormatID). */
-enum {
+AT_SWIFT_TYPED_ENUM(AudioFormatID) {
     kAudioFormatLinearPCM             = AT_FOURCC('l','p','c','m'),
     kAudioFormatAC3                   = AT_FOURCC('a','c','-','3'),
     kAudioFormat60958AC3              = AT_FOURCC('c','a','c','3'),
@@ -222,7 +236,7 @@ enum {
 };
 
 /* Format flags (mFormatFlags). The linear-PCM names are the same bits. */
-enum {
+AT_SWIFT_TYPED_ENUM(AudioFormatFlags) {
     kAudioFormatFlagIsFloat                  = (1U << 0),
     kAudioFormatFlagIsBigEndian              = (1U << 1),
     kAudioFormatFlagIsSignedInteger          = (1U << 2),
@@ -230,7 +244,7 @@ enum {
     kAudioFormatFlagIsAlignedHigh            = (1U << 4),
     kAudioFormatFlagIsNonInterleaved         = (1U << 5),
     kAudioFormatFlagIsNonMixable             = (1U << 6),
-    kAudioFormatFlagsAreAllClear             = (SInt32)0x80000000U,  /* bit 31, as an int */
+    kAudioFormatFlagsAreAllClear             = AT_FLAG_BIT31,  /* bit 31 (in C, as an int) */
 
     kLinearPCMFormatFlagIsFloat              = kAudioFormatFlagIsFloat,
     kLinearPCMFormatFlagIsBigEndian          = kAudioFormatFlagIsBigEndian,
@@ -251,7 +265,7 @@ enum {
 };
 
 /* The flags of the canonical formats (see the top of this header). */
-enum {
+AT_SWIFT_TYPED_ENUM(AudioFormatFlags) {
 #if defined(__BIG_ENDIAN__)
     kAudioFormatFlagsNativeEndian = kAudioFormatFlagIsBigEndian,
 #else

@@ -89,11 +89,32 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         super.init()
     }
 
-    /// The whole sound, decoded; a file nothing reads throws the file API's code.
+    /// The whole sound, decoded. Through the same file services as AudioFileOpenURL and
+    /// ExtAudioFile first, so that the player and the C API agree on a file: its valid
+    /// frames (no priming, no remainder) and, for a file they refuse, the same code
+    /// ('dta?' for an empty or corrupt file of a known type). Only a container they do not
+    /// read at all ('typ?': FLAC, Ogg ...) is left to FFmpeg's own demultiplexers.
     private static func decode(_ source: ByteSource) throws -> WholeFileDecoder.Sound {
-        switch WholeFileDecoder.decode(source, maximumSeconds: 3 * 3600, accepting: { rate, channels in
-            rate >= 1000 && rate <= 384_000 && (1...8).contains(channels)
-        }) {
+        let accepts = { (rate: Double, channels: Int) in rate >= 1000 && rate <= 384_000 && (1...8).contains(channels) }
+        var file: AudioFileReader?
+        do throws(AudioFileStatus) {
+            file = try AudioFileReader(source: source)
+        } catch {
+            if error != .unsupportedFileType { throw AVAudioSession.error(error.code) }
+        }
+        if let file {
+            do throws(WholeFileError) {
+                return try ExtendedAudioFileReader.decodeWhole(file, maximumFrames: Int64(3 * 3600 * file.format.sampleRate),
+                                                               accepts: accepts)
+            } catch {
+                switch error {
+                case .unusableFormat: throw AVAudioSession.error(AudioFileStatus.unsupportedDataFormat.code)
+                case .tooLong: throw AVAudioSession.error(AudioFileStatus.unsupportedFileType.code)
+                case .file(let status): throw AVAudioSession.error(status.code)
+                }
+            }
+        }
+        switch WholeFileDecoder.decode(source, maximumSeconds: 3 * 3600, accepting: accepts) {
         case .success(let sound): return sound
         case .failure(.unusableFormat): throw AVAudioSession.error(AudioFileStatus.unsupportedDataFormat.code)
         case .failure(.tooLong): throw AVAudioSession.error(AudioFileStatus.unsupportedFileType.code)

@@ -106,3 +106,44 @@ public final class ExtendedAudioFileReader {
         return made
     }
 }
+
+extension ExtendedAudioFileReader {
+    /// A file's audio read whole as interleaved Float32 at its own rate and channel count:
+    /// its valid frames only (the priming and remainder its packet table states are
+    /// trimmed, as ExtAudioFile and AudioFile count them). `accepts` sees the rate and the
+    /// channels first; a refusal is `unsupportedDataFormat`, and more than `maximumFrames`
+    /// is `tooLong` (nothing decoded in either case).
+    public static func decodeWhole(_ file: AudioFileReader, maximumFrames: Int64,
+                                   accepts: (Double, Int) -> Bool) throws(WholeFileError) -> WholeFileDecoder.Sound {
+        let f = file.format
+        let channels = Int(f.channelsPerFrame)
+        guard accepts(f.sampleRate, channels) else { throw .unusableFormat }
+        let frames = file.packetTable?.validFrames ?? file.totalFrames
+        guard frames <= maximumFrames else { throw .tooLong(Double(frames) / f.sampleRate) }
+        do throws(AudioFileStatus) {
+            let reader = try ExtendedAudioFileReader(file: file)
+            try reader.setClientFormat(.linearPCM(rate: f.sampleRate, channels: f.channelsPerFrame, bits: 32, float: true))
+            var samples = [Float](repeating: 0, count: Int(frames) * channels)
+            var made = 0
+            while made < Int(frames) {
+                let got = try samples.withUnsafeMutableBufferPointer { (b) throws(AudioFileStatus) -> Int in
+                    try reader.read(count: Int(frames) - made, into: [UnsafeMutableRawPointer(b.baseAddress! + made * channels)])
+                }
+                if got == 0 { break }
+                made += got
+            }
+            samples.removeLast(samples.count - made * channels)
+            if samples.isEmpty && frames > 0 { throw AudioFileStatus.invalidFile }
+            return WholeFileDecoder.Sound(sampleRate: Int(f.sampleRate), channels: channels, samples: samples)
+        } catch {
+            throw .file(error)
+        }
+    }
+}
+
+/// Why a file could not be read whole (`ExtendedAudioFileReader.decodeWhole`).
+public enum WholeFileError: Error, Equatable {
+    case unusableFormat
+    case tooLong(Double)
+    case file(AudioFileStatus)
+}

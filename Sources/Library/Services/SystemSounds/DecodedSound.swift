@@ -88,32 +88,17 @@ public struct DecodedSound: Sendable {
         }
         let file: AudioFileReader
         do throws(AudioFileStatus) { file = try AudioFileReader(source: source) } catch { return nil }
-        let f = file.format
-        guard acceptsFormat(rate: f.sampleRate, channels: Int(f.channelsPerFrame)) else { throw .unreadable("unusable format") }
-        let frames = file.packetTable?.validFrames ?? file.totalFrames
-        let duration = Double(frames) / f.sampleRate
-        guard duration <= maximumDuration else { throw .tooLong(duration) }
-        let channels = Int(f.channelsPerFrame)
-        var decoded: [Float] = []
-        do throws(AudioFileStatus) {
-            let reader = try ExtendedAudioFileReader(file: file)
-            try reader.setClientFormat(.linearPCM(rate: f.sampleRate, channels: f.channelsPerFrame, bits: 32, float: true))
-            var samples = [Float](repeating: 0, count: Int(frames) * channels)
-            var made = 0
-            while made < Int(frames) {
-                let got = try samples.withUnsafeMutableBufferPointer { (b) throws(AudioFileStatus) -> Int in
-                    try reader.read(count: Int(frames) - made, into: [UnsafeMutableRawPointer(b.baseAddress! + made * channels)])
-                }
-                if got == 0 { break }
-                made += got
-            }
-            samples.removeLast(samples.count - made * channels)
-            decoded = samples
+        let maximumFrames = Int64(maximumDuration * file.format.sampleRate)
+        do throws(WholeFileError) {
+            let sound = try ExtendedAudioFileReader.decodeWhole(file, maximumFrames: maximumFrames) { acceptsFormat(rate: $0, channels: $1) }
+            return DecodedSound(sampleRate: sound.sampleRate, channels: sound.channels, samples: sound.samples)
         } catch {
-            throw .unreadable("cannot decode: \(error.code)")
+            switch error {
+            case .unusableFormat: throw .unreadable("unusable format")
+            case .tooLong(let seconds): throw .tooLong(seconds)
+            case .file(let status): throw .unreadable(status == .invalidFile ? "no audio could be decoded" : "cannot decode: \(status.code)")
+            }
         }
-        if decoded.isEmpty && frames > 0 { throw .unreadable("no audio could be decoded") }
-        return DecodedSound(sampleRate: Int(f.sampleRate), channels: channels, samples: decoded)
     }
 
     /// The sound as 16-bit stereo at `rate`: channels mapped (mono to both sides, more
