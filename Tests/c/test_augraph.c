@@ -184,6 +184,26 @@ static void playing(void)
     CHECK(sawCallback && sawConnection, "the interactions read back as set");
 
     CHECK_STATUS(AUGraphInitialize(graph), noErr);
+    /* As MixerHost does after AUGraphInitialize: CAShow prints the graph (here into a
+     * file, to read it back): its nodes, their connection and callback, its state. */
+    CAShow(graph);
+    FILE *shown = tmpfile();
+    CAShowFile(graph, shown);
+    CAShowFile(NULL, shown);
+    CAShowFile((void *)&phase, shown);
+    char text[4096] = {0}, want[128];
+    rewind(shown);
+    size_t got = fread(text, 1, sizeof text - 1, shown);
+    fclose(shown);
+    text[got] = 0;
+    CHECK(strstr(text, "2 nodes, open, initialized, stopped") != NULL, "CAShow: the graph's state");
+    CHECK(strstr(text, "'auou' 'rioc' 'appl'") && strstr(text, "'aufc' 'conv' 'appl'"), "CAShow: both nodes' components");
+    snprintf(want, sizeof want, "node %d output 0 -> node %d input 0  [2 ch, 44100 Hz", (int)conv, (int)output);
+    CHECK(strstr(text, want) != NULL, "CAShow: the connection with its format");
+    snprintf(want, sizeof want, "-> node %d input 0  [1 ch, 22050 Hz, 'lpcm' 16-bit integer", (int)conv);
+    CHECK(strstr(text, want) != NULL, "CAShow: the input callback with its format");
+    CHECK(strstr(text, "CAShow: NULL") && strstr(text, "is not a graph or an audio unit"), "CAShow: NULL and a stranger's pointer");
+    if (!strstr(text, want)) printf("%s\n", text);
     CHECK_STATUS(AUGraphStart(graph), noErr);
     UInt32 active = 0, size = sizeof active;
     AudioSessionGetProperty(kAudioSessionProperty_OtherAudioIsPlaying, &size, &active);

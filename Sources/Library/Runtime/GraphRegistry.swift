@@ -418,3 +418,80 @@ package enum GraphHandles {
         Float(bitPattern: record.load.most.exchange(0, ordering: .relaxed))
     }
 }
+
+// MARK: CAShow
+
+extension GraphHandles {
+    /// What CAShow prints for a graph: its nodes and their units, the interactions the
+    /// units have (with the format each connection carries), what waits for
+    /// AUGraphUpdate, and the graph's state. One line each; no trailing newline.
+    package static func show(_ record: GraphRecord, handle: OpaquePointer?) -> String {
+        let (model, units, open, initialized) = record.state.withLock { ($0.model, $0.units, $0.open, $0.initialized) }
+        var running = false
+        if let output = model.outputNode, let key = units[output.id] { running = UnitHandles.outputUnit(key)?.isRunning ?? false }
+        var lines = ["AUGraph \(pointerText(handle)): \(model.nodes.count) node\(model.nodes.count == 1 ? "" : "s"), "
+                     + "\(open ? "open" : "closed"), \(initialized ? "initialized" : "uninitialized"), "
+                     + "\(running ? "running" : "stopped")"]
+        lines.append("  nodes:")
+        for node in model.nodes {
+            let c = node.component
+            var line = "    node \(node.id): '\(fourCC(c.type))' '\(fourCC(c.subtype))' '\(fourCC(c.manufacturer))'"
+            if let key = units[node.id] { line += ", unit \(pointerText(OpaquePointer(bitPattern: key)))" }
+            if node.isOutput { line += ", output node" }
+            lines.append(line)
+        }
+        let applied = model.wanted
+        lines.append("  interactions:")
+        if applied.isEmpty { lines.append("    none") }
+        for interaction in applied {
+            var format = ""
+            if let key = units[interaction.destination], let unit = UnitHandles.instances.get(key),
+               let layout = try? unit.format(scope: .input, element: inputOf(interaction)) {
+                format = "  [\(describe(layout))]"
+            }
+            switch interaction {
+            case .connection(let source, let output, let destination, let input):
+                lines.append("    node \(source) output \(output) -> node \(destination) input \(input)\(format)")
+            case .callback(let destination, let input, let procedure, let refCon):
+                lines.append("    callback 0x\(String(procedure, radix: 16)) (refCon 0x\(String(refCon, radix: 16))) "
+                             + "-> node \(destination) input \(input)\(format)")
+            }
+        }
+        let (removed, added) = model.changes()
+        if open && (!removed.isEmpty || !added.isEmpty) {
+            lines.append("  waiting for AUGraphUpdate: \(added.count) to make, \(removed.count) to undo")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func inputOf(_ interaction: GraphModel.Interaction) -> UInt32 {
+        switch interaction {
+        case .connection(_, _, _, let input), .callback(_, let input, _, _): input
+        }
+    }
+}
+
+/// A handle as C prints a pointer.
+package func pointerText(_ handle: OpaquePointer?) -> String {
+    "0x" + String(UInt(bitPattern: handle.map { Int(bitPattern: $0) } ?? 0), radix: 16)
+}
+
+/// A four-character code as text ('lpcm'); a code with unprintable bytes as a number.
+package func fourCC(_ code: UInt32) -> String {
+    let bytes = [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: code >> UInt32($0)) }
+    guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return String(code) }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// A unit format as CAShow gives it: channels, rate, sample type, interleaving.
+package func describe(_ layout: PCMLayout) -> String {
+    let sample: String
+    switch layout.encoding {
+    case .float32: sample = "32-bit float"
+    case .int16: sample = "16-bit integer"
+    case .int32: sample = "32-bit integer"
+    case .fixed824: sample = "8.24 fixed point"
+    }
+    return "\(layout.channels) ch, \(Int(layout.sampleRate)) Hz, 'lpcm' \(sample), "
+        + (layout.interleaved || layout.channels == 1 ? "interleaved" : "non-interleaved")
+}
