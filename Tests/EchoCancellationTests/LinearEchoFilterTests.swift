@@ -118,6 +118,46 @@ struct LinearEchoFilterTests {
         #expect(decibels > 20, "\(slip) samples later, in double talk: the echo only \(decibels) dB down after 5 s")
     }
 
+    /// A far end in bursts (0.3 s on, 0.2 s off), whose echo sometimes stops before the far
+    /// end does (as when the room changes, or a test card's echo is switched off), with a
+    /// talker from 3 s: the echo path never moved, so the watch must report no shift, and
+    /// the echo stays cancelled.
+    @Test func burstsAndStoppedEchoesMoveNothing() {
+        let rate = 16_000, period = 160, count = 10 * rate
+        var noise = Noise(state: 4242)
+        var smooth: Float = 0
+        let on = { (i: Int) in i % 8000 < 4800 }
+        let far = (0..<count).map { i -> Float in
+            smooth = 0.7 * smooth + 0.3 * noise.next()
+            return on(i) ? 0.5 * smooth : 0
+        }
+        // Every third burst's echo stops 0.1 s early.
+        let echo = (0..<count).map { i -> Float in
+            let burst = i / 8000, into = i % 8000
+            if burst % 3 == 2 && into >= 3200 { return 0 }
+            return i >= 240 ? 0.5 * far[i - 240] : 0
+        }
+        let talk = (0..<count).map { i in i < 3 * rate ? Float(0) : 0.1 * sin(2 * Float.pi * 440 * Float(i) / Float(rate)) }
+        var out = zip(echo, talk).map { $0 + $1 }
+        let filter = LinearEchoFilter(tail: 1024, maximumFrames: period)
+        var shifts = 0
+        far.withUnsafeBufferPointer { farBuffer in
+            out.withUnsafeMutableBufferPointer { near in
+                for start in stride(from: 0, to: count - period + 1, by: period) {
+                    filter.process(near.baseAddress! + start, far: farBuffer.baseAddress! + start, count: period)
+                    if filter.shift != 0 { shifts += 1; filter.shift = 0 }
+                }
+            }
+        }
+        #expect(shifts == 0, "the watch moved an echo that never moved (\(shifts) times)")
+        // The last whole burst (9.0 to 9.3 s, its echo whole), past the filter's lag.
+        let lag = filter.latency
+        let from = 9 * rate + 2000, to = 9 * rate + 4600
+        let residue = (from..<to).map { out[$0] - talk[$0 - lag] }
+        let decibels = 10 * log10(Double(Self.power(echo[from..<to]) / max(Self.power(residue[...]), 1e-20)))
+        #expect(decibels > 20, "the echo only \(decibels) dB down in the last burst")
+    }
+
     /// No far end, no change: the near end comes out as it went in, a block late.
     @Test func silenceFarEndLeavesTheNearEndAlone() {
         let talk = (0..<16_000).map { i in Float(0.1) * sin(Float(i) / 7) }

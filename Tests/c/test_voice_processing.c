@@ -16,11 +16,14 @@
 #include "check.h"
 #include "world.h"
 
-enum { SECONDS = 40, MAX_RATE = 48000 };
+enum { SECONDS = 60, MAX_RATE = 48000 };
 static AudioUnit unit;
 static Float32 recorded[SECONDS * MAX_RATE];
 static volatile long recordedFrames;
 static volatile int farEndOn = 1;
+/* Set by the main thread to start the far end inside the next period, this many thirds
+ * of the way into it (0, 1 or 2); -1 once done. */
+static volatile int farEndStartThird = -1;
 static UInt32 seed = 12345;
 static Float32 smooth;
 
@@ -30,11 +33,17 @@ static OSStatus farEnd(void *refCon, AudioUnitRenderActionFlags *flags, const Au
 {
     (void)refCon; (void)flags; (void)ts; (void)bus;
     Float32 *out = data->mBuffers[0].mData;
+    UInt32 startAt = 0;
+    if (farEndStartThird >= 0) {
+        startAt = frames * (UInt32)farEndStartThird / 3;
+        farEndStartThird = -1;
+        farEndOn = 1;
+    }
     for (UInt32 i = 0; i < frames; i++) {
         seed = seed * 1664525u + 1013904223u;
         Float32 white = (Float32)((int32_t)seed) / 2147483648.0f;
         smooth = 0.7f * smooth + 0.3f * white;
-        out[i] = farEndOn ? 0.5f * smooth : 0;
+        out[i] = farEndOn && i >= startAt ? 0.5f * smooth : 0;
     }
     return noErr;
 }
@@ -172,6 +181,22 @@ int main(void)
     CHECK(doubleTalkEcho >= 20, "in double talk the echo is at least 20 dB lower (%.1f dB)", doubleTalkEcho);
     CHECK(fabs(doubleTalkTalker) <= 6, "in double talk the talker comes through within 6 dB (%+.1f dB)",
           doubleTalkTalker);
+
+    /* Double talk starting at several places in the device's period: the talker alone,
+     * then the far end from a third or two thirds into a period, or at its start. */
+    for (int third = 0; third < 3; third++) {
+        farEndOn = 0;
+        recordFor(1, rate);
+        farEndStartThird = third;
+        recordFor(1.5, rate);
+        processed = recordFor(1.5, rate);
+        powers(processed, processed + 3 * (long)rate / 2, rate, &talker, &echo);
+        double below = 10 * log10(bypassedEcho / echo), change = 10 * log10(talker / rawTalker);
+        printf("measured: double talk from %d/3 into a period: echo %.1f dB below the bypassed echo, talker %+.1f dB\n", third,
+               below, change);
+        CHECK(below >= 20 && fabs(change) <= 6, "double talk from %d/3 into a period: echo %.1f dB lower, talker %+.1f dB", third,
+              below, change);
+    }
 
     /* Gain control: a quiet talker alone, gain control off then on. */
     farEndOn = 0;

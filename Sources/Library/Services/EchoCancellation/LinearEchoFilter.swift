@@ -292,8 +292,11 @@ public final class LinearEchoFilter {
             if error < bestError { best = m; bestError = error }
         }
         // A clear gain, judged against the echo estimate, not the recording: a talker
-        // adds the same to every lag, and may be louder than the echo.
-        if best != reach && none - bestError > 0.3 * estimateEnergy {
+        // adds the same to every lag, and may be louder than the echo. And an estimate
+        // as strong there as here: where the far end starts or stops inside the reach (or
+        // the echo itself stops), a lag onto its silence subtracts nothing, which can
+        // look better than an estimate the recording no longer holds.
+        if best != reach && none - bestError > 0.3 * estimateEnergy && lagEnergy[best] > 0.5 * estimateEnergy {
             shift += reach - best
             holdOff = partitions
             watched = 0
