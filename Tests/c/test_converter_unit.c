@@ -137,6 +137,50 @@ int main(void)
     CHECK(pulls >= 80 && mostAsked == 256, "the render callback was asked for what each render needs: %ld pulls, at most %u frames",
           pulls, (unsigned)mostAsked);
 
+    /* kAudioUnitProperty_SampleRateConverterComplexity, set before initializing as the
+     * header asks: each choice makes another resampler. Upsampling 22.05 kHz to 44.1 kHz
+     * leaves an image of the tone at 22050 - 441 Hz; straight lines between samples
+     * ('line') leave far more of it than the mastering filter ('bats'). */
+    UInt32 complexity = 0;
+    size = sizeof complexity;
+    CHECK_STATUS(AudioUnitGetProperty(converter, kAudioUnitProperty_SampleRateConverterComplexity, kAudioUnitScope_Global, 0,
+                                      &complexity, &size), noErr);
+    CHECK(complexity == kAudioUnitSampleRateConverterComplexity_Normal, "the complexity is Normal at first");
+    complexity = kAudioUnitSampleRateConverterComplexity_Linear;
+    CHECK_STATUS(AudioUnitSetProperty(converter, kAudioUnitProperty_SampleRateConverterComplexity, kAudioUnitScope_Global, 0,
+                                      &complexity, sizeof complexity), kAudioUnitErr_Initialized);
+    double image[2] = {0, 0};
+    UInt32 choices[2] = {kAudioUnitSampleRateConverterComplexity_Linear, kAudioUnitSampleRateConverterComplexity_Mastering};
+    for (int k = 0; k < 2; k++) {
+        CHECK_STATUS(AudioUnitUninitialize(converter), noErr);
+        CHECK_STATUS(AudioUnitSetProperty(converter, kAudioUnitProperty_SampleRateConverterComplexity, kAudioUnitScope_Global, 0,
+                                          &choices[k], sizeof choices[k]), noErr);
+        CHECK_STATUS(AudioUnitInitialize(converter), noErr);
+        long n = pull(converter, tone, 44100, 512, 0, "a complexity");
+        double c = 0, s2 = 0, t = 0, s3 = 0;
+        for (long i = 4096; i < n; i++) {
+            c += tone[i] * cos(2 * M_PI * (22050 - 441) * i / 44100.0);
+            s2 += tone[i] * sin(2 * M_PI * (22050 - 441) * i / 44100.0);
+            t += tone[i] * cos(2 * M_PI * 441 * i / 44100.0);
+            s3 += tone[i] * sin(2 * M_PI * 441 * i / 44100.0);
+        }
+        image[k] = 20 * log10(sqrt(c * c + s2 * s2) / sqrt(t * t + s3 * s3) + 1e-12);
+    }
+    printf("measured: the tone's image at 21609 Hz: %.1f dB with Linear, %.1f dB with Mastering\n", image[0], image[1]);
+    CHECK(image[0] > image[1] + 10, "Linear leaves more of the image than Mastering (%.1f dB, %.1f dB)", image[0], image[1]);
+    UInt32 unknown = 0x78787878;
+    CHECK_STATUS(AudioUnitUninitialize(converter), noErr);
+    CHECK_STATUS(AudioUnitSetProperty(converter, kAudioUnitProperty_SampleRateConverterComplexity, kAudioUnitScope_Global, 0,
+                                      &unknown, sizeof unknown), kAudioUnitErr_InvalidPropertyValue);
+    size = sizeof complexity;
+    CHECK_STATUS(AudioUnitGetProperty(converter, kAudioUnitProperty_SampleRateConverterComplexity, kAudioUnitScope_Global, 0,
+                                      &complexity, &size), noErr);
+    CHECK(complexity == kAudioUnitSampleRateConverterComplexity_Mastering, "a refused value leaves Mastering");
+    complexity = kAudioUnitSampleRateConverterComplexity_Normal;
+    CHECK_STATUS(AudioUnitSetProperty(converter, kAudioUnitProperty_SampleRateConverterComplexity, kAudioUnitScope_Global, 0,
+                                      &complexity, sizeof complexity), noErr);
+    CHECK_STATUS(AudioUnitInitialize(converter), noErr);
+
     /* baresip's recorder: NULL data pointers, slices of 320. */
     memset(tone, 0, sizeof tone);
     made = pull(converter, tone, 44100, 320, 1, "NULL mData");

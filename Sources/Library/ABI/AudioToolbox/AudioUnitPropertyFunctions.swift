@@ -93,6 +93,10 @@ func propertyInfo(_ u: any AudioUnitInstance, _ id: UInt32, _ scope: UInt32, _ e
     case kAudioUnitProperty_RenderQuality:
         guard where_ == .global else { throw .invalidScope }
         return (MemoryLayout<UInt32>.size, true)
+    case kAudioUnitProperty_SampleRateConverterComplexity:
+        _ = try outputKind(u).converterComplexity
+        guard where_ == .global else { throw .invalidScope }
+        return (MemoryLayout<UInt32>.size, true)
     default:
         throw .invalidProperty
     }
@@ -168,6 +172,8 @@ public func audioUnitGetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
             outData.storeBytes(of: try outputKind(u).isRunning ? 1 : 0, as: UInt32.self)
         case kAudioUnitProperty_RenderQuality:
             outData.storeBytes(of: u.renderQuality, as: UInt32.self)
+        case kAudioUnitProperty_SampleRateConverterComplexity:
+            outData.storeBytes(of: try outputKind(u).converterComplexity, as: UInt32.self)
         default:
             // Write-only (the render callback).
             throw .invalidProperty
@@ -235,6 +241,8 @@ public func audioUnitSetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
             try mixerKind(u).setMetering(inData.loadUnaligned(as: UInt32.self) != 0, scope: where_, element: element)
         case kAudioUnitProperty_RenderQuality:
             try u.setRenderQuality(inData.loadUnaligned(as: UInt32.self))
+        case kAudioUnitProperty_SampleRateConverterComplexity:
+            try outputKind(u).setConverterComplexity(inData.loadUnaligned(as: UInt32.self))
         case kAudioUnitProperty_MakeConnection:
             try UnitConnections.connect(u, unit, inData.loadUnaligned(as: AudioUnitConnection.self))
         default:

@@ -3,6 +3,7 @@ import AudioStreams
 import Dispatch
 import Glibc
 import Locking
+import Resampling
 import Synchronization
 
 /// The audio unit result codes (AUComponent.h) this layer answers with.
@@ -103,6 +104,9 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
         /// kAudioUnitProperty_RenderQuality: kept and read back; the conversion is the
         /// same at every quality.
         var renderQuality: UInt32 = 0x7F
+        /// kAudioUnitProperty_SampleRateConverterComplexity of a format converter: which
+        /// resampler Initialize makes ('line', 'norm', 'bats').
+        var converterComplexity: UInt32 = OutputUnit.complexityNormal
         var shouldAllocate = [true, true]
         var lastRenderError: Int32 = 0
         /// The I/O thread of a started unit, and one stopped by the session whose thread
@@ -282,8 +286,41 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
         c.resampler = nil
         // Varispeed always resamples: its ratio follows the playback rate.
         guard c.plan.programOut.sampleRate != c.plan.pulled.sampleRate || kind == .varispeed else { return true }
-        c.resampler = PulledResampler(program: c.plan.programOut, output: c.plan.pulled, maximumFrames: Int(c.plan.maximumFrames))
+        c.resampler = PulledResampler(program: c.plan.programOut, output: c.plan.pulled, maximumFrames: Int(c.plan.maximumFrames),
+                                      quality: Self.quality(complexity: c.converterComplexity))
         return c.resampler != nil
+    }
+
+    static let complexityLinear: UInt32 = 0x6C69_6E65     // 'line'
+    static let complexityNormal: UInt32 = 0x6E6F_726D     // 'norm'
+    static let complexityMastering: UInt32 = 0x6261_7473  // 'bats'
+
+    private static func quality(complexity: UInt32) -> Resampler.Quality {
+        switch complexity {
+        case complexityLinear: .linear
+        case complexityMastering: .best
+        default: .medium
+        }
+    }
+
+    /// kAudioUnitProperty_SampleRateConverterComplexity: format converters only (AUConverter,
+    /// Varispeed), set while uninitialized; Initialize makes the resampler it names.
+    public var converterComplexity: UInt32 {
+        get throws(UnitError) {
+            guard kind == .converter || kind == .varispeed else { throw .invalidProperty }
+            return config.withLock { $0.converterComplexity }
+        }
+    }
+
+    public func setConverterComplexity(_ complexity: UInt32) throws(UnitError) {
+        guard kind == .converter || kind == .varispeed else { throw .invalidProperty }
+        guard [Self.complexityLinear, Self.complexityNormal, Self.complexityMastering].contains(complexity) else {
+            throw .invalidPropertyValue
+        }
+        try config.withLock { c throws(UnitError) in
+            guard !c.initialized else { throw .initialized }
+            c.converterComplexity = complexity
+        }
     }
 
     public var renderQuality: UInt32 { config.withLock { $0.renderQuality } }

@@ -31,7 +31,7 @@ final class PulledResampler {
     var hostTime: UInt64 = 0
     var failure: Int32 = 0
 
-    init?(program: PCMLayout, output: PCMLayout, maximumFrames: Int) {
+    init?(program: PCMLayout, output: PCMLayout, maximumFrames: Int, quality: Resampler.Quality = .medium) {
         ratio = output.sampleRate / program.sampleRate
         channels = output.channels
         slice = max(1, maximumFrames)
@@ -43,7 +43,7 @@ final class PulledResampler {
         stamp.initializeMemory(as: UInt8.self, repeating: 0, count: TimeStampWriter.size)
         floatLayout = PCMLayout(sampleRate: output.sampleRate, encoding: .float32, channels: output.channels, interleaved: true)
         // Unowned: the resampler is this object's, and goes with it.
-        resampler = Resampler(channels: channels, quality: .medium) { [unowned self] input in
+        resampler = Resampler(channels: channels, quality: quality) { [unowned self] input in
             input = sliced
             return pullSlice()
         }
