@@ -1,6 +1,7 @@
 import AudioStreams
 import CALSA
 import Glibc
+import Synchronization
 
 /// One ALSA control device (`snd_ctl_t`): element listing, values, dB ranges, events.
 /// Not thread-safe, like the handle it wraps: the backend serialises its use.
@@ -17,17 +18,25 @@ final class ALSAControl {
     /// The device name it was opened with ("hw:1", "default", ...).
     let name: String
 
+    /// Whether an open failed for want of descriptors or memory since the configuration
+    /// was last read: the next failing open reads it again.
+    private static let readWhileShort = Atomic<Bool>(false)
+
     /// Opens the control device `name`, or returns nil (no such card).
     init?(name: String) {
         self.name = name
         var handle: OpaquePointer?
         var opened = withQuietALSA { snd_ctl_open(&handle, name, Int32(SND_CTL_NONBLOCK)) }
-        if opened < 0 {
+        if opened == -EMFILE || opened == -ENFILE || opened == -ENOMEM { Self.readWhileShort.store(true, ordering: .relaxed) }
+        if opened < 0 && Self.readWhileShort.exchange(false, ordering: .relaxed) {
             // alsa-lib keeps the configuration it read first for the whole process: one
             // read while descriptors or memory ran out stays broken, and every later open
-            // fails though the card is there. Read it again, once.
+            // fails though the card is there. Read it again, once. Only then: a card that
+            // is simply not there (the usual answer on a machine without one) must not
+            // make every session's start read the whole configuration twice.
             snd_config_update_free_global()
             opened = withQuietALSA { snd_ctl_open(&handle, name, Int32(SND_CTL_NONBLOCK)) }
+            if opened == -EMFILE || opened == -ENFILE || opened == -ENOMEM { Self.readWhileShort.store(true, ordering: .relaxed) }
         }
         guard opened >= 0, let handle else { return nil }
         self.handle = handle

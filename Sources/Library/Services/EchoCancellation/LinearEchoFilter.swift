@@ -296,7 +296,7 @@ public final class LinearEchoFilter {
         // as strong there as here: where the far end starts or stops inside the reach (or
         // the echo itself stops), a lag onto its silence subtracts nothing, which can
         // look better than an estimate the recording no longer holds.
-        if best != reach && none - bestError > 0.3 * estimateEnergy && lagEnergy[best] > 0.5 * estimateEnergy {
+        if best != reach && none - bestError > 0.3 * estimateEnergy && lagEnergy[best] > 0.8 * estimateEnergy {
             shift += reach - best
             holdOff = partitions
             watched = 0
