@@ -1,7 +1,6 @@
 import AudioStreams
 import CALSA
 import Glibc
-import Synchronization
 
 /// One ALSA control device (`snd_ctl_t`): element listing, values, dB ranges, events.
 /// Not thread-safe, like the handle it wraps: the backend serialises its use.
@@ -18,25 +17,27 @@ final class ALSAControl {
     /// The device name it was opened with ("hw:1", "default", ...).
     let name: String
 
-    /// Whether an open failed for want of descriptors or memory since the configuration
-    /// was last read: the next failing open reads it again.
-    private static let readWhileShort = Atomic<Bool>(false)
+    /// Whether the configuration alsa-lib holds was read whole: a read cut short (no
+    /// descriptor, no memory) lacks even alsa.conf's `defaults`.
+    private static var configurationIsWhole: Bool {
+        var node: OpaquePointer?
+        guard let top = snd_config else { return false }
+        return snd_config_search(top, "defaults", &node) == 0
+    }
 
     /// Opens the control device `name`, or returns nil (no such card).
     init?(name: String) {
         self.name = name
         var handle: OpaquePointer?
         var opened = withQuietALSA { snd_ctl_open(&handle, name, Int32(SND_CTL_NONBLOCK)) }
-        if opened == -EMFILE || opened == -ENFILE || opened == -ENOMEM { Self.readWhileShort.store(true, ordering: .relaxed) }
-        if opened < 0 && Self.readWhileShort.exchange(false, ordering: .relaxed) {
+        if opened < 0 && !Self.configurationIsWhole {
             // alsa-lib keeps the configuration it read first for the whole process: one
             // read while descriptors or memory ran out stays broken, and every later open
             // fails though the card is there. Read it again, once. Only then: a card that
-            // is simply not there (the usual answer on a machine without one) must not
-            // make every session's start read the whole configuration twice.
+            // is simply not there (the usual answer on a machine without one; alsa-lib
+            // gives the same code) must not make a session's start read it all twice.
             snd_config_update_free_global()
             opened = withQuietALSA { snd_ctl_open(&handle, name, Int32(SND_CTL_NONBLOCK)) }
-            if opened == -EMFILE || opened == -ENFILE || opened == -ENOMEM { Self.readWhileShort.store(true, ordering: .relaxed) }
         }
         guard opened >= 0, let handle else { return nil }
         self.handle = handle
