@@ -48,96 +48,16 @@ public func audioConverterReset(_ ref: OpaquePointer?) -> Int32 {
 }
 
 
-private func converterProperty(_ c: Converter, _ id: UInt32) throws(AudioFileStatus) -> [UInt8] {
-    switch Int(id) {
-    case kAudioConverterCurrentInputStreamDescription: return bytesOf(c.source.c)
-    case kAudioConverterCurrentOutputStreamDescription: return bytesOf(c.destination.c)
-    case kAudioConverterInputChannelLayout:
-        return c.inputLayout ?? defaultLayout(channels: c.source.channelsPerFrame)
-    case kAudioConverterOutputChannelLayout:
-        return c.outputLayout ?? defaultLayout(channels: c.destination.channelsPerFrame)
-    case codecBitRateControlMode:
-        guard c.encodes else { throw .converterPropertyNotSupported }
-        return bytesOf(c.bitRateControlMode)
-    case codecSoundQualityForVBR:
-        guard c.encodes else { throw .converterPropertyNotSupported }
-        return bytesOf(c.qualityForVBR)
-    case kAudioConverterPropertyMinimumInputBufferSize, kAudioConverterPropertyMaximumInputPacketSize:
-        return bytesOf(c.source.bytesPerPacket > 0 ? c.source.bytesPerPacket : 6144 * c.source.channelsPerFrame / 8 + 64)
-    case kAudioConverterPropertyMinimumOutputBufferSize, kAudioConverterPropertyMaximumOutputPacketSize:
-        return bytesOf(UInt32(c.maximumOutputPacketSize))
-    case kAudioConverterCompressionMagicCookie, kAudioConverterDecompressionMagicCookie:
-        guard !c.magicCookie.isEmpty else { throw .converterPropertyNotSupported }
-        return (c.magicCookie)
-    case kAudioConverterPrimeInfo:
-        return bytesOf(AudioConverterPrimeInfo(leadingFrames: UInt32(c.priming), trailingFrames: 0))
-    case kAudioConverterPrimeMethod: return bytesOf(UInt32(kConverterPrimeMethod_Normal))
-    case kAudioConverterSampleRateConverterQuality: return bytesOf(UInt32(kAudioConverterQuality_High))
-    case kAudioConverterSampleRateConverterComplexity: return bytesOf(UInt32(kAudioConverterSampleRateConverterComplexity_Normal))
-    case kAudioConverterCodecQuality: return bytesOf(UInt32(kAudioConverterQuality_High))
-    case kAudioConverterEncodeBitRate:
-        guard c.encodes else { throw .converterPropertyNotSupported }
-        return bytesOf(UInt32(clamping: c.bitRate))
-    case kAudioConverterApplicableEncodeBitRates, kAudioConverterAvailableEncodeBitRates:
-        guard c.encodes else { throw .converterPropertyNotSupported }
-        return arrayBytes(AACEncoding.bitRates(channels: Int(c.destination.channelsPerFrame))
-            .map { AudioValueRange(mMinimum: Double($0), mMaximum: Double($0)) })
-    case kAudioConverterApplicableEncodeSampleRates, kAudioConverterAvailableEncodeSampleRates:
-        guard c.encodes else { throw .converterPropertyNotSupported }
-        return arrayBytes(AACEncoding.sampleRates.map { AudioValueRange(mMinimum: $0, mMaximum: $0) })
-    case kAudioConverterChannelMap:
-        let map = c.channelMap ?? (0..<Int(c.destination.channelsPerFrame)).map { $0 < Int(c.source.channelsPerFrame) ? $0 : -1 }
-        return (arrayBytes(map.map(Int32.init)))
-    case 0x6372_6669: return bytesOf(1)  // kAudioConverterPropertyCanResumeFromInterruption (declared for iPhone code only)
-    default: throw .converterPropertyNotSupported
-    }
-}
-
-// AudioCodec.h's encoder properties, which AudioConverterSetProperty passes to the codec.
-private let codecBitRateControlMode = 0x6163_6266   // 'acbf'
-private let codecSoundQualityForVBR = 0x7662_7271   // 'vbrq'
-
-/// A layout for `channels` channels as a tag: mono, stereo, or that many in order.
-private func defaultLayout(channels: UInt32) -> [UInt8] {
-    var layout = AudioChannelLayout()
-    layout.mChannelLayoutTag = channels == 1 ? UInt32(kAudioChannelLayoutTag_Mono)
-        : channels == 2 ? UInt32(kAudioChannelLayoutTag_Stereo) : UInt32(kAudioChannelLayoutTag_DiscreteInOrder) | channels
-    return withUnsafeBytes(of: &layout) { Array($0) }
-}
-
-/// The channels an AudioChannelLayout of `size` bytes names: by its tag, its bitmap, or
-/// its descriptions (which must all be there). nil for a layout too short for itself.
-private func layoutChannels(_ data: UnsafeRawPointer, _ size: UInt32) -> UInt32? {
-    let header = MemoryLayout<AudioChannelLayout>.offset(of: \.mChannelDescriptions)!
-    guard Int(size) >= header else { return nil }
-    let tag = data.loadUnaligned(as: UInt32.self)
-    switch tag {
-    case UInt32(kAudioChannelLayoutTag_UseChannelDescriptions):
-        let count = data.loadUnaligned(fromByteOffset: 8, as: UInt32.self)
-        guard count <= 64, Int(size) >= header + Int(count) * MemoryLayout<AudioChannelDescription>.stride else { return nil }
-        return count
-    case UInt32(kAudioChannelLayoutTag_UseChannelBitmap):
-        return UInt32(data.loadUnaligned(fromByteOffset: 4, as: UInt32.self).nonzeroBitCount)
-    default:
-        return tag & 0xFFFF
-    }
-}
+// The properties are the converter family's table (AudioFiles.ConverterProperties).
 
 @_cdecl("AudioConverterGetPropertyInfo")
 public func audioConverterGetPropertyInfo(_ ref: OpaquePointer?, _ id: UInt32, _ outSize: UnsafeMutablePointer<UInt32>?,
                                           _ outWritable: UnsafeMutablePointer<UInt8>?) -> Int32 {
     fileCall { () throws(AudioFileStatus) in
         let handle = try converterHandle(ref)
-        let value = try handle.serialized { () throws(AudioFileStatus) in try converterProperty(handle.converter, id) }
+        let value = try handle.serialized { () throws(AudioFileStatus) in try ConverterProperties.value(handle.converter, id) }
         outSize?.pointee = UInt32(value.count)
-        var writable: Set<Int> = [kAudioConverterDecompressionMagicCookie, kAudioConverterChannelMap,
-                                  kAudioConverterSampleRateConverterQuality, kAudioConverterSampleRateConverterComplexity,
-                                  kAudioConverterCodecQuality, kAudioConverterPrimeMethod,
-                                  kAudioConverterInputChannelLayout, kAudioConverterOutputChannelLayout]
-        if handle.converter.encodes {
-            writable.formUnion([kAudioConverterEncodeBitRate, codecBitRateControlMode, codecSoundQualityForVBR])
-        }
-        outWritable?.pointee = writable.contains(Int(id)) ? 1 : 0
+        outWritable?.pointee = ConverterProperties.isWritable(handle.converter, id) ? 1 : 0
     }
 }
 
@@ -146,9 +66,8 @@ public func audioConverterGetProperty(_ ref: OpaquePointer?, _ id: UInt32, _ ioS
                                       _ out: UnsafeMutableRawPointer?) -> Int32 {
     fileCall { () throws(AudioFileStatus) in
         let handle = try converterHandle(ref)
-        let value = try handle.serialized { () throws(AudioFileStatus) in try converterProperty(handle.converter, id) }
-        let bad = AudioFileStatus.converterBadPropertySize
-        try storeBytes(value, ioSize, out, badSize: bad)
+        let value = try handle.serialized { () throws(AudioFileStatus) in try ConverterProperties.value(handle.converter, id) }
+        try storeBytes(value, ioSize, out, badSize: .converterBadPropertySize)
     }
 }
 
@@ -157,59 +76,8 @@ public func audioConverterSetProperty(_ ref: OpaquePointer?, _ id: UInt32, _ siz
     fileCall { () throws(AudioFileStatus) in
         let handle = try converterHandle(ref)
         guard let data else { throw .parameter }
-        let c = handle.converter
         try handle.serialized { () throws(AudioFileStatus) in
-            switch Int(id) {
-            case kAudioConverterDecompressionMagicCookie:
-                guard size > 0, size <= 1 << 20 else { throw .converterBadPropertySize }
-                try c.setDecompressionCookie(Array(UnsafeRawBufferPointer(start: data, count: Int(size))))
-            case kAudioConverterChannelMap:
-                let count = Int(c.destination.channelsPerFrame)
-                guard Int(size) == count * 4 else { throw .converterBadPropertySize }
-                let map = (0..<count).map { Int(data.loadUnaligned(fromByteOffset: $0 * 4, as: Int32.self)) }
-                guard map.allSatisfy({ $0 >= -1 && $0 < Int(c.source.channelsPerFrame) }) else { throw .parameter }
-                c.channelMap = map
-            case kAudioConverterSampleRateConverterQuality:
-                guard size == 4 else { throw .converterBadPropertySize }
-                let q = data.loadUnaligned(as: UInt32.self)
-                c.quality = q >= UInt32(kAudioConverterQuality_High) ? .best
-                    : q >= UInt32(kAudioConverterQuality_Medium) ? .medium : .fastest
-            case kAudioConverterSampleRateConverterComplexity:
-                guard size == 4 else { throw .converterBadPropertySize }
-                switch data.loadUnaligned(as: UInt32.self) {
-                case UInt32(kAudioConverterSampleRateConverterComplexity_Linear): c.quality = .linear
-                case UInt32(kAudioConverterSampleRateConverterComplexity_Normal): c.quality = .medium
-                case UInt32(kAudioConverterSampleRateConverterComplexity_Mastering): c.quality = .best
-                default: throw .parameter
-                }
-            case kAudioConverterEncodeBitRate:
-                guard size == 4 else { throw .converterBadPropertySize }
-                try c.setEncodeBitRate(Int64(data.loadUnaligned(as: UInt32.self)))
-            case kAudioConverterCodecQuality, kAudioConverterPrimeMethod:
-                guard size == 4 else { throw .converterBadPropertySize }
-            case kAudioConverterInputChannelLayout, kAudioConverterOutputChannelLayout:
-                // By the stereo tag, a bitmap or channel descriptions: it must name the
-                // format's channels.
-                guard let channels = layoutChannels(data, size) else { throw .converterBadPropertySize }
-                let input = Int(id) == kAudioConverterInputChannelLayout
-                guard channels == (input ? c.source : c.destination).channelsPerFrame else { throw .parameter }
-                let bytes = Array(UnsafeRawBufferPointer(start: data, count: Int(size)))
-                if input { c.inputLayout = bytes } else { c.outputLayout = bytes }
-            case codecBitRateControlMode:
-                guard c.encodes else { throw .converterPropertyNotSupported }
-                guard size == 4 else { throw .converterBadPropertySize }
-                let mode = data.loadUnaligned(as: UInt32.self)
-                guard mode <= 3 else { throw .parameter }  // Constant, LongTermAverage, VariableConstrained, Variable
-                c.bitRateControlMode = mode
-            case codecSoundQualityForVBR:
-                guard c.encodes else { throw .converterPropertyNotSupported }
-                guard size == 4 else { throw .converterBadPropertySize }
-                let quality = data.loadUnaligned(as: UInt32.self)
-                guard quality <= 127 else { throw .parameter }
-                c.qualityForVBR = quality
-            default:
-                throw .converterPropertyNotSupported
-            }
+            try ConverterProperties.set(handle.converter, id, UnsafeRawBufferPointer(start: data, count: Int(size)))
         }
     }
 }

@@ -87,17 +87,41 @@ public final class Converter {
     public var encodes: Bool { encoder != nil }
 
     /// kAudioConverterInputChannelLayout and kAudioConverterOutputChannelLayout, as the
-    /// program set them (their channel counts checked against the formats'). The
-    /// converter's channel handling follows the formats and the channel map; a layout
-    /// names the channels, as an encoder writes them into its stream.
-    public var inputLayout: [UInt8]?
-    public var outputLayout: [UInt8]?
+    /// program set them. The converter's channel handling follows the formats and the
+    /// channel map; a layout names the channels, as an encoder writes them into its stream.
+    private var layouts: (input: [UInt8]?, output: [UInt8]?)
 
-    /// The encoder's bit-rate control (kAudioCodecPropertyBitRateControlMode) and its
-    /// quality for variable bit rates (kAudioCodecPropertySoundQualityForVBR, 0...127):
-    /// kept and read back; the encoder is FFmpeg's AAC, driven at the bit rate.
-    public var bitRateControlMode: UInt32 = 0
-    public var qualityForVBR: UInt32 = 64
+    /// A side's layout: the one set, else the standard one for its channels.
+    public func channelLayout(input: Bool) -> [UInt8] {
+        (input ? layouts.input : layouts.output)
+            ?? ChannelLayoutData.standard(channels: (input ? source : destination).channelsPerFrame)
+    }
+
+    /// Takes a layout that names the side's channels (by tag, bitmap or descriptions).
+    public func setChannelLayout(_ bytes: UnsafeRawBufferPointer, input: Bool) throws(AudioFileStatus) {
+        guard let channels = ChannelLayoutData.channels(bytes) else { throw .converterBadPropertySize }
+        guard channels == (input ? source : destination).channelsPerFrame else { throw .parameter }
+        if input { layouts.input = Array(bytes) } else { layouts.output = Array(bytes) }
+    }
+
+    /// The encoder's bit-rate control (kAudioCodecPropertyBitRateControlMode: Constant,
+    /// LongTermAverage, VariableConstrained, Variable) and its quality for variable bit
+    /// rates (kAudioCodecPropertySoundQualityForVBR, 0...127): kept and read back; the
+    /// encoder is FFmpeg's AAC, driven at the bit rate.
+    public private(set) var bitRateControlMode: UInt32 = 0
+    public private(set) var qualityForVBR: UInt32 = 64
+
+    public func setBitRateControlMode(_ mode: UInt32) throws(AudioFileStatus) {
+        guard encodes else { throw .converterPropertyNotSupported }
+        guard mode <= 3 else { throw .parameter }
+        bitRateControlMode = mode
+    }
+
+    public func setQualityForVBR(_ quality: UInt32) throws(AudioFileStatus) {
+        guard encodes else { throw .converterPropertyNotSupported }
+        guard quality <= 127 else { throw .parameter }
+        qualityForVBR = quality
+    }
 
     deinit {
         MediaDecoderClose(decoder)
