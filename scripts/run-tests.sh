@@ -70,8 +70,12 @@ if command -v pipewire >/dev/null && command -v wireplumber >/dev/null && comman
 fi
 
 echo "== Swift tests"
-# Judged by swift test's own exit status (and a run that executed tests).
-(cd "$here" && swift test > "$out/swift-test.log" 2>&1)
+# Judged by swift test's own exit status (and a run that executed tests). One suite at a
+# time: every test target runs in one process, which has one audio session, and suites
+# of different targets set its category, activate it and read it back (AVAudioSession's,
+# the players', the C entry points' stress); run side by side they changed it under each
+# other (a category with a mode refused as the session had just been activated).
+(cd "$here" && swift test --no-parallel > "$out/swift-test.log" 2>&1)
 swift_status=$?
 grep -E "^(✔|✘|􀟈|􁁛|Test Suite|Executed)|passed after|failed after|error:" "$out/swift-test.log" | tail -15
 if [ $swift_status -eq 0 ] && grep -qE "Test run with [1-9][0-9]* tests? " "$out/swift-test.log"; then
