@@ -56,9 +56,15 @@ deps:
 	@scripts/install-deps.sh
 
 # -no-toolchain-stdlib-rpath and --disable-local-rpath: the library's only RUNPATH is
-# its private runtime (PRIVATE_RUNTIME), never the toolchain's folder. Every product is
-# built with the same flags, or the modules they share would be compiled again by each.
+# its private runtime (PRIVATE_RUNTIME), never the toolchain's folder. Every product of
+# one build folder is built with the same flags, or the modules they share would be
+# compiled again by each.
 SWIFT_BUILD_FLAGS := -c release --disable-local-rpath -Xswiftc -no-toolchain-stdlib-rpath
+# The daemon and the tools link the Swift runtime statically, which compiles the modules
+# they share with the library differently: they have a build folder of their own, so a
+# second `make build` (make deb after make check) compiles nothing again.
+STATIC_SCRATCH := .build-static
+STATIC_RELEASE_DIR := $(STATIC_SCRATCH)/release
 # -z nodelete: dlclose never unmaps the library. Its event thread, the run-loop source
 # it adds to the program's run loop and the callbacks already queued all point into its
 # code, and the Swift runtime it loads cannot be unloaded either (docs/API.md, "Unloading").
@@ -71,9 +77,9 @@ build:
 	    -Xlinker --version-script=$(CURDIR)/pkgconfig/libAudioToolbox.map
 	@# The daemon and the tool carry their Swift runtime: they keep working whatever
 	@# happens to the toolchain, and start without loading Foundation.
-	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product audiosessiond --static-swift-stdlib
-	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product audiosession --static-swift-stdlib
-	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product audiosessiond-finisher --static-swift-stdlib
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --scratch-path $(STATIC_SCRATCH) --product audiosessiond --static-swift-stdlib
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --scratch-path $(STATIC_SCRATCH) --product audiosession --static-swift-stdlib
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --scratch-path $(STATIC_SCRATCH) --product audiosessiond-finisher --static-swift-stdlib
 
 # The virtual ALSA card: two ALSA plugins and the `vcard` driver command.
 vcard:
@@ -87,9 +93,9 @@ install: build vcard install-runtime
 	install -m 755 $(VCARD_BUILD)/libasound_module_ctl_vcard.so $(VCARD_BUILD)/libasound_module_pcm_vcard.so \
 	    $(DESTDIR)$(PLUGIN_DIR)/
 	install -m 755 $(VCARD_BUILD)/vcard $(DESTDIR)$(BINDIR)/
-	install -m 755 $(RELEASE_DIR)/audiosessiond $(RELEASE_DIR)/audiosession $(DESTDIR)$(BINDIR)/
+	install -m 755 $(STATIC_RELEASE_DIR)/audiosessiond $(STATIC_RELEASE_DIR)/audiosession $(DESTDIR)$(BINDIR)/
 	install -d $(DESTDIR)$(LIBEXEC_DIR)
-	install -m 755 $(RELEASE_DIR)/audiosessiond-finisher $(DESTDIR)$(LIBEXEC_DIR)/
+	install -m 755 $(STATIC_RELEASE_DIR)/audiosessiond-finisher $(DESTDIR)$(LIBEXEC_DIR)/
 	install -d $(DESTDIR)$(SYSTEMD_USER_DIR)
 	sed -e 's|@BINDIR@|$(BINDIR)|' systemd/audiosessiond.service.in > $(DESTDIR)$(SYSTEMD_USER_DIR)/audiosessiond.service
 	install -m 644 systemd/audiosessiond.socket $(DESTDIR)$(SYSTEMD_USER_DIR)/
@@ -174,4 +180,4 @@ bench: deps local-install
 	@scripts/run-benchmarks.sh "$(LOCAL_PREFIX)"
 
 clean:
-	rm -rf build .build
+	rm -rf build .build $(STATIC_SCRATCH)

@@ -14,8 +14,9 @@
 #  7. The ALSA backend through the virtual ALSA card (Tests/alsa), driven by `vcard`
 #     (busy devices, fork and dlclose included), the fallback to the virtual device
 #     when there is no card, and AUDIOTOOLBOX_BACKEND=alsa without a card.
-#  8. Three porting patterns (Tests/patterns) compiled with AudioToolbox-ios by gcc,
-#     clang and g++, on the virtual device and the virtual ALSA card.
+#  8. Porting patterns and sample-shaped programs (Tests/patterns) compiled with
+#     AudioToolbox-ios by gcc, clang and g++, each run on the virtual ALSA card (gcc's
+#     also on the virtual device).
 #  9. Programs arbitrated together by a real audiosessiond (Tests/arbiter); the
 #     protocol fuzzer and the SPEC 7 table run with the Swift tests (1).
 # 10. Hostile users (Tests/hostile): another user's folder, socket or daemon, planted
@@ -63,13 +64,23 @@ relay() {
         esac
     done
 }
+# "== NAME" opens a section; each section's time is printed when the next one opens
+# (the suite's budget is kept by reading these, not by asserting them).
+section_name=
+section_start=$SECONDS
+section() {
+    [ -n "$section_name" ] && echo "   ($section_name: $((SECONDS - section_start)) s)"
+    section_name=${1%% (*}
+    section_start=$SECONDS
+    [ $# -gt 0 ] && echo "== $1"
+}
 # The sound-server cases must run wherever the packages are (CI installs them): there a
 # stack that cannot start is a failure, not a skip.
 if command -v pipewire >/dev/null && command -v wireplumber >/dev/null && command -v pw-play >/dev/null; then
     export AUDIOTOOLBOX_TESTS_REQUIRE_PIPEWIRE=1
 fi
 
-echo "== Swift tests"
+section "Swift tests"
 # Judged by swift test's own exit status (and a run that executed tests). One suite at a
 # time: every test target runs in one process, which has one audio session, and suites
 # of different targets set its category, activate it and read it back (AVAudioSession's,
@@ -84,7 +95,7 @@ else
     fail "swift test (exit $swift_status; see $out/swift-test.log)"
 fi
 
-echo "== Public headers"
+section "Public headers"
 cat > "$out/headers.c" <<'SRC'
 #include <AudioToolbox/AudioToolbox.h>
 int main(void) { return kAudioSessionProperty_AudioCategory == 0x61636174 ? 0 : 1; }
@@ -103,7 +114,7 @@ for compiler in g++ clang++; do
     done
 done
 
-echo "== Header order and platform macros (Tests/headers/header_order.c)"
+section "Header order and platform macros (Tests/headers/header_order.c)"
 # Each pkg-config module, with gcc, clang, g++ and clang++, in every header order; then
 # the ways a program's own code declares noErr. One PASS line per module and compiler.
 for module in AudioToolbox AudioToolbox-ios; do
@@ -202,7 +213,7 @@ else
     fail "plain module warns about -DTARGET_OS_IPHONE=1"
 fi
 
-echo "== C tests in every configuration (Tests/c/run-matrix.sh)"
+section "C tests in every configuration (Tests/c/run-matrix.sh)"
 # Each suite on {virtual device, virtual ALSA card} x {in-process arbiter, audiosessiond},
 # its world driven by what the configuration has (Tests/c/world.h). One PASS/FAIL per
 # suite and configuration; a part a configuration cannot do is a counted SKIP, with why.
@@ -217,7 +228,7 @@ while IFS= read -r line; do
 done < <("$here/Tests/c/run-matrix.sh" "$prefix" "$out/matrix" 2>&1)
 [ "${matrix_ended:-0}" = 1 ] || fail "Tests/c/run-matrix.sh stopped before its end"
 
-echo "== Examples"
+section "Examples"
 for source in "$here"/examples-c/*.c "$here"/examples-c/*.cpp; do
     [ -e "$source" ] || continue
     file=$(basename "$source"); name=${file%.*}
@@ -254,7 +265,7 @@ else
     fail "the tone example is heard on the virtual card (${heard:-did not run})"
 fi
 
-echo "== ABI through libffi"
+section "ABI through libffi"
 if cc -std=gnu11 -Wall -Wextra -Werror -o "$out/abi_ffi" "$here/Tests/c/abi_ffi.c" $cflags -lffi -ldl \
         -L"$prefix/lib" -Wl,-rpath,"$prefix/lib" 2>"$out/abi_ffi.err"; then
     if "$out/abi_ffi" "$prefix/lib/libAudioToolbox.so.0"; then pass "abi_ffi"; else fail "abi_ffi"; fi
@@ -268,7 +279,7 @@ else
     fail "test_dlclose (does not compile)"; cat "$out/test_dlclose.err"
 fi
 
-echo "== Audio files and conversion (Tests/files)"
+section "Audio files and conversion (Tests/files)"
 # Media made by sox and ffmpeg (not our code); what they decode to, written back, and
 # mutated copies of them.
 media_flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs AudioToolbox)
@@ -291,17 +302,17 @@ else
     fail "make-media.sh"; tail -5 "$out/media.log"
 fi
 
-echo "== Concurrency stress under ThreadSanitizer (make tsan)"
+section "Concurrency stress under ThreadSanitizer (make tsan)"
 if (cd "$here" && make --no-print-directory tsan > "$out/tsan.log" 2>&1) && ! grep -q "WARNING: ThreadSanitizer" "$out/tsan.log"; then
     pass "tsan"
 else
     fail "tsan (see $out/tsan.log)"; grep -m5 -A3 "WARNING: ThreadSanitizer" "$out/tsan.log"
 fi
 
-echo "== Exported symbols"
+section "Exported symbols"
 if "$here/scripts/check-exports.sh" "$prefix/lib/libAudioToolbox.so.0"; then pass "exports"; else fail "exports"; fi
 
-echo "== The daemon carries no codec"
+section "The daemon carries no codec"
 # audiosessiond is the user's security boundary: a dead program's sounds are decoded by
 # audiosessiond-finisher, never by the daemon, so no decoder library is mapped into it.
 codecs=$(ldd "$prefix/bin/audiosessiond" | grep -E 'libav|libsw|libsndfile|libsamplerate|libwebrtc|libSoundTouch|libFLAC|libvorbis|libopus|libmp3lame|libx26' | awk '{print $1}' | tr '\n' ' ')
@@ -311,7 +322,7 @@ else
     fail "daemon without codecs: ldd audiosessiond names ${codecs:-none} (finisher installed: $([ -x "$prefix/libexec/audiotoolbox/audiosessiond-finisher" ] && echo yes || echo no))"
 fi
 
-echo "== Libraries loaded on first use"
+section "Libraries loaded on first use"
 # FFmpeg, the WebRTC audio processing library, libsamplerate and libpipewire are opened
 # by their SONAMEs when a call first needs them: the library neither links them nor
 # leaves one of their symbols undefined.
@@ -345,7 +356,7 @@ else
     fail "test_lazy_libraries (does not compile, or no sox)"; head -20 "$out/test_lazy_libraries.err"
 fi
 
-echo "== A thin ABI over one runtime"
+section "A thin ABI over one runtime"
 # The ABI layer translates: @_cdecl entry points and marshalling. Registries, handle
 # tables, listener lists and run-loop queues are the Runtime's; the environment is read
 # in one file (Settings/Configuration.swift).
@@ -360,7 +371,7 @@ else
     fail "thin ABI: largest file $largest; state in the ABI: ${state:-none}; environment read outside Configuration.swift: ${readers:-none}"
 fi
 
-echo "== ALSA backend through the virtual ALSA card"
+section "ALSA backend through the virtual ALSA card"
 # alsa_suite [--link "FLAGS"] NAME [VAR=VALUE...]: compile Tests/alsa/NAME.c (linked with
 # the library, or with FLAGS instead) and run it with the variables set.
 alsa_suite() {
@@ -420,9 +431,9 @@ alsa_suite test_alsa_fallback AUDIOTOOLBOX_ALSA_CTL=no_such_card
 # AUDIOTOOLBOX_BACKEND=alsa and no card: initialisation fails, and can be retried.
 alsa_suite test_alsa_forced AUDIOTOOLBOX_BACKEND=alsa AUDIOTOOLBOX_ALSA_CTL=no_such_card
 
-echo "== Porting patterns and sample-shaped programs (Tests/patterns: clients, Apple's samples, real clients reproduced)"
-# Built with AudioToolbox-ios by gcc, clang and g++; each run on the virtual device and
-# on the virtual ALSA card. One PASS/FAIL line per compiler and mode.
+section "Porting patterns and sample-shaped programs (Tests/patterns: clients, Apple's samples, real clients reproduced)"
+# Built with AudioToolbox-ios by gcc, clang and g++; each build run on the virtual ALSA
+# card, gcc's also on the virtual device. One PASS/FAIL line per compiler and mode.
 while IFS= read -r line; do
     case "$line" in
         "PASS "*) pass "pattern ${line#PASS }" ;;
@@ -431,26 +442,27 @@ while IFS= read -r line; do
     esac
 done < <("$here/Tests/patterns/run-patterns.sh" "$prefix" "$out/patterns" 2>&1)
 
-echo "== Programs arbitrated together by audiosessiond (Tests/arbiter)"
+section "Programs arbitrated together by audiosessiond (Tests/arbiter)"
 # Real daemons and real processes, each case in its own runtime folder: interruptions,
 # resumption, kills, calls, 64 sessions, another uid refused. One PASS/FAIL per case.
 relay "arbiter " < <(AUDIOTOOLBOX_ARBITER=daemon python3 "$here/Tests/arbiter/run-arbiter-tests.py" "$prefix" "$out/arbiter" 2>&1)
 
-echo "== Hostile users (Tests/hostile)"
+section "Hostile users (Tests/hostile)"
 # Other users (uid 65534, a victim uid 65533), planted files, floods, stuck peers, each
 # case with its own runtime folder and daemons. One PASS/FAIL per case.
 relay "hostile " < <(python3 "$here/Tests/hostile/run-hostile-tests.py" "$prefix" "$out/hostile" 2>&1)
 
-echo "== A user's Swift package: import AVFoundation (Tests/swift-package)"
+section "A user's Swift package: import AVFoundation (Tests/swift-package)"
 # Built from source by SwiftPM with ours as a path dependency; interrupted by a C
 # program's session through audiosessiond, resumed by its NotifyOthersOnDeactivation.
 relay "" < <("$here/Tests/swift-package/run.sh" "$prefix" "$out/swift-package" 2>&1)
 
-echo "== Debian packages without the toolchain (Tests/deb)"
+section "Debian packages without the toolchain (Tests/deb)"
 # make deb (lintian included), the packages installed in a private namespace's scratch
 # layer, the toolchain hidden; README's tone and an iPhone-style player built with the
 # system's pkg-config, heard on the packaged card, interrupted by the packaged tool.
 relay "" < <("$here/Tests/deb/run-package-test.sh" "$out/deb" 2>&1)
 
+section
 echo "check: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

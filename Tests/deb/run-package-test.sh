@@ -70,7 +70,7 @@ else
 fi
 
 # ---- no toolchain --------------------------------------------------------------------------
-for hidden in /opt/swift "$here/.build" "$here/build/prefix"; do
+for hidden in /opt/swift "$here/.build" "$here/.build-static" "$here/build/prefix"; do
     [ -d "$hidden" ] && mount -t tmpfs -o size=1m,mode=755 empty "$hidden"
 done
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -79,7 +79,7 @@ if command -v swift swiftc >/dev/null || [ -n "$(ls -A /opt/swift 2>/dev/null)" 
     fail "no toolchain: swift is still reachable"
     exit
 fi
-pass "no toolchain: /opt/swift, .build and build/prefix are empty folders here"
+pass "no toolchain: /opt/swift, .build, .build-static and build/prefix are empty folders here"
 
 work=$out/work
 rm -rf "$work" && mkdir -p "$work"

@@ -46,28 +46,33 @@ public final class CallbackQueue<Item: Coalescing>: @unchecked Sendable {
     /// Delivers on `runLoop` in `mode` from now on; items waiting follow.
     public func move(to runLoop: CFRunLoop, mode: CFString) {
         wakeup.move(to: runLoop, mode: mode)
+        if state.withLock({ !$0.items.isEmpty }) { wakeup.signalSource() }
         wake()
     }
 
     /// The descriptor that polls readable while items wait.
     public var fileDescriptor: Int32 { wakeup.fileDescriptor }
 
-    /// Adds `items` in order, each as its type says (`Coalescing.add`).
-    /// Takes only this queue's lock and calls nothing else, so it may run under the
-    /// caller's locks; call `wake` afterwards.
+    /// Adds `items` in order, each as its type says (`Coalescing.add`), and in the same
+    /// step makes the descriptor readable and marks the run loop's source signalled, so
+    /// a thread that sees the change the items report (the caller enqueues under the
+    /// lock that guards it) finds them waiting too, even before `wake`. Takes only this
+    /// queue's lock and leaf locks below it (an eventfd write, the CF source's flag), so
+    /// it may run under the caller's locks; call `wake` afterwards.
     public func enqueue(_ items: [Item]) {
+        guard !items.isEmpty else { return }
         state.withLock { s in
             for item in items { Item.add(item, to: &s.items) }
+            wakeup.markReadable()
+            wakeup.signalSource()
         }
     }
 
-    /// Wakes the run loop and makes the descriptor readable while items wait.
+    /// Wakes the run loop if items wait: a loop asleep in its poll does not look at
+    /// its sources' flags by itself.
     public func wake() {
-        let waiting = state.withLock { s -> Bool in
-            if !s.items.isEmpty { wakeup.markReadable() }
-            return !s.items.isEmpty
-        }
-        if waiting { wakeup.signalRunLoop() }
+        let waiting = state.withLock { !$0.items.isEmpty }
+        if waiting { wakeup.wakeRunLoop() }
     }
 
     /// Delivers every waiting item on the calling thread, one at a time; returns how many

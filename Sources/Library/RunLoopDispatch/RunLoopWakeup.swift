@@ -10,7 +10,7 @@ import Synchronization
 /// The descriptor is a non-blocking eventfd. `CallbackQueue` makes it readable and
 /// unreadable under its own lock (`markReadable`, `markUnreadable`: one system call
 /// each), so the descriptor is readable exactly while callbacks wait; the run-loop
-/// source is signalled outside that lock.
+/// source is marked signalled under that lock too, and the loop woken outside it.
 final class RunLoopWakeup: @unchecked Sendable {
     /// The descriptor that polls readable while callbacks wait.
     let fileDescriptor: Int32
@@ -26,7 +26,7 @@ final class RunLoopWakeup: @unchecked Sendable {
     private let onSignal: () -> Void
 
     /// Attaches to `runLoop` in `mode`; the run loop calls `onSignal` after a
-    /// `signalRunLoop`. Nil when the process has no descriptor left.
+    /// `signalSource`. Nil when the process has no descriptor left.
     init?(runLoop: CFRunLoop, mode: CFString, onSignal: @escaping () -> Void) {
         fileDescriptor = DescriptorsEventFD()
         guard fileDescriptor >= 0 else { return nil }
@@ -50,10 +50,17 @@ final class RunLoopWakeup: @unchecked Sendable {
 
     var isDetached: Bool { detached.load(ordering: .acquiring) }
 
-    /// Makes the run loop call `onSignal`.
-    func signalRunLoop() {
+    /// Marks the source signalled: the run loop calls `onSignal` the next time it looks
+    /// at its sources. Only the source's own lock is taken (a leaf), so the queue calls
+    /// this under its lock.
+    func signalSource() {
         guard !isDetached else { return }
         CFRunLoopSourceSignal(source)
+    }
+
+    /// Wakes the run loop so it looks at its signalled source.
+    func wakeRunLoop() {
+        guard !isDetached else { return }
         // Inside the doorbell's callouts the loop checks its sources before it sleeps
         // again: no wake-up needed. Anywhere else (even on the loop's thread, e.g. in a
         // program's before-waiting observer) the loop may be about to sleep.
