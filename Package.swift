@@ -58,6 +58,9 @@ let package = Package(
     targets: [
         // A pthread-mutex guarded value, shared by the layers (visible to ThreadSanitizer).
         .target(name: "Locking", path: "Sources/Shared/Locking"),
+        // Four-character codes made and printed: the one printer of the library, the
+        // daemon and the tool.
+        .target(name: "FourCharCodes", path: "Sources/Shared/FourCharCodes"),
         // The line handler for swift-log that the library and the daemon log through (the
         // daemon's with a rate limit).
         .target(name: "LogLines", dependencies: [.product(name: "Logging", package: "swift-log")],
@@ -68,7 +71,7 @@ let package = Package(
                 path: "Sources/Library/Settings"),
         // Pure Swift rules of the API: property table, category policy, state machine,
         // listener registry, event model. No I/O, no CoreFoundation.
-        .target(name: "AudioSessionCore", dependencies: ["Locking"], path: "Sources/Library/AudioSessionCore"),
+        .target(name: "AudioSessionCore", dependencies: ["FourCharCodes", "Locking"], path: "Sources/Library/AudioSessionCore"),
         // The messages between the library, the `audiosession` tool and `audiosessiond`:
         // framing, encoding, a decoder that rejects every malformed frame.
         .target(name: "ArbiterProtocol", path: "Sources/Shared/ArbiterProtocol"),
@@ -92,7 +95,7 @@ let package = Package(
         .target(name: "ArbiterVocabulary", dependencies: ["AudioSessionCore", "ArbiterProtocol", "Arbitration"], path: "Sources/Library/Arbiters/ArbiterVocabulary"),
         // The per-user arbitration daemon: Shared modules and C libraries only, no codec.
         .executableTarget(name: "audiosessiond",
-                          dependencies: ["ArbiterProtocol", "ArbiterSocket", "Arbitration",
+                          dependencies: ["ArbiterProtocol", "ArbiterSocket", "Arbitration", "FourCharCodes",
                                          "CSoundServer", "CDescriptors", "Locking", "POSIXSupport", "LogLines",
                                          .product(name: "Logging", package: "swift-log")],
                           path: "Sources/Daemon/audiosessiond"),
@@ -158,7 +161,7 @@ let package = Package(
         .target(name: "CMediaCodecs", path: "Sources/CLibraries/CMediaCodecs", linkerSettings: [.linkedLibrary("dl")]),
         // Audio files and conversion: Audio File, Extended Audio File, Audio Converter
         // (PCM conversion, decoding, AAC encoding), over CMediaCodecs and libsamplerate.
-        .target(name: "AudioFiles", dependencies: ["CMediaCodecs", "Resampling"], path: "Sources/Library/Services/AudioFiles"),
+        .target(name: "AudioFiles", dependencies: ["CDescriptors", "CMediaCodecs", "Resampling"], path: "Sources/Library/Services/AudioFiles"),
         // The queues' time/pitch processing: a C face for SoundTouch (Debian:
         // libsoundtouch-dev; LGPL 2.1, which a shared library may link whatever its users'
         // licences, where Rubber Band is GPL).
@@ -242,7 +245,7 @@ let package = Package(
                     swiftSettings: publicHeaders),
         .testTarget(
             name: "AudioToolboxTests",
-            dependencies: ["AudioToolbox", "Runtime", "AudioSessionCore", "CAudioToolbox"],
+            dependencies: ["AudioToolbox", "Runtime", "AudioSessionCore", "AudioUnits", "CAudioToolbox"],
             swiftSettings: publicHeaders
         ),
     ],

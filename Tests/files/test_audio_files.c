@@ -888,6 +888,20 @@ static OSStatus frameworkFeed(AudioConverterRef converter, UInt32 *ioPackets, Au
     return noErr;
 }
 
+/* How long FFmpeg says the file at `path` lasts (0 if it cannot tell). */
+static double probeSeconds(const char *path)
+{
+    char command[2048];
+    snprintf(command, sizeof command, "ffprobe -v error -show_entries format=duration -of csv=p=0 '%s'", path);
+    FILE *probe = popen(command, "r");
+    double seconds = 0;
+    if (probe) {
+        if (fscanf(probe, "%lf", &seconds) != 1) seconds = 0;
+        pclose(probe);
+    }
+    return seconds;
+}
+
 static void frameworkEncoder(void)
 {
     long size16 = 0;
@@ -941,13 +955,21 @@ static void frameworkEncoder(void)
     size = sizeof packetSize;
     CHECK_STATUS(AudioConverterGetProperty(c, kAudioConverterPropertyMaximumOutputPacketSize, &size, &packetSize), noErr);
 
-    char path[1024];
+    /* Two files of the same packets: one without a packet table, and one whose table is
+     * set after the last packet, just before closing, as an afconvert-style program does
+     * once the converter's priming is known. */
+    char path[1024], tablePath[1024];
     snprintf(path, sizeof path, "%s/framework.m4a", media);
+    snprintf(tablePath, sizeof tablePath, "%s/framework-table.m4a", media);
+    AudioFileID file = NULL, tableFile = NULL;
     CFURLRef url = urlOf(path);
-    AudioFileID file = NULL;
     CHECK_STATUS(AudioFileCreateWithURL(url, kAudioFileM4AType, &current, kAudioFileFlags_EraseFile, &file), noErr);
     CFRelease(url);
+    url = urlOf(tablePath);
+    CHECK_STATUS(AudioFileCreateWithURL(url, kAudioFileM4AType, &current, kAudioFileFlags_EraseFile, &tableFile), noErr);
+    CFRelease(url);
     if (file) CHECK_STATUS(AudioFileSetProperty(file, kAudioFilePropertyMagicCookieData, cookieSize, cookie), noErr);
+    if (tableFile) CHECK_STATUS(AudioFileSetProperty(tableFile, kAudioFilePropertyMagicCookieData, cookieSize, cookie), noErr);
     free(cookie);
     char *packet = malloc(packetSize ? packetSize : 1);
     struct Feed f = {s16, 44100, 0, 0, noErr, 0};
@@ -963,6 +985,10 @@ static void frameworkEncoder(void)
             description.mStartOffset = 0;
             if (file) CHECK_STATUS(AudioFileWritePackets(file, false, list.mBuffers[0].mDataByteSize, &description, packets, &got,
                                                          packet), noErr);
+            UInt32 one = 1;
+            if (tableFile)
+                CHECK_STATUS(AudioFileWritePackets(tableFile, false, list.mBuffers[0].mDataByteSize, &description, packets, &one,
+                                                   packet), noErr);
             packets++;
         } else {
             CHECK(status == noErr || status == 1, "the encoder fills (%d)", (int)status);
@@ -975,14 +1001,45 @@ static void frameworkEncoder(void)
     CHECK(duration >= 44100 && duration <= 44100 + prime.leadingFrames + 2048, "its packets last as long as the input (%ld frames)",
           duration);
     if (file) CHECK_STATUS(AudioFileClose(file), noErr);
+    size = sizeof prime;
+    CHECK_STATUS(AudioConverterGetProperty(c, kAudioConverterPrimeInfo, &size, &prime), noErr);
+    AudioFilePacketTableInfo table = {44100, (SInt32)prime.leadingFrames, (SInt32)(duration - 44100 - prime.leadingFrames)};
+    CHECK(table.mPrimingFrames > 0 && table.mRemainderFrames >= 0, "the converter's priming (%d) leaves a remainder (%d)",
+          (int)table.mPrimingFrames, (int)table.mRemainderFrames);
+    if (tableFile) {
+        CHECK_STATUS(AudioFileSetProperty(tableFile, kAudioFilePropertyPacketTableInfo, sizeof table, &table), noErr);
+        CHECK_STATUS(AudioFileClose(tableFile), noErr);
+    }
     CHECK_STATUS(AudioConverterDispose(c), noErr);
-    char command[2048];
-    snprintf(command, sizeof command, "ffprobe -v error -show_entries format=duration -of csv=p=0 '%s'", path);
-    FILE *probe = popen(command, "r");
-    double seconds = 0;
-    if (probe) { if (fscanf(probe, "%lf", &seconds) != 1) seconds = 0; pclose(probe); }
-    printf("measured: the M4A of its packets lasts %.3f s for FFmpeg\n", seconds);
+    double seconds = probeSeconds(path), tableSeconds = probeSeconds(tablePath);
+    printf("measured: the M4A of its packets lasts %.3f s for FFmpeg; with the packet table set after them %.3f s\n", seconds,
+           tableSeconds);
     CHECK(fabs(seconds - duration / 44100.0) < 0.002, "FFmpeg reads the M4A as long as its packets (%.3f s)", seconds);
+    CHECK(fabs(tableSeconds - 1.0) < 0.001, "FFmpeg reads the M4A whose table was set last as the 44100 frames fed (%.4f s)",
+          tableSeconds);
+    /* Read back by us: the table, and ExtAudioFile's length, are the program's. */
+    url = urlOf(tablePath);
+    AudioFileID back = NULL;
+    CHECK_STATUS(AudioFileOpenURL(url, kAudioFileReadPermission, kAudioFileM4AType, &back), noErr);
+    if (back) {
+        AudioFilePacketTableInfo read = {0, 0, 0};
+        size = sizeof read;
+        CHECK_STATUS(AudioFileGetProperty(back, kAudioFilePropertyPacketTableInfo, &size, &read), noErr);
+        CHECK(read.mNumberValidFrames == 44100 && read.mPrimingFrames == table.mPrimingFrames,
+              "the table reads back: %lld valid, %d priming (set %d)", (long long)read.mNumberValidFrames, (int)read.mPrimingFrames,
+              (int)table.mPrimingFrames);
+        AudioFileClose(back);
+    }
+    ExtAudioFileRef ext = NULL;
+    CHECK_STATUS(ExtAudioFileOpenURL(url, &ext), noErr);
+    CFRelease(url);
+    if (ext) {
+        SInt64 length = 0;
+        size = sizeof length;
+        CHECK_STATUS(ExtAudioFileGetProperty(ext, kExtAudioFileProperty_FileLengthFrames, &size, &length), noErr);
+        CHECK(length == 44100, "ExtAudioFile reads 44100 frames (%lld)", (long long)length);
+        ExtAudioFileDispose(ext);
+    }
     free(s16);
 }
 

@@ -17,13 +17,7 @@
 
 /* CoreFoundation's headers need the byte order spelled the Apple way; gcc does not
  * define these macros itself. */
-#if !defined(__LITTLE_ENDIAN__) && !defined(__BIG_ENDIAN__)
-#  if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#    define __BIG_ENDIAN__ 1
-#  else
-#    define __LITTLE_ENDIAN__ 1
-#  endif
-#endif
+#include <AudioToolbox/compat/byte_order.h>
 
 /* Included one by one: the CoreFoundation umbrella header needs clang's blocks. */
 #include <CoreFoundation/CFBase.h>

@@ -22,13 +22,7 @@
 #include <string.h>
 
 /* gcc does not spell the byte order the way Apple's headers test it. */
-#if !defined(__LITTLE_ENDIAN__) && !defined(__BIG_ENDIAN__)
-#  if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#    define __BIG_ENDIAN__ 1
-#  else
-#    define __LITTLE_ENDIAN__ 1
-#  endif
-#endif
+#include <AudioToolbox/compat/byte_order.h>
 
 /* What OSHostByteOrder() answers. */
 enum {

@@ -6,6 +6,7 @@
 #include <sys/prctl.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -80,6 +81,13 @@ int DescriptorsPipe(int ends[2])
 int DescriptorsOpenPath(const char *path, int followSymlinks)
 {
     return open(path, O_PATH | O_CLOEXEC | (followSymlinks ? 0 : O_NOFOLLOW));
+}
+
+int DescriptorsAnonymousFile(const char *directory)
+{
+    int fd = directory ? open(directory, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : -1;
+    if (fd >= 0) return fd;
+    return memfd_create("audiotoolbox-scratch", MFD_CLOEXEC);
 }
 
 int DescriptorsAccept(int listener)

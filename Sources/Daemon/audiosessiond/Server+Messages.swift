@@ -2,7 +2,9 @@ import ArbiterProtocol
 import ArbiterSocket
 import Arbitration
 import CDescriptors
+import FourCharCodes
 import Glibc
+import LogLines
 import POSIXSupport
 
 /// Routing: what each message asks of the arbitration, and what its notices become for
@@ -36,7 +38,7 @@ extension Server {
         }
         switch (connection.role, message) {
         case (.session, .claim(let category, let mode, let traits)):
-            event("\(describe(connection)) category \(fourCC(category)) mode \(fourCC(mode)) \(traitWords(traits))")
+            event("\(describe(connection)) category \(FourCharCode.text(category)) mode \(FourCharCode.text(mode)) \(traitWords(traits))")
             deliver(arbitration.claim(connection.id, category: category, mode: mode, traits: traits))
         case (.session, .activate):
             event("\(describe(connection)) activates")

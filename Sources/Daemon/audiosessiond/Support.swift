@@ -8,12 +8,6 @@ func cString<T>(_ tuple: T) -> String {
     withUnsafeBytes(of: tuple) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
 }
 
-func fourCC(_ value: UInt32) -> String {
-    let bytes = [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
-    guard bytes.allSatisfy({ (0x20..<0x7F).contains($0) }) else { return String(value) }
-    return String(decoding: bytes, as: UTF8.self)
-}
-
 func traitWords(_ traits: ClaimTraits) -> String {
     var words: [String] = []
     if traits.contains(.mixes) { words.append("mixes") }

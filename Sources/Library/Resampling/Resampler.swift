@@ -19,6 +19,31 @@ public final class Resampler {
         /// Straight lines between samples (AudioConverter's Linear complexity).
         case linear
 
+        /// kAudioConverterSampleRateConverterComplexity's and the format-converter
+        /// units' SampleRateConverterComplexity's values ('line', 'norm', 'bats').
+        public static let complexityLinear: UInt32 = 0x6C69_6E65
+        public static let complexityNormal: UInt32 = 0x6E6F_726D
+        public static let complexityMastering: UInt32 = 0x6261_7473
+
+        /// The quality a complexity names; nil for a value that names none.
+        public init?(complexity: UInt32) {
+            switch complexity {
+            case Self.complexityLinear: self = .linear
+            case Self.complexityNormal: self = .medium
+            case Self.complexityMastering: self = .best
+            default: return nil
+            }
+        }
+
+        /// The complexity that names this quality (the real-time one reads as normal).
+        public var complexity: UInt32 {
+            switch self {
+            case .linear: Self.complexityLinear
+            case .best: Self.complexityMastering
+            case .fastest, .medium: Self.complexityNormal
+            }
+        }
+
         var converter: Int32 {
             switch self {
             case .linear: Int32(SRC_LINEAR)

@@ -1,11 +1,12 @@
+import CAudioToolbox
 import Glibc
 
 /// The library's one answer to fork. Each part that holds threads, locks or descriptors
 /// says what its copy must do in the child (and, before that, in the parent), and the
-/// parts run in one fixed order from one pthread_atfork registration: the session first
-/// (the child starts without one), then the services it fed (which, fed by no session
-/// any more, go back to what they obey without one). Separate registrations would run in
-/// whatever order the parts happened to be first used.
+/// parts run in one fixed order from the library's one pthread_atfork (ProcessFacts.c):
+/// the session first (the child starts without one), then the services it fed (which,
+/// fed by no session any more, go back to what they obey without one). Separate
+/// registrations would run in whatever order the parts happened to be first used.
 package enum ForkCoordinator {
     package enum Part: Int, CaseIterable {
         case session
@@ -27,7 +28,8 @@ package enum ForkCoordinator {
     nonisolated(unsafe) private static var lock = pthread_mutex_t()
     private static let installed: Void = {
         pthread_mutex_init(&lock, nil)
-        pthread_atfork({ pthread_mutex_lock(&ForkCoordinator.lock) },
+        // Through the library's one pthread_atfork (ProcessFacts.c), set once, here.
+        AudioToolboxSetForkHooks({ pthread_mutex_lock(&ForkCoordinator.lock) },
                        {
                            let registered = ForkCoordinator.steps
                            pthread_mutex_unlock(&ForkCoordinator.lock)

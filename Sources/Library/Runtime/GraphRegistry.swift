@@ -1,6 +1,7 @@
 import AudioGraphs
 import AudioUnits
 import CAudioToolbox
+import FourCharCodes
 import Glibc
 import Locking
 import Synchronization
@@ -435,7 +436,7 @@ extension GraphHandles {
         lines.append("  nodes:")
         for node in model.nodes {
             let c = node.component
-            var line = "    node \(node.id): '\(fourCC(c.type))' '\(fourCC(c.subtype))' '\(fourCC(c.manufacturer))'"
+            var line = "    node \(node.id): \(FourCharCode.describe(c.type)) \(FourCharCode.describe(c.subtype)) \(FourCharCode.describe(c.manufacturer))"
             if let key = units[node.id] { line += ", unit \(pointerText(OpaquePointer(bitPattern: key)))" }
             if node.isOutput { line += ", output node" }
             lines.append(line)
@@ -474,13 +475,6 @@ extension GraphHandles {
 /// A handle as C prints a pointer.
 package func pointerText(_ handle: OpaquePointer?) -> String {
     "0x" + String(UInt(bitPattern: handle.map { Int(bitPattern: $0) } ?? 0), radix: 16)
-}
-
-/// A four-character code as text ('lpcm'); a code with unprintable bytes as a number.
-package func fourCC(_ code: UInt32) -> String {
-    let bytes = [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: code >> UInt32($0)) }
-    guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return String(code) }
-    return String(decoding: bytes, as: UTF8.self)
 }
 
 /// A unit format as CAShow gives it: channels, rate, sample type, interleaving.

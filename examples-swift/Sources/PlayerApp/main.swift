@@ -4,10 +4,12 @@
 //   resumed <Bool>                            (after Ended with ShouldResume: play())
 //   finished successfully=<Bool> main=<Bool> playing=<Bool>
 // and exits 0 after the delegate's call; 2 if it never came.
-//   PlayerApp FILE LOOPS [RATE] [interruptible]
+//   PlayerApp FILE LOOPS [RATE[late]] [interruptible]
 // Plain: a game's background music (ambient category, looped). With a RATE other than 1:
-// enableRate before prepareToPlay. "interruptible": a music player (playback category)
-// that pauses on Began and plays again after Ended when it should resume.
+// enableRate before prepareToPlay, and the rate set then; RATE followed by "late" (2.0late):
+// the rate set only after play(), as a podcast player's speed button does. "interruptible":
+// a music player (playback category) that pauses on Began and plays again after Ended when
+// it should resume.
 import AVFoundation
 
 final class Music: NSObject, AVAudioPlayerDelegate {
@@ -32,7 +34,9 @@ final class Music: NSObject, AVAudioPlayerDelegate {
 
 setvbuf(stdout, nil, _IOLBF, 0)
 let arguments = CommandLine.arguments
-let rate = arguments.count > 3 ? Float(arguments[3]) ?? 1 : 1
+let rateText = arguments.count > 3 ? arguments[3] : "1"
+let lateRate = rateText.hasSuffix("late")
+let rate = Float(lateRate ? String(rateText.dropLast(4)) : rateText) ?? 1
 let interruptible = arguments.count > 4 && arguments[4] == "interruptible"
 let music = Music()
 let observer = NotificationCenter.default.addObserver(forName: AVAudioSession.interruptionNotification,
@@ -45,11 +49,12 @@ do {
     player.delegate = music
     if rate != 1 {
         player.enableRate = true
-        player.rate = rate
+        if !lateRate { player.rate = rate }
     }
     print("loaded duration=\(player.duration) channels=\(player.numberOfChannels)")
     player.prepareToPlay()
     guard player.play() else { print("play failed"); exit(1) }
+    if lateRate { player.rate = rate }
     let deadline = Date(timeIntervalSinceNow: 30)
     while !music.done && Date() < deadline {
         _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05))

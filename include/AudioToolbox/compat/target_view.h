@@ -17,13 +17,7 @@
 #pragma GCC system_header
 
 /* gcc does not spell the byte order the way CoreFoundation tests it. */
-#if !defined(__LITTLE_ENDIAN__) && !defined(__BIG_ENDIAN__)
-#  if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#    define __BIG_ENDIAN__ 1
-#  else
-#    define __LITTLE_ENDIAN__ 1
-#  endif
-#endif
+#include <AudioToolbox/compat/byte_order.h>
 
 #ifndef __TARGETCONDITIONALS__
 #define __TARGETCONDITIONALS__ 1

@@ -34,6 +34,11 @@ int DescriptorsPipe(int ends[2]);
  * look at what is at `path` without opening it for reading (Swift does not see O_PATH). */
 int DescriptorsOpenPath(const char *path, int followSymlinks);
 
+/* A file with no name, read-write and close-on-exec, for scratch data: in `directory`
+ * (O_TMPFILE: on that file system, and gone with its last descriptor), or where the
+ * file system cannot do that, in memory (memfd_create). -1 and errno on failure. */
+int DescriptorsAnonymousFile(const char *directory);
+
 /* accept4(2) with SOCK_CLOEXEC | SOCK_NONBLOCK: the new connection is never inherited
  * by a program another thread execs. */
 int DescriptorsAccept(int listener);

@@ -1,6 +1,7 @@
 import AudioFiles
 import CAudioToolbox
 import CoreFoundation
+import FourCharCodes
 import Runtime
 
 // Audio Format Services (AudioFormat.h): facts about formats, answered from the codecs
@@ -14,10 +15,6 @@ private func specifiedASBD(_ size: UInt32, _ specifier: UnsafeRawPointer?) throw
     guard let specifier else { throw .parameter }
     guard Int(size) >= MemoryLayout<AudioStreamBasicDescription>.size else { throw .formatBadSpecifierSize }
     return specifier.loadUnaligned(as: AudioStreamBasicDescription.self)
-}
-
-private func fourCC(_ id: UInt32) -> String {
-    String(decoding: [UInt8(id >> 24), UInt8(id >> 16 & 0xFF), UInt8(id >> 8 & 0xFF), UInt8(id & 0xFF)], as: UTF8.self)
 }
 
 /// Completes a description from its format ID (and the cookie, for AAC): the file
@@ -72,7 +69,7 @@ private func formatProperty(_ id: UInt32, _ size: UInt32, _ specifier: UnsafeRaw
         case FormatID.appleIMA4: name = "IMA 4:1"
         case FormatID.uLaw: name = "µLaw 2:1"
         case FormatID.aLaw: name = "aLaw 2:1"
-        default: name = "'\(fourCC(d.mFormatID))'"
+        default: name = FourCharCode.describe(d.mFormatID)
         }
         return .object(CFValues.string(name))
     case kAudioFormatProperty_FormatList, kAudioFormatProperty_OutputFormatList:

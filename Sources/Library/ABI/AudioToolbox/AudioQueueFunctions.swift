@@ -40,7 +40,10 @@ func newQueue(_ direction: AudioQueue.Direction, _ format: UnsafePointer<AudioSt
     guard flags == 0 else { return QueueError.invalidParameter.rawValue }
     _ = QueueHandles.installForkHandler
     var description = StreamDescription(format.pointee)
-    if description.formatID == FormatID.mpeg4AAC && description.framesPerPacket == 0 { description.framesPerPacket = 1024 }
+    // A compressed format's packet length left 0 is the codec's (Audio Format's completion).
+    if !description.isLinearPCM && description.framesPerPacket == 0, let whole = try? description.completed(cookie: nil) {
+        description.framesPerPacket = whole.framesPerPacket
+    }
     let queue: AudioQueue
     do throws(QueueError) {
         queue = try AudioQueue(direction: direction, format: description, fedWith: Runtime.withoutSession)

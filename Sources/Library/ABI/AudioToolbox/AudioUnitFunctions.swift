@@ -147,6 +147,6 @@ public func audioOutputUnitStop(_ unit: OpaquePointer?) -> Int32 {
         guard let io = u as? OutputUnit, io.kind.isOutput else { throw .unimplemented }
         changed = io.stop()
     }
-    if changed { UnitListeners.tell(unit, kAudioOutputUnitProperty_IsRunning) }
+    if changed { UnitListeners.tell(unit, UnitProperties.isRunning) }
     return status
 }

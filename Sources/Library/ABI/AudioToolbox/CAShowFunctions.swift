@@ -1,5 +1,6 @@
 import AudioUnits
 import CAudioToolbox
+import FourCharCodes
 import Glibc
 import Runtime
 
@@ -31,8 +32,8 @@ public func caShowFile(_ object: UnsafeMutableRawPointer?, _ file: UnsafeMutable
 
 private func showUnit(_ unit: any AudioUnitInstance, _ handle: OpaquePointer?) -> String {
     let kind = unit.kind
-    var lines = ["AudioUnit \(pointerText(handle)): '\(fourCC(kind.type))' '\(fourCC(kind.subtype))' "
-                 + "'\(fourCC(kind.manufacturer))', \(unit.isInitialized ? "initialized" : "uninitialized")"
+    var lines = ["AudioUnit \(pointerText(handle)): \(FourCharCode.describe(kind.type)) \(FourCharCode.describe(kind.subtype)) "
+                 + "\(FourCharCode.describe(kind.manufacturer)), \(unit.isInitialized ? "initialized" : "uninitialized")"
                  + (UnitHandles.outputUnit(handle).map { $0.isRunning ? ", running" : ", stopped" } ?? "")]
     for (scope, name) in [(Scope.input, "input"), (Scope.output, "output")] {
         for element in 0..<min(unit.elementCount(scope), 16) {

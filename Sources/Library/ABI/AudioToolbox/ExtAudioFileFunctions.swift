@@ -52,13 +52,9 @@ public func extAudioFileCreateWithURL(_ url: CFURL?, _ type: UInt32, _ format: U
         guard let path = filePath(url), let format, let out else { throw .parameter }
         var description = StreamDescription(format.pointee)
         // A compressed format need only name its ID, rate and channels, as iPhone code
-        // writes it: the rest is the codec's.
-        if description.formatID == FormatID.mpeg4AAC {
-            description.framesPerPacket = 1024
-            description.bytesPerPacket = 0
-            description.bytesPerFrame = 0
-            description.bitsPerChannel = 0
-        }
+        // writes it: the rest is the codec's (Audio Format's completion). Linear PCM is
+        // taken as given: a description that does not add up is refused, not mended.
+        if !description.isLinearPCM, let whole = try? description.completed(cookie: nil) { description = whole }
         let writer = try AudioFileWriter(path: path, fileType: type, format: description,
                                          erase: flags & UInt32(kAudioFileFlags_EraseFile) != 0)
         let file = AudioFileHandle(.writing(writer))

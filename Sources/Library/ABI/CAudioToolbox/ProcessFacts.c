@@ -11,16 +11,45 @@
 
 static volatile int forkedChild;
 
-static void markForkedChild(void)
+/* The runtime's steps (ForkCoordinator), set once; `hooksSet` is stored after them. */
+static void (*prepareHook)(void), (*parentHook)(void), (*childHook)(void);
+static int hooksSet;
+/* Whether this fork runs the hooks: decided in prepare, on the forking thread, so a
+ * fork never runs a parent or child step whose prepare step it did not run. */
+static __thread int hooksArmed;
+
+static void forkPrepare(void)
 {
-    forkedChild = 1;
+    hooksArmed = __atomic_load_n(&hooksSet, __ATOMIC_ACQUIRE);
+    if (hooksArmed) prepareHook();
 }
 
-/* From the moment the library is loaded, not only once a session exists: the parent
- * may have run a CoreFoundation run loop without one. */
+static void forkParent(void)
+{
+    if (hooksArmed) parentHook();
+}
+
+static void forkChild(void)
+{
+    forkedChild = 1;
+    if (hooksArmed) childHook();
+}
+
+void AudioToolboxSetForkHooks(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+{
+    if (__atomic_load_n(&hooksSet, __ATOMIC_ACQUIRE)) return;
+    prepareHook = prepare;
+    parentHook = parent;
+    childHook = child;
+    __atomic_store_n(&hooksSet, 1, __ATOMIC_RELEASE);
+}
+
+/* The library's only pthread_atfork: from the moment the library is loaded, not only
+ * once a session exists (the parent may have run a CoreFoundation run loop without
+ * one). */
 __attribute__((constructor)) static void watchForks(void)
 {
-    pthread_atfork(NULL, NULL, markForkedChild);
+    pthread_atfork(forkPrepare, forkParent, forkChild);
 }
 
 int AudioToolboxInForkedChild(void)

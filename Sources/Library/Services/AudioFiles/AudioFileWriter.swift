@@ -20,6 +20,9 @@ public final class AudioFileWriter {
     public var annotations = FileAnnotations()
     public var keepsAnnotations: Bool { caf != nil }
     private var muxer: OpaquePointer?
+    /// An M4A's packets until close (see PacketSpool), and the encoder's bit rate.
+    private var spool: PacketSpool?
+    private var bitRate: Int64 = 0
     private var caf: CAFWriter?
     private var closed = false
     /// The file, open from creation to close; FFmpeg writes it through /proc/self/fd
@@ -148,6 +151,25 @@ public final class AudioFileWriter {
         return made
     }
 
+    /// An M4A's packets into the container, with the packet table as it is now: the
+    /// first packet starts `primingFrames` before the file's time zero, and the last ones
+    /// end `validFrames` after it (the remainder cut off), which FFmpeg records as the
+    /// track's edit list. No table, or one without valid frames: every frame plays.
+    private func multiplex(_ spool: PacketSpool) throws(AudioFileStatus) {
+        self.spool = nil
+        let priming = max(0, packetTable?.primingFrames ?? 0)
+        let valid = packetTable?.validFrames ?? 0
+        let trim = valid > 0 ? spool.totalFrames - Int64(priming) - valid : 0
+        let frameSize = format.framesPerPacket != 0 ? format.framesPerPacket
+            : (try? format.completed(cookie: magicCookie))?.framesPerPacket ?? 0
+        let muxer = try openMuxer(frameSize: Int32(frameSize), priming: priming, bitRate: bitRate)
+        try spool.replay(trimmingEnd: trim) { (packet, frames) throws(AudioFileStatus) in
+            guard MediaMuxerWrite(muxer, packet.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(packet.count), frames) == 0 else {
+                throw .invalidFile
+            }
+        }
+    }
+
     /// Appends packets (descriptions required for AAC; LPCM is bytes of whole frames).
     public func writePackets(_ data: UnsafeRawPointer, byteCount: Int, descriptions: [PacketDescription]?,
                              packets: Int, startingPacket: Int64, bitRate: Int64 = 0) throws(AudioFileStatus) {
@@ -168,14 +190,21 @@ public final class AudioFileWriter {
             return
         }
         guard let descriptions, descriptions.count >= packets else { throw .parameter }
-        let muxer = try openMuxer(frameSize: Int32(format.framesPerPacket == 0 ? 1024 : format.framesPerPacket),
-                                  priming: packetTable?.primingFrames ?? 0, bitRate: bitRate)
         for d in descriptions.prefix(packets) {
             guard d.startOffset >= 0, Int(d.startOffset) + Int(d.byteSize) <= byteCount, d.byteSize > 0 else { throw .parameter }
+        }
+        // Checked before the first packet, as the muxer would be: a format FFmpeg cannot
+        // take is refused now, not at close.
+        if spool == nil {
+            guard format.formatID != FormatID.appleLossless || MagicCookie.alacConfig(magicCookie) != nil,
+                  format.formatID == FormatID.appleLossless || !MagicCookie.audioSpecificConfig(fromCookie: magicCookie).isEmpty
+            else { throw .unsupportedDataFormat }
+            spool = try PacketSpool(besides: path)
+        }
+        if bitRate > 0 { self.bitRate = bitRate }
+        for d in descriptions.prefix(packets) {
             let frames = Int64(d.variableFrames > 0 ? d.variableFrames : max(1, format.framesPerPacket))
-            guard MediaMuxerWrite(muxer, (data + Int(d.startOffset)).assumingMemoryBound(to: UInt8.self), Int32(d.byteSize), frames) == 0 else {
-                throw .invalidFile
-            }
+            try spool!.append(UnsafeRawBufferPointer(start: data + Int(d.startOffset), count: Int(d.byteSize)), frames: frames)
             packetCount += 1
             self.byteCount += Int64(d.byteSize)
             maximumPacketSize = max(maximumPacketSize, d.byteSize)
@@ -240,6 +269,7 @@ public final class AudioFileWriter {
         }
         if muxer == nil && format.isLinearPCM { _ = try? openMuxer(frameSize: 0, priming: 0, bitRate: 0) }
         closed = true
+        if let spool { try multiplex(spool) }
         guard let muxer else { return }
         self.muxer = nil
         guard MediaMuxerFinish(muxer) == 0 else { throw .invalidFile }

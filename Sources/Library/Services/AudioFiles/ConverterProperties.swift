@@ -1,3 +1,5 @@
+import Resampling
+
 /// Audio Converter Services' properties as data: for each ID, how its value reads (in
 /// bytes, as the C API passes them), whether and how a value is taken, and when it is
 /// writable. The ABI's four property calls go through this table and add only C buffers.
@@ -38,11 +40,10 @@ public enum ConverterProperties {
     static let soundQualityForVBR: UInt32 = 0x7662_7271            // 'vbrq'
 
     static let qualityHigh: UInt32 = 0x60, qualityMedium: UInt32 = 0x40
-    static let linear: UInt32 = 0x6C69_6E65, normal: UInt32 = 0x6E6F_726D, mastering: UInt32 = 0x6261_7473
 
     static let rows: [Row] = [
-        Row(id: currentInput, get: { description($0.source) }, set: nil),
-        Row(id: currentOutput, get: { description($0.destination) }, set: nil),
+        Row(id: currentInput, get: { $0.source.cBytes }, set: nil),
+        Row(id: currentOutput, get: { $0.destination.cBytes }, set: nil),
         Row(id: inputLayout, get: { $0.channelLayout(input: true) }, set: { c, bytes throws(AudioFileStatus) in try c.setChannelLayout(bytes, input: true) }),
         Row(id: outputLayout, get: { $0.channelLayout(input: false) }, set: { c, bytes throws(AudioFileStatus) in try c.setChannelLayout(bytes, input: false) }),
         Row(id: minimumInputBufferSize, get: inputPacketBytes, set: nil),
@@ -60,13 +61,9 @@ public enum ConverterProperties {
             let q = try wordValue(bytes)
             c.quality = q >= qualityHigh ? .best : q >= qualityMedium ? .medium : .fastest
         }),
-        Row(id: complexity, get: { _ in word(normal) }, set: { c, bytes throws(AudioFileStatus) in
-            switch try wordValue(bytes) {
-            case linear: c.quality = .linear
-            case normal: c.quality = .medium
-            case mastering: c.quality = .best
-            default: throw .parameter
-            }
+        Row(id: complexity, get: { word($0.quality.complexity) }, set: { c, bytes throws(AudioFileStatus) in
+            guard let quality = Resampler.Quality(complexity: try wordValue(bytes)) else { throw .parameter }
+            c.quality = quality
         }),
         Row(id: codecQuality, get: { _ in word(qualityHigh) }, set: { _, bytes throws(AudioFileStatus) in _ = try wordValue(bytes) }),
         Row(id: encodeBitRate, get: encoder { word(UInt32(clamping: $0.bitRate)) },
@@ -121,13 +118,6 @@ public enum ConverterProperties {
     static func wordValue(_ bytes: UnsafeRawBufferPointer) throws(AudioFileStatus) -> UInt32 {
         guard bytes.count == 4 else { throw .converterBadPropertySize }
         return bytes.loadUnaligned(as: UInt32.self)
-    }
-
-    /// An AudioStreamBasicDescription's 40 bytes.
-    static func description(_ d: StreamDescription) -> [UInt8] {
-        withUnsafeBytes(of: d.sampleRate) { Array($0) }
-            + [d.formatID, d.formatFlags, d.bytesPerPacket, d.framesPerPacket, d.bytesPerFrame, d.channelsPerFrame,
-               d.bitsPerChannel, 0].flatMap(word)
     }
 
     /// AudioValueRange pairs of Float64.

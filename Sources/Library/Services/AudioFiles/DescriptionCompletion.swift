@@ -52,3 +52,13 @@ extension StreamDescription {
         return d
     }
 }
+
+extension StreamDescription {
+    /// The description as an AudioStreamBasicDescription's 40 bytes (Float64 rate, seven
+    /// UInt32 fields, a reserved 0): what the property tables hand the C API.
+    public var cBytes: [UInt8] {
+        withUnsafeBytes(of: sampleRate) { Array($0) }
+            + [formatID, formatFlags, bytesPerPacket, framesPerPacket, bytesPerFrame, channelsPerFrame, bitsPerChannel, 0]
+            .flatMap { value in withUnsafeBytes(of: value) { Array($0) } }
+    }
+}

@@ -106,7 +106,7 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
         var renderQuality: UInt32 = 0x7F
         /// kAudioUnitProperty_SampleRateConverterComplexity of a format converter: which
         /// resampler Initialize makes ('line', 'norm', 'bats').
-        var converterComplexity: UInt32 = OutputUnit.complexityNormal
+        var converterComplexity: UInt32 = Resampler.Quality.complexityNormal
         var shouldAllocate = [true, true]
         var lastRenderError: Int32 = 0
         /// The I/O thread of a started unit, and one stopped by the session whose thread
@@ -287,20 +287,8 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
         // Varispeed always resamples: its ratio follows the playback rate.
         guard c.plan.programOut.sampleRate != c.plan.pulled.sampleRate || kind == .varispeed else { return true }
         c.resampler = PulledResampler(program: c.plan.programOut, output: c.plan.pulled, maximumFrames: Int(c.plan.maximumFrames),
-                                      quality: Self.quality(complexity: c.converterComplexity))
+                                      quality: Resampler.Quality(complexity: c.converterComplexity) ?? .medium)
         return c.resampler != nil
-    }
-
-    static let complexityLinear: UInt32 = 0x6C69_6E65     // 'line'
-    static let complexityNormal: UInt32 = 0x6E6F_726D     // 'norm'
-    static let complexityMastering: UInt32 = 0x6261_7473  // 'bats'
-
-    private static func quality(complexity: UInt32) -> Resampler.Quality {
-        switch complexity {
-        case complexityLinear: .linear
-        case complexityMastering: .best
-        default: .medium
-        }
     }
 
     /// kAudioUnitProperty_SampleRateConverterComplexity: format converters only (AUConverter,
@@ -314,9 +302,7 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
 
     public func setConverterComplexity(_ complexity: UInt32) throws(UnitError) {
         guard kind == .converter || kind == .varispeed else { throw .invalidProperty }
-        guard [Self.complexityLinear, Self.complexityNormal, Self.complexityMastering].contains(complexity) else {
-            throw .invalidPropertyValue
-        }
+        guard Resampler.Quality(complexity: complexity) != nil else { throw .invalidPropertyValue }
         try config.withLock { c throws(UnitError) in
             guard !c.initialized else { throw .initialized }
             c.converterComplexity = complexity

@@ -23,4 +23,9 @@ const char *AudioToolboxProgramName(void);
 /* Internal: whether this process is the child of a fork made after the library was
  * loaded (and not exec'd since). */
 int AudioToolboxInForkedChild(void);
+/* Internal: the library's one fork registration (made when it is loaded) runs these
+ * too, from then on: `prepare` before each fork, `parent` after it in the parent,
+ * `child` in the child. Set once (ForkCoordinator); a fork already under way when they
+ * are set runs none of them. */
+void AudioToolboxSetForkHooks(void (*prepare)(void), void (*parent)(void), void (*child)(void));
 #endif

@@ -1,0 +1,269 @@
+/// AudioUnit properties as data: for each ID, its value's size, which units, scopes and
+/// elements have it (checked in the order the errors are owed), whether it may be set,
+/// how its value reads (as the C API's bytes) and how a value is taken. The ABI's
+/// property calls go through `access` and add only C buffers; a new property, or a new
+/// unit kind's, is a row here.
+public enum UnitProperties {
+    /// Called to connect a destination's input to a source unit named by its handle
+    /// (kAudioUnitProperty_MakeConnection): the handles are the runtime's.
+    public typealias Connector = (_ destination: any AudioUnitInstance, _ source: UInt, _ output: UInt32, _ input: UInt32)
+        throws(UnitError) -> Void
+
+    struct Row {
+        let id: UInt32
+        let size: Int
+        /// Checks that `unit` has the property at this scope and element (throws the
+        /// error owed when not); returns whether it may be set there.
+        let check: (_ unit: any AudioUnitInstance, _ scope: Scope, _ element: UInt32) throws(UnitError) -> Bool
+        /// nil: write-only.
+        var get: ((_ unit: any AudioUnitInstance, _ scope: Scope, _ element: UInt32) throws(UnitError) -> [UInt8])?
+        /// Takes a value of `size` bytes, or nil (a NULL value: only the callbacks take
+        /// it, as their removal). nil: read-only.
+        var set: ((_ unit: any AudioUnitInstance, _ scope: Scope, _ element: UInt32, _ value: UnsafeRawBufferPointer?,
+                   _ connect: Connector?) throws(UnitError) -> Void)?
+        /// A value taken changes the unit's stream format: its listeners hear of it.
+        var changesFormat = false
+    }
+
+    // The IDs, as AudioUnitProperties.h gives them (checked against the header by
+    // AudioToolboxTests.UnitPropertyIDTests).
+    public static let makeConnection: UInt32 = 1
+    public static let sampleRate: UInt32 = 2
+    public static let streamFormat: UInt32 = 8
+    public static let elementCount: UInt32 = 11
+    public static let latency: UInt32 = 12
+    public static let maximumFramesPerSlice: UInt32 = 14
+    public static let tailTime: UInt32 = 20
+    public static let lastRenderError: UInt32 = 22
+    public static let setRenderCallback: UInt32 = 23
+    public static let renderQuality: UInt32 = 26
+    public static let shouldAllocateBuffer: UInt32 = 51
+    public static let isRunning: UInt32 = 2001
+    public static let enableIO: UInt32 = 2003
+    public static let setInputCallback: UInt32 = 2005
+    public static let bypassVoiceProcessing: UInt32 = 2100
+    public static let voiceProcessingEnableAGC: UInt32 = 2101
+    public static let muteOutput: UInt32 = 2104
+    public static let meteringMode: UInt32 = 3007
+    public static let sampleRateConverterComplexity: UInt32 = 3014
+
+    static let descriptionSize = 40, callbackSize = 16, connectionSize = 16
+
+    static let rows: [Row] = [
+        Row(id: streamFormat, size: descriptionSize, check: hasFormat,
+            get: { u, scope, element throws(UnitError) in description(try u.format(scope: scope, element: element)) },
+            set: value { u, scope, element, bytes throws(UnitError) in
+                try u.setFormat(try layout(bytes), scope: scope, element: element)
+            }, changesFormat: true),
+        Row(id: sampleRate, size: 8, check: hasFormat,
+            get: { u, scope, element throws(UnitError) in float64(try u.format(scope: scope, element: element).sampleRate) },
+            set: value { u, scope, element, bytes throws(UnitError) in
+                let rate = bytes.loadUnaligned(as: Float64.self)
+                var layout = try u.format(scope: scope, element: element)
+                guard rate.isFinite, rate >= 8000, rate <= 192_000 else { throw .invalidPropertyValue }
+                layout.sampleRate = rate
+                try u.setFormat(layout, scope: scope, element: element)
+            }, changesFormat: true),
+        Row(id: maximumFramesPerSlice, size: 4, check: globalOnly(writable: true),
+            get: { u, _, _ in word(u.maximumFramesPerSlice) },
+            set: value { u, _, _, bytes throws(UnitError) in try u.setMaximumFramesPerSlice(bytes.loadUnaligned(as: UInt32.self)) }),
+        Row(id: setRenderCallback, size: callbackSize, check: inputElement, get: nil,
+            set: { u, _, element, bytes, _ throws(UnitError) in
+                try u.setRenderCallback(bytes.flatMap(callback), input: element)
+            }),
+        Row(id: shouldAllocateBuffer, size: 4,
+            check: { u, scope, _ throws(UnitError) in _ = try output(u).shouldAllocateBuffer(scope: scope); return true },
+            get: { u, scope, _ throws(UnitError) in flag(try output(u).shouldAllocateBuffer(scope: scope)) },
+            set: value { u, scope, _, bytes throws(UnitError) in
+                try output(u).setShouldAllocateBuffer(bytes.loadUnaligned(as: UInt32.self) != 0, scope: scope)
+            }),
+        Row(id: latency, size: 8, check: globalOnly(writable: false), get: { u, _, _ in float64(u.latency) }),
+        Row(id: tailTime, size: 8, check: globalOnly(writable: false), get: { _, _, _ in float64(0) }),
+        // A mixer's input buses are the program's to count.
+        Row(id: elementCount, size: 4, check: { u, scope, _ in u.kind == .multiChannelMixer && scope == .input },
+            get: { u, scope, _ in word(u.elementCount(scope)) },
+            set: value { u, _, _, bytes throws(UnitError) in try mixer(u).setInputCount(bytes.loadUnaligned(as: UInt32.self)) }),
+        Row(id: meteringMode, size: 4,
+            check: { u, scope, element throws(UnitError) in _ = try mixer(u).isMetering(scope: scope, element: element); return true },
+            get: { u, scope, element throws(UnitError) in flag(try mixer(u).isMetering(scope: scope, element: element)) },
+            set: value { u, scope, element, bytes throws(UnitError) in
+                try mixer(u).setMetering(bytes.loadUnaligned(as: UInt32.self) != 0, scope: scope, element: element)
+            }),
+        Row(id: enableIO, size: 4,
+            check: { u, scope, element throws(UnitError) in _ = try output(u).isEnabled(scope: scope, element: element); return true },
+            get: { u, scope, element throws(UnitError) in flag(try output(u).isEnabled(scope: scope, element: element)) },
+            set: value { u, scope, element, bytes throws(UnitError) in
+                try output(u).setEnabled(bytes.loadUnaligned(as: UInt32.self) != 0, scope: scope, element: element)
+            }),
+        // In any scope: mediastreamer2 and Linphone have set it on the input scope of
+        // element 0 since 2012, and the phone takes it there.
+        Row(id: setInputCallback, size: callbackSize,
+            check: { u, _, element throws(UnitError) in
+                guard u.kind.hasDevice else { throw .invalidProperty }
+                guard element < 2 else { throw .invalidElement }
+                return true
+            }, get: nil,
+            set: { u, _, _, bytes, _ throws(UnitError) in try output(u).setInputCallback(bytes.flatMap(callback)) }),
+        voiceSwitchRow(bypassVoiceProcessing, .bypass),
+        voiceSwitchRow(voiceProcessingEnableAGC, .automaticGain),
+        voiceSwitchRow(muteOutput, .muteOutput),
+        Row(id: lastRenderError, size: 4, check: globalOnly(writable: false),
+            get: { u, _, _ in word(UInt32(bitPattern: u.lastRenderError)) }),
+        Row(id: isRunning, size: 4,
+            check: { u, scope, _ throws(UnitError) in
+                guard u.kind.isOutput else { throw .invalidProperty }
+                guard scope == .global else { throw .invalidScope }
+                return false
+            }, get: { u, _, _ throws(UnitError) in flag(try output(u).isRunning) }),
+        Row(id: makeConnection, size: connectionSize, check: inputElement, get: nil,
+            set: value { u, _, _, bytes, connect throws(UnitError) in
+                guard let connect else { throw .invalidProperty }
+                let source = UInt(bitPattern: bytes.loadUnaligned(as: Int.self))
+                try connect(u, source, bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self),
+                            bytes.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+            }),
+        Row(id: renderQuality, size: 4, check: globalOnly(writable: true),
+            get: { u, _, _ in word(u.renderQuality) },
+            set: value { u, _, _, bytes throws(UnitError) in try u.setRenderQuality(bytes.loadUnaligned(as: UInt32.self)) }),
+        Row(id: sampleRateConverterComplexity, size: 4,
+            check: { u, scope, _ throws(UnitError) in
+                _ = try output(u).converterComplexity
+                guard scope == .global else { throw .invalidScope }
+                return true
+            }, get: { u, _, _ throws(UnitError) in word(try output(u).converterComplexity) },
+            set: value { u, _, _, bytes throws(UnitError) in
+                try output(u).setConverterComplexity(bytes.loadUnaligned(as: UInt32.self))
+            }),
+    ]
+
+    /// Property `id` of `unit` at a scope and element, once checked: what GetPropertyInfo
+    /// tells, and the value read or taken.
+    public struct Access {
+        let row: Row
+        let unit: any AudioUnitInstance
+        let scope: Scope
+        let element: UInt32
+        public let writable: Bool
+        public var size: Int { row.size }
+
+        /// The value's bytes; a write-only property (a callback) is not readable.
+        public func value() throws(UnitError) -> [UInt8] {
+            guard let get = row.get else { throw .invalidProperty }
+            return try get(unit, scope, element)
+        }
+
+        /// Takes `bytes` (nil: the C value was NULL); returns whether the unit's stream
+        /// format changed. `connect` serves kAudioUnitProperty_MakeConnection.
+        public func set(_ bytes: UnsafeRawBufferPointer?, connect: Connector? = nil) throws(UnitError) -> Bool {
+            guard writable, let set = row.set else { throw .propertyNotWritable }
+            if let bytes, bytes.count != row.size { throw .invalidPropertyValue }
+            try set(unit, scope, element, bytes, connect)
+            return row.changesFormat
+        }
+    }
+
+    /// Every ID the table has a row for.
+    public static var ids: Set<UInt32> { Set(rows.map(\.id)) }
+
+    /// Checks that `unit` has property `id` at `scope` and `element`.
+    public static func access(_ unit: any AudioUnitInstance, _ id: UInt32, scope: UInt32, element: UInt32)
+        throws(UnitError) -> Access {
+        guard let scope = Scope(rawValue: scope) else { throw .invalidScope }
+        guard let row = rows.first(where: { $0.id == id }) else { throw .invalidProperty }
+        let writable = try row.check(unit, scope, element)
+        return Access(row: row, unit: unit, scope: scope, element: element, writable: writable)
+    }
+
+    // MARK: checks shared by rows
+
+    static func hasFormat(_ u: any AudioUnitInstance, _ scope: Scope, _ element: UInt32) throws(UnitError) -> Bool {
+        _ = try u.format(scope: scope, element: element)
+        return true
+    }
+
+    static func globalOnly(writable: Bool) -> (any AudioUnitInstance, Scope, UInt32) throws(UnitError) -> Bool {
+        { _, scope, _ throws(UnitError) in
+            guard scope == .global else { throw .invalidScope }
+            return writable
+        }
+    }
+
+    /// An input element something can feed: the I/O units' element 0, a mixer's buses.
+    static func inputElement(_ u: any AudioUnitInstance, _ scope: Scope, _ element: UInt32) throws(UnitError) -> Bool {
+        guard scope == .input else { throw .invalidScope }
+        guard element < (u.kind.hasDevice ? 1 : u.elementCount(.input)) else { throw .invalidElement }
+        return true
+    }
+
+    static func voiceSwitchRow(_ id: UInt32, _ which: OutputUnit.VoiceSwitch) -> Row {
+        Row(id: id, size: 4,
+            check: { u, scope, _ throws(UnitError) in
+                _ = try output(u).voiceSwitch(which)
+                guard scope == .global else { throw .invalidScope }
+                return true
+            }, get: { u, _, _ throws(UnitError) in flag(try output(u).voiceSwitch(which)) },
+            set: value { u, _, _, bytes throws(UnitError) in
+                try output(u).setVoiceSwitch(which, bytes.loadUnaligned(as: UInt32.self) != 0)
+            })
+    }
+
+    /// The I/O, generic or converter unit a property of that kind is asked of.
+    static func output(_ u: any AudioUnitInstance) throws(UnitError) -> OutputUnit {
+        guard let io = u as? OutputUnit else { throw .invalidProperty }
+        return io
+    }
+
+    static func mixer(_ u: any AudioUnitInstance) throws(UnitError) -> MixerUnit {
+        guard let mixer = u as? MixerUnit else { throw .invalidProperty }
+        return mixer
+    }
+
+    /// A setter that needs a value: a NULL one is the program's mistake.
+    static func value(_ body: @escaping (any AudioUnitInstance, Scope, UInt32, UnsafeRawBufferPointer, Connector?)
+        throws(UnitError) -> Void)
+        -> (any AudioUnitInstance, Scope, UInt32, UnsafeRawBufferPointer?, Connector?) throws(UnitError) -> Void {
+        { u, scope, element, bytes, connect throws(UnitError) in
+            guard let bytes else { throw .parameter }
+            try body(u, scope, element, bytes, connect)
+        }
+    }
+
+    static func value(_ body: @escaping (any AudioUnitInstance, Scope, UInt32, UnsafeRawBufferPointer) throws(UnitError) -> Void)
+        -> (any AudioUnitInstance, Scope, UInt32, UnsafeRawBufferPointer?, Connector?) throws(UnitError) -> Void {
+        value { u, scope, element, bytes, _ throws(UnitError) in try body(u, scope, element, bytes) }
+    }
+
+    // MARK: values as bytes
+
+    static func word(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
+    static func flag(_ on: Bool) -> [UInt8] { word(on ? 1 : 0) }
+    static func float64(_ value: Double) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
+
+    /// An AURenderCallbackStruct's procedure and reference; nil for a NULL procedure.
+    static func callback(_ bytes: UnsafeRawBufferPointer) -> RenderCallback? {
+        let procedure = bytes.loadUnaligned(as: UInt.self)
+        guard procedure != 0 else { return nil }
+        return RenderCallback(procedure: unsafeBitCast(procedure, to: RenderCallback.Procedure.self),
+                              refCon: UnsafeMutableRawPointer(bitPattern: bytes.loadUnaligned(fromByteOffset: 8, as: UInt.self)))
+    }
+
+    /// A unit format as an AudioStreamBasicDescription's 40 bytes.
+    public static func description(_ layout: PCMLayout) -> [UInt8] {
+        let frame = UInt32(layout.bytesPerFrame)
+        return float64(layout.sampleRate)
+            + [PCMLayout.linearPCM, layout.formatFlags, frame, 1, frame, UInt32(layout.channels), layout.bitsPerChannel, 0]
+            .flatMap(word)
+    }
+
+    /// An AudioStreamBasicDescription's 40 bytes as a unit format.
+    static func layout(_ bytes: UnsafeRawBufferPointer) throws(UnitError) -> PCMLayout {
+        func field(_ index: Int) -> UInt32 { bytes.loadUnaligned(fromByteOffset: 8 + 4 * index, as: UInt32.self) }
+        do throws(PCMLayout.Refusal) {
+            return try PCMLayout(formatID: field(0), flags: field(1), sampleRate: bytes.loadUnaligned(as: Float64.self),
+                                 bytesPerPacket: field(2), framesPerPacket: field(3), bytesPerFrame: field(4),
+                                 channelsPerFrame: field(5), bitsPerChannel: field(6))
+        } catch {
+            throw .formatNotSupported
+        }
+    }
+}
