@@ -245,7 +245,7 @@ let package = Package(
                     swiftSettings: publicHeaders),
         .testTarget(
             name: "AudioToolboxTests",
-            dependencies: ["AudioToolbox", "Runtime", "AudioSessionCore", "AudioUnits", "CAudioToolbox"],
+            dependencies: ["AudioToolbox", "Runtime", "AudioSessionCore", "AudioUnits", "AudioQueues", "AudioFiles", "CAudioToolbox"],
             swiftSettings: publicHeaders
         ),
     ],

@@ -250,6 +250,23 @@ static void properties(void)
             CHECK_STATUS(AudioFileGetPropertyInfo(file, kAudioFilePropertyMagicCookieData, &cookieSize, &writable), noErr);
             CHECK(cookieSize > 2 && writable == 0, "aac.m4a: a magic cookie of %u bytes, read-only", (unsigned)cookieSize);
         }
+        /* The format list as a program walks it: size / sizeof(AudioFormatListItem) items,
+         * the first the data format (Apple's samples pick the playable one this way). */
+        UInt32 listSize = 0;
+        CHECK_STATUS(AudioFileGetPropertyInfo(file, kAudioFilePropertyFormatList, &listSize, NULL), noErr);
+        CHECK(listSize >= sizeof(AudioFormatListItem) && listSize % sizeof(AudioFormatListItem) == 0,
+              "%s: the format list is whole AudioFormatListItems (%u bytes, sizeof %zu)", cases[i].name, (unsigned)listSize,
+              sizeof(AudioFormatListItem));
+        AudioFormatListItem items[4];
+        memset(items, 0, sizeof items);
+        size = sizeof items;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyFormatList, &size, items), noErr);
+        CHECK(size == listSize && items[0].mASBD.mFormatID == d.mFormatID && items[0].mASBD.mSampleRate == d.mSampleRate
+                  && items[0].mASBD.mChannelsPerFrame == d.mChannelsPerFrame
+                  && (items[0].mChannelLayoutTag & 0xFFFF) == d.mChannelsPerFrame,
+              "%s: the format list's item is the data format (%08x, %.0f Hz, %u ch, tag 0x%x)", cases[i].name,
+              (unsigned)items[0].mASBD.mFormatID, items[0].mASBD.mSampleRate, (unsigned)items[0].mASBD.mChannelsPerFrame,
+              (unsigned)items[0].mChannelLayoutTag);
         Float64 duration = 0;
         size = sizeof duration;
         CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyEstimatedDuration, &size, &duration), noErr);
@@ -1052,6 +1069,15 @@ static void formats(void)
     UInt32 size = sizeof d;
     CHECK_STATUS(AudioFormatGetProperty(kAudioFormatProperty_FormatInfo, 0, NULL, &size, &d), noErr);
     CHECK(d.mFramesPerPacket == 1024, "FormatInfo completes AAC: %u frames per packet", (unsigned)d.mFramesPerPacket);
+    /* The format list of a description and cookie (none here): whole items, as a
+     * program that divides by sizeof(AudioFormatListItem) counts them. */
+    AudioFormatInfo info;
+    memset(&info, 0, sizeof info);
+    info.mASBD = d;
+    UInt32 listSize = 0;
+    CHECK_STATUS(AudioFormatGetPropertyInfo(kAudioFormatProperty_FormatList, sizeof info, &info, &listSize), noErr);
+    CHECK(listSize == sizeof(AudioFormatListItem), "AudioFormat's format list is one whole item (%u bytes, sizeof %zu)",
+          (unsigned)listSize, sizeof(AudioFormatListItem));
     UInt32 vbr = 0;
     size = sizeof vbr;
     CHECK_STATUS(AudioFormatGetProperty(kAudioFormatProperty_FormatIsVBR, sizeof d, &d, &size, &vbr), noErr);

@@ -25,47 +25,11 @@ func infoDictionary(_ r: AudioFileReader) -> CFDictionary {
 }
 
 
+/// A property's value from the file's facts (AudioFiles' FileProperties).
 func fileProperty(_ handle: AudioFileHandle, _ id: UInt32) throws(AudioFileStatus) -> [UInt8] {
     switch handle.role {
-    case .writing(let w):
-        switch Int(id) {
-        case kAudioFilePropertyFileFormat: return bytesOf(w.fileType)
-        case kAudioFilePropertyDataFormat: return bytesOf(w.format.c)
-        case kAudioFilePropertyAudioDataPacketCount: return bytesOf(UInt64(w.packetCount))
-        case kAudioFilePropertyAudioDataByteCount: return bytesOf(UInt64(w.byteCount))
-        case kAudioFilePropertyMagicCookieData: guard !w.magicCookie.isEmpty else { throw .unsupportedProperty }; return (w.magicCookie)
-        case kAudioFilePropertyMaximumPacketSize, kAudioFilePropertyPacketSizeUpperBound: return bytesOf(w.maximumPacketSize)
-        case kAudioFilePropertyIsOptimized: return bytesOf(1)
-        case kAudioFilePropertyDeferSizeUpdates: return bytesOf(0)
-        default: throw .unsupportedProperty
-        }
-    case .reading(let r):
-        switch Int(id) {
-        case kAudioFilePropertyFileFormat: return bytesOf(r.fileType)
-        case kAudioFilePropertyDataFormat: return bytesOf(r.format.c)
-        case kAudioFilePropertyIsOptimized: return bytesOf(1)
-        case kAudioFilePropertyMagicCookieData:
-            guard !r.magicCookie.isEmpty else { throw .unsupportedProperty }
-            return (r.magicCookie)
-        case kAudioFilePropertyAudioDataByteCount: return bytesOf(UInt64(r.dataByteCount))
-        case kAudioFilePropertyAudioDataPacketCount: return bytesOf(UInt64(r.packetCount))
-        case kAudioFilePropertyMaximumPacketSize, kAudioFilePropertyPacketSizeUpperBound: return bytesOf(r.maximumPacketSize)
-        case kAudioFilePropertyDataOffset: return bytesOf(r.dataOffset)
-        case kAudioFilePropertyChannelLayout: return (channelLayoutBytes(channels: r.format.channelsPerFrame))
-        case kAudioFilePropertyDeferSizeUpdates: return bytesOf(0)
-        case kAudioFilePropertyEstimatedDuration: return bytesOf(r.estimatedDuration)
-        case kAudioFilePropertyBitRate: return bytesOf(r.bitRate)
-        case kAudioFilePropertySourceBitDepth:
-            guard r.sourceBitDepth != 0 else { throw .unsupportedProperty }
-            return bytesOf(r.sourceBitDepth)
-        case kAudioFilePropertyAudioTrackCount: return bytesOf(1)
-        case kAudioFilePropertyPacketTableInfo:
-            guard let t = r.packetTable else { throw .unsupportedProperty }
-            return packetTableBytes(t)
-        case kAudioFilePropertyFormatList:
-            return formatListBytes(r.format)
-        default: throw .unsupportedProperty
-        }
+    case .writing(let w): return try FileProperties.value(id, of: w.facts, unknown: .unsupportedProperty)
+    case .reading(let r): return try FileProperties.value(id, of: r.facts, unknown: .unsupportedProperty)
     }
 }
 

@@ -73,49 +73,10 @@ public func audioFileStreamSeek(_ stream: OpaquePointer?, _ packet: Int64, _ out
     }
 }
 
-/// A property's value as bytes, or the code saying why there is none.
+/// A property's value from what the stream has parsed (AudioFiles' FileProperties), or
+/// the code saying why there is none yet.
 func streamProperty(_ p: AudioFileStreamParser, _ id: UInt32) throws(AudioFileStatus) -> [UInt8] {
-    switch Int(id) {
-    case kAudioFileStreamProperty_ReadyToProducePackets: return bytesOf(UInt32(p.isReady ? 1 : 0))
-    case kAudioFileStreamProperty_FileFormat:
-        guard let type = p.fileType else { throw .streamValueUnknown }
-        return bytesOf(type)
-    case kAudioFileStreamProperty_DataFormat, kAudioFileStreamProperty_FormatList, kAudioFileStreamProperty_MagicCookieData,
-         kAudioFileStreamProperty_AudioDataByteCount, kAudioFileStreamProperty_AudioDataPacketCount,
-         kAudioFileStreamProperty_MaximumPacketSize, kAudioFileStreamProperty_DataOffset, kAudioFileStreamProperty_ChannelLayout,
-         kAudioFileStreamProperty_PacketTableInfo, kAudioFileStreamProperty_PacketSizeUpperBound,
-         kAudioFileStreamProperty_AverageBytesPerPacket, kAudioFileStreamProperty_BitRate:
-        guard let info = p.info else { throw .streamValueUnknown }
-        switch Int(id) {
-        case kAudioFileStreamProperty_DataFormat: return bytesOf(info.format.c)
-        case kAudioFileStreamProperty_FormatList:
-            return formatListBytes(info.format)
-        case kAudioFileStreamProperty_MagicCookieData:
-            guard !info.magicCookie.isEmpty else { throw .streamValueUnknown }
-            return info.magicCookie
-        case kAudioFileStreamProperty_AudioDataByteCount:
-            guard let n = info.dataByteCount else { throw .streamValueUnknown }
-            return bytesOf(UInt64(n))
-        case kAudioFileStreamProperty_AudioDataPacketCount:
-            guard let n = info.packetCount else { throw .streamValueUnknown }
-            return bytesOf(UInt64(n))
-        case kAudioFileStreamProperty_MaximumPacketSize: return bytesOf(info.maximumPacketSize)
-        case kAudioFileStreamProperty_PacketSizeUpperBound: return bytesOf(info.packetSizeUpperBound)
-        case kAudioFileStreamProperty_DataOffset: return bytesOf(info.dataOffset)
-        case kAudioFileStreamProperty_ChannelLayout: return channelLayoutBytes(channels: info.format.channelsPerFrame)
-        case kAudioFileStreamProperty_PacketTableInfo:
-            guard let t = info.packetTable else { throw .streamValueUnknown }
-            return packetTableBytes(t)
-        case kAudioFileStreamProperty_AverageBytesPerPacket:
-            guard let average = p.averageBytesPerPacket else { throw .streamValueUnknown }
-            return bytesOf(average)
-        default:
-            guard let rate = p.bitRate else { throw .streamValueUnknown }
-            return bytesOf(rate)
-        }
-    default:
-        throw .unsupportedProperty
-    }
+    try FileProperties.value(id, of: p.facts, unknown: .streamValueUnknown)
 }
 
 let translations: Set<Int> = [kAudioFileStreamProperty_PacketToFrame, kAudioFileStreamProperty_FrameToPacket,

@@ -77,10 +77,8 @@ private func formatProperty(_ id: UInt32, _ size: UInt32, _ specifier: UnsafeRaw
         guard Int(size) >= MemoryLayout<AudioFormatInfo>.size else { throw .formatBadSpecifierSize }
         let info = specifier.loadUnaligned(as: AudioFormatInfo.self)
         let cookie = info.mMagicCookie.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(info.mMagicCookieSize))) }
-        var item = AudioFormatListItem()
-        item.mASBD = try completed(info.mASBD, cookie: cookie)
-        item.mChannelLayoutTag = layoutTag(channels: item.mASBD.mChannelsPerFrame)
-        return .bytes(withUnsafeBytes(of: &item) { Array($0) })
+        // One AudioFormatListItem, as long as C's sizeof says.
+        return .bytes(FileProperties.formatListItem(StreamDescription(try completed(info.mASBD, cookie: cookie))))
     case kAudioFormatProperty_FirstPlayableFormatFromList:
         guard let specifier else { throw .parameter }
         let itemSize = MemoryLayout<AudioFormatListItem>.size

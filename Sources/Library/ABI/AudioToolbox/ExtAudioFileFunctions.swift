@@ -193,8 +193,8 @@ private func extProperty(_ handle: ExtAudioFileHandle, _ id: UInt32) throws(Audi
     switch Int(id) {
     case kExtAudioFileProperty_FileDataFormat: return bytesOf(fileFormat.c)
     case kExtAudioFileProperty_ClientDataFormat: return bytesOf(client.c)
-    case kExtAudioFileProperty_FileChannelLayout: return (channelLayoutBytes(channels: fileFormat.channelsPerFrame))
-    case kExtAudioFileProperty_ClientChannelLayout: return (channelLayoutBytes(channels: client.channelsPerFrame))
+    case kExtAudioFileProperty_FileChannelLayout: return ChannelLayoutData.standard(channels: fileFormat.channelsPerFrame)
+    case kExtAudioFileProperty_ClientChannelLayout: return ChannelLayoutData.standard(channels: client.channelsPerFrame)
     case kExtAudioFileProperty_AudioFile: return bytesOf(UnsafeMutableRawPointer(handle.fileHandle))
     case kExtAudioFileProperty_FileMaxPacketSize:
         switch handle.role {
@@ -209,7 +209,7 @@ private func extProperty(_ handle: ExtAudioFileHandle, _ id: UInt32) throws(Audi
         }
     case kExtAudioFileProperty_PacketTable:
         guard case .reading(let r) = handle.role, let t = r.file.packetTable else { throw .extInvalidProperty }
-        return packetTableBytes(t)
+        return FileProperties.packetTableBytes(t)
     case kExtAudioFileProperty_CodecManufacturer: return bytesOf(0x6170_706C)  // 'appl', kAppleSoftwareAudioCodecManufacturer
     case kExtAudioFileProperty_AudioConverter: return bytesOf(UnsafeMutableRawPointer(try fileConverter(handle)))
     default: throw .extInvalidProperty

@@ -70,27 +70,6 @@ func translateFrames(_ out: UnsafeMutableRawPointer, size: UInt32, packetToFrame
     out.storeBytes(of: t, as: AudioFramePacketTranslation.self)
 }
 
-/// kAudioFilePropertyPacketTableInfo's value (also Audio File Stream's and ExtAudioFile's).
-func packetTableBytes(_ t: PacketTable) -> [UInt8] {
-    bytesOf(AudioFilePacketTableInfo(mNumberValidFrames: t.validFrames, mPrimingFrames: t.primingFrames,
-                                     mRemainderFrames: t.remainderFrames))
-}
-
-/// A one-item format list: the description and the layout its channel count implies.
-func formatListBytes(_ format: StreamDescription) -> [UInt8] {
-    var item = AudioFormatListItem()
-    item.mASBD = format.c
-    item.mChannelLayoutTag = layoutTag(channels: format.channelsPerFrame)
-    return bytesOf(item)
-}
-
-/// A channel layout with only a tag (mono or stereo, else the discrete count).
-func channelLayoutBytes(channels: UInt32) -> [UInt8] {
-    var layout = AudioChannelLayout()
-    layout.mChannelLayoutTag = layoutTag(channels: channels)
-    return withUnsafeBytes(of: &layout) { Array($0) }
-}
-
 /// The buffers of a C AudioBufferList (mNumberBuffers of them, after the count).
 struct BufferListView: Sequence {
     let list: UnsafeMutablePointer<AudioBufferList>
@@ -120,10 +99,4 @@ struct BufferListView: Sequence {
         return BufferListView(list)
     }
     func deallocate() { UnsafeMutableRawPointer(list).deallocate() }
-}
-
-/// A channel layout tag for a channel count: mono, stereo, else discrete in order.
-func layoutTag(channels: UInt32) -> AudioChannelLayoutTag {
-    channels == 1 ? AudioChannelLayoutTag(kAudioChannelLayoutTag_Mono) : channels == 2 ? AudioChannelLayoutTag(kAudioChannelLayoutTag_Stereo)
-        : AudioChannelLayoutTag(kAudioChannelLayoutTag_DiscreteInOrder) | channels
 }

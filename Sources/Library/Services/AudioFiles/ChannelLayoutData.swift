@@ -30,9 +30,14 @@ public enum ChannelLayoutData {
     /// The layout a side of `channels` channels has by default: mono, stereo, or that
     /// many channels in order.
     public static func standard(channels: UInt32) -> [UInt8] {
-        let tag = channels == 1 ? mono : channels == 2 ? stereo : discreteInOrder | channels
+        let tag = standardTag(channels: channels)
         var bytes = [UInt8](repeating: 0, count: header + description)
         withUnsafeBytes(of: tag.littleEndian) { bytes.replaceSubrange(0..<4, with: $0) }
         return bytes
+    }
+
+    /// That layout's tag.
+    public static func standardTag(channels: UInt32) -> UInt32 {
+        channels == 1 ? mono : channels == 2 ? stereo : discreteInOrder | channels
     }
 }

@@ -69,12 +69,18 @@ public final class AudioFileStreamParser {
     /// The bit rate the header states, or the average of the frames parsed so far.
     public var bitRate: UInt32? {
         guard case .data(let h) = stage else { return nil }
-        if case .frames = h.framing, framedPackets > 0, h.format.sampleRate > 0 {
+        // In Double, checked: a header (a fuzzed one too) may state any rate and sizes.
+        func rate(_ bits: Double, _ seconds: Double) -> UInt32? {
+            let value = bits / seconds
+            return value.isFinite && value >= 0 ? UInt32(clamping: Int64(min(value, Double(UInt32.max)))) : nil
+        }
+        if case .frames = h.framing, framedPackets > 0, h.format.sampleRate > 0, h.format.framesPerPacket > 0 {
             let seconds = Double(framedPackets) * Double(h.format.framesPerPacket) / h.format.sampleRate
-            return UInt32(clamping: Int64(Double(framedBytes * 8) / seconds))
+            return rate(Double(framedBytes) * 8, seconds)
         }
         if h.format.isConstantBitRate {
-            return UInt32(clamping: Int64(Double(h.format.bytesPerPacket * 8) * h.format.sampleRate / Double(h.format.framesPerPacket)))
+            guard h.format.sampleRate > 0, h.format.framesPerPacket > 0 else { return nil }
+            return rate(Double(h.format.bytesPerPacket) * 8, Double(h.format.framesPerPacket) / h.format.sampleRate)
         }
         return h.bitRate
     }
