@@ -161,7 +161,7 @@ let package = Package(
         .target(name: "CMediaCodecs", path: "Sources/CLibraries/CMediaCodecs", linkerSettings: [.linkedLibrary("dl")]),
         // Audio files and conversion: Audio File, Extended Audio File, Audio Converter
         // (PCM conversion, decoding, AAC encoding), over CMediaCodecs and libsamplerate.
-        .target(name: "AudioFiles", dependencies: ["CDescriptors", "CMediaCodecs", "Resampling"], path: "Sources/Library/Services/AudioFiles"),
+        .target(name: "AudioFiles", dependencies: ["CDescriptors", "CMediaCodecs", "FourCharCodes", "Resampling"], path: "Sources/Library/Services/AudioFiles"),
         // The queues' time/pitch processing: a C face for SoundTouch (Debian:
         // libsoundtouch-dev; LGPL 2.1, which a shared library may link whatever its users'
         // licences, where Rubber Band is GPL).

@@ -68,3 +68,49 @@ struct FilePropertyIDTests {
         #expect(MemoryLayout<AudioFilePacketTableInfo>.size == 16)
     }
 }
+
+@Suite("The format property IDs equal the C header's")
+struct FormatPropertyIDTests {
+    static let ids: [(String, UInt32, UInt32)] = [
+        ("kAudioFormatProperty_FormatInfo", FormatProperties.formatInfo, bits(kAudioFormatProperty_FormatInfo)),
+        ("kAudioFormatProperty_FormatName", FormatProperties.formatName, bits(kAudioFormatProperty_FormatName)),
+        ("kAudioFormatProperty_EncodeFormatIDs", FormatProperties.encodeFormatIDs, bits(kAudioFormatProperty_EncodeFormatIDs)),
+        ("kAudioFormatProperty_DecodeFormatIDs", FormatProperties.decodeFormatIDs, bits(kAudioFormatProperty_DecodeFormatIDs)),
+        ("kAudioFormatProperty_FormatList", FormatProperties.formatList, bits(kAudioFormatProperty_FormatList)),
+        ("kAudioFormatProperty_OutputFormatList", FormatProperties.outputFormatList, bits(kAudioFormatProperty_OutputFormatList)),
+        ("kAudioFormatProperty_FirstPlayableFormatFromList", FormatProperties.firstPlayableFormatFromList,
+         bits(kAudioFormatProperty_FirstPlayableFormatFromList)),
+        ("kAudioFormatProperty_FormatIsVBR", FormatProperties.formatIsVBR, bits(kAudioFormatProperty_FormatIsVBR)),
+        ("kAudioFormatProperty_FormatIsExternallyFramed", FormatProperties.formatIsExternallyFramed,
+         bits(kAudioFormatProperty_FormatIsExternallyFramed)),
+        ("kAudioFormatProperty_FormatIsEncrypted", FormatProperties.formatIsEncrypted, bits(kAudioFormatProperty_FormatIsEncrypted)),
+        ("kAudioFormatProperty_Encoders", FormatProperties.encoders, bits(kAudioFormatProperty_Encoders)),
+        ("kAudioFormatProperty_Decoders", FormatProperties.decoders, bits(kAudioFormatProperty_Decoders)),
+        ("kAudioFormatProperty_AvailableEncodeSampleRates", FormatProperties.availableEncodeSampleRates,
+         bits(kAudioFormatProperty_AvailableEncodeSampleRates)),
+        ("kAudioFormatProperty_AvailableEncodeBitRates", FormatProperties.availableEncodeBitRates,
+         bits(kAudioFormatProperty_AvailableEncodeBitRates)),
+        ("kAudioFormatProperty_NumberOfChannelsForLayout", FormatProperties.numberOfChannelsForLayout,
+         bits(kAudioFormatProperty_NumberOfChannelsForLayout)),
+        ("kAudioFormatProperty_ChannelLayoutForTag", FormatProperties.channelLayoutForTag,
+         bits(kAudioFormatProperty_ChannelLayoutForTag)),
+    ]
+
+    @Test("every ID of the format table equals its C constant", arguments: ids)
+    func equalsHeader(_ row: (String, UInt32, UInt32)) {
+        #expect(row.1 == row.2, "\(row.0): table \(row.1), header \(row.2)")
+    }
+
+    @Test("every row of the table is listed here")
+    func everyRowListed() {
+        #expect(Set(Self.ids.map(\.1)) == FormatProperties.ids)
+    }
+
+    @Test("the specifier layouts the table reads are C's")
+    func layouts() {
+        #expect(MemoryLayout<AudioFormatInfo>.offset(of: \.mMagicCookie) == 40)
+        #expect(MemoryLayout<AudioFormatInfo>.offset(of: \.mMagicCookieSize) == 48)
+        #expect(MemoryLayout<AudioFormatListItem>.stride == 48 && MemoryLayout<AudioClassDescription>.size == 12)
+        #expect(MemoryLayout<AudioChannelLayout>.size == 32 && MemoryLayout<AudioValueRange>.size == 16)
+    }
+}

@@ -1078,6 +1078,18 @@ static void formats(void)
     CHECK_STATUS(AudioFormatGetPropertyInfo(kAudioFormatProperty_FormatList, sizeof info, &info, &listSize), noErr);
     CHECK(listSize == sizeof(AudioFormatListItem), "AudioFormat's format list is one whole item (%u bytes, sizeof %zu)",
           (unsigned)listSize, sizeof(AudioFormatListItem));
+    /* A list whose first item nothing here decodes: the playable one is the second,
+     * found at sizeof(AudioFormatListItem) into the program's array. */
+    AudioFormatListItem list[2];
+    memset(list, 0, sizeof list);
+    list[0].mASBD = d;
+    list[0].mASBD.mFormatID = 0x61632d33; /* 'ac-3' */
+    list[1].mASBD = d;
+    UInt32 playable = 99;
+    size = sizeof playable;
+    CHECK_STATUS(AudioFormatGetProperty(kAudioFormatProperty_FirstPlayableFormatFromList, sizeof list, list, &size, &playable),
+                 noErr);
+    CHECK(playable == 1, "the first playable format of [AC-3, AAC] is item 1 (got %u)", (unsigned)playable);
     UInt32 vbr = 0;
     size = sizeof vbr;
     CHECK_STATUS(AudioFormatGetProperty(kAudioFormatProperty_FormatIsVBR, sizeof d, &d, &size, &vbr), noErr);
