@@ -450,6 +450,7 @@ static void mixers(void)
     resetCounts();
     armed = 1;
     long startRenders = renders;
+    int busCounts = 0;
     for (int i = 0; renders < startRenders + 800; i++) {
         UInt32 bus = (UInt32)i % 3;
         AudioUnitSetParameter(mixer, kMultiChannelMixerParam_Volume, kAudioUnitScope_Input, bus, (i % 10) / 10.0f, 0);
@@ -471,8 +472,17 @@ static void mixers(void)
             Boolean updated = false;
             AUGraphUpdate(graph, &updated);
         }
+        /* A game adding and dropping a voice's bus while its mix plays: the mixer's
+         * storage is remade off the I/O thread, which keeps rendering meanwhile. */
+        if (renders >= startRenders + 400 && i % 100 == 25) {
+            UInt32 count = (i / 100) % 2 ? 5 : 4;
+            if (AudioUnitSetProperty(mixer, kAudioUnitProperty_ElementCount, kAudioUnitScope_Input, 0, &count, sizeof count)
+                == noErr)
+                busCounts++;
+        }
         CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.001, true);
     }
+    CHECK(busCounts > 0, "the mixer's bus count changed while it rendered (%d times)", busCounts);
     finishGraph(graph, startRenders, 800, "mixer graph");
 }
 

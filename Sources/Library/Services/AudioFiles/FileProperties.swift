@@ -29,7 +29,7 @@ public enum FileProperties {
     public enum Kind: Sendable { case read, written, stream }
 
     // The IDs, as AudioFile.h and AudioFileStream.h give them (checked against the
-    // headers by AudioToolboxTests.FilePropertyIDTests).
+    // headers by AudioToolboxTests.PropertyIDTests).
     public static let fileFormat: UInt32 = 0x6666_6D74              // 'ffmt'
     public static let dataFormat: UInt32 = 0x6466_6D74              // 'dfmt'
     public static let isOptimized: UInt32 = 0x6F70_746D             // 'optm'

@@ -28,7 +28,7 @@ public enum FormatProperties {
     }
 
     // The IDs, as AudioFormat.h gives them (checked against the header by
-    // AudioToolboxTests.FormatPropertyIDTests).
+    // AudioToolboxTests.PropertyIDTests).
     public static let formatInfo: UInt32 = 0x666D_7469                  // 'fmti'
     public static let formatName: UInt32 = 0x666E_616D                  // 'fnam'
     public static let encodeFormatIDs: UInt32 = 0x6163_6F66             // 'acof'

@@ -24,7 +24,7 @@ public enum QueueProperties {
     }
 
     // The IDs, as AudioQueue.h gives them (checked against the header by
-    // AudioToolboxTests.QueuePropertyIDTests).
+    // AudioToolboxTests.PropertyIDTests).
     public static let isRunning: UInt32 = 0x6171_726E               // 'aqrn'
     public static let deviceSampleRate: UInt32 = 0x6171_7372        // 'aqsr'
     public static let deviceNumberChannels: UInt32 = 0x6171_6463    // 'aqdc'

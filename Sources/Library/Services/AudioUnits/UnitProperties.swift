@@ -26,7 +26,7 @@ public enum UnitProperties {
     }
 
     // The IDs, as AudioUnitProperties.h gives them (checked against the header by
-    // AudioToolboxTests.UnitPropertyIDTests).
+    // AudioToolboxTests.PropertyIDTests).
     public static let makeConnection: UInt32 = 1
     public static let sampleRate: UInt32 = 2
     public static let streamFormat: UInt32 = 8

@@ -1,0 +1,171 @@
+import AudioFiles
+import AudioQueues
+import AudioUnits
+import CAudioToolbox
+import Testing
+
+// The services' property tables name their IDs by number (the services layer sees no
+// C header): each number against the header's constant, as the C compiler sees it, and
+// the C layouts the tables read and write against the C compiler's.
+
+private func bits<T: BinaryInteger>(_ value: T) -> UInt32 { UInt32(truncatingIfNeeded: value) }
+
+@Suite("The property tables' IDs and layouts equal the C headers'")
+struct PropertyIDTests {
+    static let units: [(String, UInt32, UInt32)] = [
+        ("kAudioUnitProperty_MakeConnection", UnitProperties.makeConnection, bits(kAudioUnitProperty_MakeConnection)),
+        ("kAudioUnitProperty_SampleRate", UnitProperties.sampleRate, bits(kAudioUnitProperty_SampleRate)),
+        ("kAudioUnitProperty_StreamFormat", UnitProperties.streamFormat, bits(kAudioUnitProperty_StreamFormat)),
+        ("kAudioUnitProperty_ElementCount", UnitProperties.elementCount, bits(kAudioUnitProperty_ElementCount)),
+        ("kAudioUnitProperty_Latency", UnitProperties.latency, bits(kAudioUnitProperty_Latency)),
+        ("kAudioUnitProperty_MaximumFramesPerSlice", UnitProperties.maximumFramesPerSlice, bits(kAudioUnitProperty_MaximumFramesPerSlice)),
+        ("kAudioUnitProperty_TailTime", UnitProperties.tailTime, bits(kAudioUnitProperty_TailTime)),
+        ("kAudioUnitProperty_LastRenderError", UnitProperties.lastRenderError, bits(kAudioUnitProperty_LastRenderError)),
+        ("kAudioUnitProperty_SetRenderCallback", UnitProperties.setRenderCallback, bits(kAudioUnitProperty_SetRenderCallback)),
+        ("kAudioUnitProperty_RenderQuality", UnitProperties.renderQuality, bits(kAudioUnitProperty_RenderQuality)),
+        ("kAudioUnitProperty_ShouldAllocateBuffer", UnitProperties.shouldAllocateBuffer, bits(kAudioUnitProperty_ShouldAllocateBuffer)),
+        ("kAudioOutputUnitProperty_IsRunning", UnitProperties.isRunning, bits(kAudioOutputUnitProperty_IsRunning)),
+        ("kAudioOutputUnitProperty_EnableIO", UnitProperties.enableIO, bits(kAudioOutputUnitProperty_EnableIO)),
+        ("kAudioOutputUnitProperty_SetInputCallback", UnitProperties.setInputCallback, bits(kAudioOutputUnitProperty_SetInputCallback)),
+        ("kAUVoiceIOProperty_BypassVoiceProcessing", UnitProperties.bypassVoiceProcessing, bits(kAUVoiceIOProperty_BypassVoiceProcessing)),
+        ("kAUVoiceIOProperty_VoiceProcessingEnableAGC", UnitProperties.voiceProcessingEnableAGC, bits(kAUVoiceIOProperty_VoiceProcessingEnableAGC)),
+        ("kAUVoiceIOProperty_MuteOutput", UnitProperties.muteOutput, bits(kAUVoiceIOProperty_MuteOutput)),
+        ("kAudioUnitProperty_MeteringMode", UnitProperties.meteringMode, bits(kAudioUnitProperty_MeteringMode)),
+        ("kAudioUnitProperty_SampleRateConverterComplexity", UnitProperties.sampleRateConverterComplexity,
+         bits(kAudioUnitProperty_SampleRateConverterComplexity)),
+    ]
+
+    static let queues: [(String, UInt32, UInt32)] = [
+        ("kAudioQueueProperty_IsRunning", QueueProperties.isRunning, bits(kAudioQueueProperty_IsRunning)),
+        ("kAudioQueueDeviceProperty_SampleRate", QueueProperties.deviceSampleRate, bits(kAudioQueueDeviceProperty_SampleRate)),
+        ("kAudioQueueDeviceProperty_NumberChannels", QueueProperties.deviceNumberChannels,
+         bits(kAudioQueueDeviceProperty_NumberChannels)),
+        ("kAudioQueueProperty_CurrentDevice", QueueProperties.currentDevice, bits(kAudioQueueProperty_CurrentDevice)),
+        ("kAudioQueueProperty_MagicCookie", QueueProperties.magicCookie, bits(kAudioQueueProperty_MagicCookie)),
+        ("kAudioQueueProperty_MaximumOutputPacketSize", QueueProperties.maximumOutputPacketSize,
+         bits(kAudioQueueProperty_MaximumOutputPacketSize)),
+        ("kAudioQueueProperty_StreamDescription", QueueProperties.streamDescription, bits(kAudioQueueProperty_StreamDescription)),
+        ("kAudioQueueProperty_ChannelLayout", QueueProperties.channelLayout, bits(kAudioQueueProperty_ChannelLayout)),
+        ("kAudioQueueProperty_EnableLevelMetering", QueueProperties.enableLevelMetering,
+         bits(kAudioQueueProperty_EnableLevelMetering)),
+        ("kAudioQueueProperty_CurrentLevelMeter", QueueProperties.currentLevelMeter, bits(kAudioQueueProperty_CurrentLevelMeter)),
+        ("kAudioQueueProperty_CurrentLevelMeterDB", QueueProperties.currentLevelMeterDB,
+         bits(kAudioQueueProperty_CurrentLevelMeterDB)),
+        ("kAudioQueueProperty_DecodeBufferSizeFrames", QueueProperties.decodeBufferSizeFrames,
+         bits(kAudioQueueProperty_DecodeBufferSizeFrames)),
+        ("kAudioQueueProperty_ConverterError", QueueProperties.converterError, bits(kAudioQueueProperty_ConverterError)),
+        ("kAudioQueueProperty_EnableTimePitch", QueueProperties.enableTimePitch, bits(kAudioQueueProperty_EnableTimePitch)),
+        ("kAudioQueueProperty_TimePitchAlgorithm", QueueProperties.timePitchAlgorithm,
+         bits(kAudioQueueProperty_TimePitchAlgorithm)),
+        ("kAudioQueueProperty_TimePitchBypass", QueueProperties.timePitchBypass, bits(kAudioQueueProperty_TimePitchBypass)),
+        // The phone's own two, spelled here as AudioQueue.h gives them for iPhone code.
+        ("kAudioQueueProperty_HardwareCodecPolicy", QueueProperties.hardwareCodecPolicy, 0x6171_6370),
+        ("kAudioQueueProperty_ChannelAssignments", QueueProperties.channelAssignments, 0x6171_6361),
+    ]
+
+    static let queueParameters: [(String, UInt32, UInt32)] = [
+        ("kAudioQueueParam_Volume", QueueProperties.volume, bits(kAudioQueueParam_Volume)),
+        ("kAudioQueueParam_PlayRate", QueueProperties.playRate, bits(kAudioQueueParam_PlayRate)),
+        ("kAudioQueueParam_Pitch", QueueProperties.pitch, bits(kAudioQueueParam_Pitch)),
+        ("kAudioQueueParam_VolumeRampTime", QueueProperties.volumeRampTime, bits(kAudioQueueParam_VolumeRampTime)),
+        ("kAudioQueueParam_Pan", QueueProperties.pan, bits(kAudioQueueParam_Pan)),
+    ]
+
+    /// Audio File's and Audio File Stream's constants: one table serves both.
+    static let files: [(String, UInt32, UInt32)] = [
+        ("kAudioFilePropertyFileFormat", FileProperties.fileFormat, bits(kAudioFilePropertyFileFormat)),
+        ("kAudioFileStreamProperty_FileFormat", FileProperties.fileFormat, bits(kAudioFileStreamProperty_FileFormat)),
+        ("kAudioFilePropertyDataFormat", FileProperties.dataFormat, bits(kAudioFilePropertyDataFormat)),
+        ("kAudioFileStreamProperty_DataFormat", FileProperties.dataFormat, bits(kAudioFileStreamProperty_DataFormat)),
+        ("kAudioFilePropertyIsOptimized", FileProperties.isOptimized, bits(kAudioFilePropertyIsOptimized)),
+        ("kAudioFilePropertyMagicCookieData", FileProperties.magicCookieData, bits(kAudioFilePropertyMagicCookieData)),
+        ("kAudioFileStreamProperty_MagicCookieData", FileProperties.magicCookieData, bits(kAudioFileStreamProperty_MagicCookieData)),
+        ("kAudioFilePropertyAudioDataByteCount", FileProperties.audioDataByteCount, bits(kAudioFilePropertyAudioDataByteCount)),
+        ("kAudioFileStreamProperty_AudioDataByteCount", FileProperties.audioDataByteCount,
+         bits(kAudioFileStreamProperty_AudioDataByteCount)),
+        ("kAudioFilePropertyAudioDataPacketCount", FileProperties.audioDataPacketCount, bits(kAudioFilePropertyAudioDataPacketCount)),
+        ("kAudioFileStreamProperty_AudioDataPacketCount", FileProperties.audioDataPacketCount,
+         bits(kAudioFileStreamProperty_AudioDataPacketCount)),
+        ("kAudioFilePropertyMaximumPacketSize", FileProperties.maximumPacketSize, bits(kAudioFilePropertyMaximumPacketSize)),
+        ("kAudioFileStreamProperty_MaximumPacketSize", FileProperties.maximumPacketSize,
+         bits(kAudioFileStreamProperty_MaximumPacketSize)),
+        ("kAudioFilePropertyDataOffset", FileProperties.dataOffset, bits(kAudioFilePropertyDataOffset)),
+        ("kAudioFileStreamProperty_DataOffset", FileProperties.dataOffset, bits(kAudioFileStreamProperty_DataOffset)),
+        ("kAudioFilePropertyChannelLayout", FileProperties.channelLayout, bits(kAudioFilePropertyChannelLayout)),
+        ("kAudioFileStreamProperty_ChannelLayout", FileProperties.channelLayout, bits(kAudioFileStreamProperty_ChannelLayout)),
+        ("kAudioFilePropertyDeferSizeUpdates", FileProperties.deferSizeUpdates, bits(kAudioFilePropertyDeferSizeUpdates)),
+        ("kAudioFilePropertyPacketTableInfo", FileProperties.packetTableInfo, bits(kAudioFilePropertyPacketTableInfo)),
+        ("kAudioFileStreamProperty_PacketTableInfo", FileProperties.packetTableInfo, bits(kAudioFileStreamProperty_PacketTableInfo)),
+        ("kAudioFilePropertyFormatList", FileProperties.formatList, bits(kAudioFilePropertyFormatList)),
+        ("kAudioFileStreamProperty_FormatList", FileProperties.formatList, bits(kAudioFileStreamProperty_FormatList)),
+        ("kAudioFilePropertyPacketSizeUpperBound", FileProperties.packetSizeUpperBound, bits(kAudioFilePropertyPacketSizeUpperBound)),
+        ("kAudioFileStreamProperty_PacketSizeUpperBound", FileProperties.packetSizeUpperBound,
+         bits(kAudioFileStreamProperty_PacketSizeUpperBound)),
+        ("kAudioFilePropertyEstimatedDuration", FileProperties.estimatedDuration, bits(kAudioFilePropertyEstimatedDuration)),
+        ("kAudioFilePropertyBitRate", FileProperties.bitRate, bits(kAudioFilePropertyBitRate)),
+        ("kAudioFileStreamProperty_BitRate", FileProperties.bitRate, bits(kAudioFileStreamProperty_BitRate)),
+        ("kAudioFilePropertySourceBitDepth", FileProperties.sourceBitDepth, bits(kAudioFilePropertySourceBitDepth)),
+        ("kAudioFilePropertyAudioTrackCount", FileProperties.audioTrackCount, bits(kAudioFilePropertyAudioTrackCount)),
+        ("kAudioFileStreamProperty_ReadyToProducePackets", FileProperties.readyToProducePackets,
+         bits(kAudioFileStreamProperty_ReadyToProducePackets)),
+        ("kAudioFileStreamProperty_AverageBytesPerPacket", FileProperties.averageBytesPerPacket,
+         bits(kAudioFileStreamProperty_AverageBytesPerPacket)),
+    ]
+
+    static let formats: [(String, UInt32, UInt32)] = [
+        ("kAudioFormatProperty_FormatInfo", FormatProperties.formatInfo, bits(kAudioFormatProperty_FormatInfo)),
+        ("kAudioFormatProperty_FormatName", FormatProperties.formatName, bits(kAudioFormatProperty_FormatName)),
+        ("kAudioFormatProperty_EncodeFormatIDs", FormatProperties.encodeFormatIDs, bits(kAudioFormatProperty_EncodeFormatIDs)),
+        ("kAudioFormatProperty_DecodeFormatIDs", FormatProperties.decodeFormatIDs, bits(kAudioFormatProperty_DecodeFormatIDs)),
+        ("kAudioFormatProperty_FormatList", FormatProperties.formatList, bits(kAudioFormatProperty_FormatList)),
+        ("kAudioFormatProperty_OutputFormatList", FormatProperties.outputFormatList, bits(kAudioFormatProperty_OutputFormatList)),
+        ("kAudioFormatProperty_FirstPlayableFormatFromList", FormatProperties.firstPlayableFormatFromList,
+         bits(kAudioFormatProperty_FirstPlayableFormatFromList)),
+        ("kAudioFormatProperty_FormatIsVBR", FormatProperties.formatIsVBR, bits(kAudioFormatProperty_FormatIsVBR)),
+        ("kAudioFormatProperty_FormatIsExternallyFramed", FormatProperties.formatIsExternallyFramed,
+         bits(kAudioFormatProperty_FormatIsExternallyFramed)),
+        ("kAudioFormatProperty_FormatIsEncrypted", FormatProperties.formatIsEncrypted, bits(kAudioFormatProperty_FormatIsEncrypted)),
+        ("kAudioFormatProperty_Encoders", FormatProperties.encoders, bits(kAudioFormatProperty_Encoders)),
+        ("kAudioFormatProperty_Decoders", FormatProperties.decoders, bits(kAudioFormatProperty_Decoders)),
+        ("kAudioFormatProperty_AvailableEncodeSampleRates", FormatProperties.availableEncodeSampleRates,
+         bits(kAudioFormatProperty_AvailableEncodeSampleRates)),
+        ("kAudioFormatProperty_AvailableEncodeBitRates", FormatProperties.availableEncodeBitRates,
+         bits(kAudioFormatProperty_AvailableEncodeBitRates)),
+        ("kAudioFormatProperty_NumberOfChannelsForLayout", FormatProperties.numberOfChannelsForLayout,
+         bits(kAudioFormatProperty_NumberOfChannelsForLayout)),
+        ("kAudioFormatProperty_ChannelLayoutForTag", FormatProperties.channelLayoutForTag,
+         bits(kAudioFormatProperty_ChannelLayoutForTag)),
+    ]
+
+    @Test("every ID of a table equals its C constant", arguments: units + queues + queueParameters + files + formats)
+    func equalsHeader(_ row: (String, UInt32, UInt32)) {
+        #expect(row.1 == row.2, "\(row.0): table \(row.1), header \(row.2)")
+    }
+
+    @Test("every row of every table is listed here")
+    func everyRowListed() {
+        #expect(Set(Self.units.map(\.1)) == UnitProperties.ids)
+        #expect(Set(Self.queues.map(\.1)) == QueueProperties.ids)
+        #expect(Set(Self.files.map(\.1)) == FileProperties.ids)
+        #expect(Set(Self.formats.map(\.1)) == FormatProperties.ids)
+    }
+
+    @Test("the C layouts the tables read and write")
+    func layouts() {
+        #expect(MemoryLayout<AudioStreamBasicDescription>.size == 40)
+        #expect(MemoryLayout<AudioStreamBasicDescription>.offset(of: \.mFormatID) == 8)
+        #expect(MemoryLayout<AudioStreamBasicDescription>.offset(of: \.mBitsPerChannel) == 32)
+        #expect(MemoryLayout<AURenderCallbackStruct>.size == 16 && MemoryLayout<AudioUnitConnection>.size == 16)
+        #expect(MemoryLayout<AudioUnitConnection>.offset(of: \.sourceOutputNumber) == 8)
+        #expect(MemoryLayout<AudioUnitConnection>.offset(of: \.destInputNumber) == 12)
+        #expect(MemoryLayout<AudioFilePacketTableInfo>.size == 16)
+        #expect(MemoryLayout<AudioFormatInfo>.offset(of: \.mMagicCookie) == 40)
+        #expect(MemoryLayout<AudioFormatInfo>.offset(of: \.mMagicCookieSize) == 48)
+        #expect(MemoryLayout<AudioFormatListItem>.stride == 48 && MemoryLayout<AudioClassDescription>.size == 12)
+        #expect(MemoryLayout<AudioChannelLayout>.size == 32 && MemoryLayout<AudioValueRange>.size == 16)
+        let item = FileProperties.formatListItem(StreamDescription(sampleRate: 44100, formatID: 0x6C70_636D, formatFlags: 12,
+                                                                   bytesPerPacket: 4, framesPerPacket: 1, bytesPerFrame: 4,
+                                                                   channelsPerFrame: 2, bitsPerChannel: 16))
+        #expect(item.count == MemoryLayout<AudioFormatListItem>.stride)
+    }
+}
