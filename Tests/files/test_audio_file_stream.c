@@ -645,6 +645,18 @@ static void badInput(void)
         size = sizeof t;
         CHECK_STATUS(AudioFileStreamGetProperty(f.stream, kAudioFileStreamProperty_PacketToByte, &size, &t), noErr);
         CHECK(t.mByte == 400 && t.mFlags == 0, "packet 100 is byte 400, exactly (%lld, %u)", (long long)t.mByte, (unsigned)t.mFlags);
+        t.mByte = 401;
+        t.mPacket = -1;
+        CHECK_STATUS(AudioFileStreamGetProperty(f.stream, kAudioFileStreamProperty_ByteToPacket, &size, &t), noErr);
+        CHECK(t.mPacket == 100 && t.mByteOffsetInPacket == 1 && t.mFlags == 0, "byte 401 is packet 100 at 1 (%lld at %u)",
+              (long long)t.mPacket, (unsigned)t.mByteOffsetInPacket);
+        AudioFramePacketTranslation frames = {4410, 0, 0};
+        UInt32 framesSize = 0;
+        CHECK_STATUS(AudioFileStreamGetPropertyInfo(f.stream, kAudioFileStreamProperty_FrameToPacket, &framesSize, NULL), noErr);
+        CHECK(framesSize == sizeof frames, "the frame translation is C's %zu bytes (%u)", sizeof frames, (unsigned)framesSize);
+        size = sizeof frames;
+        CHECK_STATUS(AudioFileStreamGetProperty(f.stream, kAudioFileStreamProperty_FrameToPacket, &size, &frames), noErr);
+        CHECK(frames.mPacket == 4410, "frame 4410 of PCM is packet 4410 (%lld)", (long long)frames.mPacket);
         UInt32 bitRate = 0;
         size = 4;
         CHECK_STATUS(AudioFileStreamGetProperty(f.stream, kAudioFileStreamProperty_BitRate, &size, &bitRate), noErr);

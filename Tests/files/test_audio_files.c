@@ -267,6 +267,38 @@ static void properties(void)
               "%s: the format list's item is the data format (%08x, %.0f Hz, %u ch, tag 0x%x)", cases[i].name,
               (unsigned)items[0].mASBD.mFormatID, items[0].mASBD.mSampleRate, (unsigned)items[0].mASBD.mChannelsPerFrame,
               (unsigned)items[0].mChannelLayoutTag);
+        /* The translations, as a player seeking by time or by byte asks them: the
+         * question written into the structure, the answer read from it. */
+        UInt32 translationSize = 0;
+        CHECK_STATUS(AudioFileGetPropertyInfo(file, kAudioFilePropertyPacketToFrame, &translationSize, NULL), noErr);
+        CHECK(translationSize == sizeof(AudioFramePacketTranslation), "%s: the frame translation is C's %zu bytes (%u)",
+              cases[i].name, sizeof(AudioFramePacketTranslation), (unsigned)translationSize);
+        AudioFramePacketTranslation frames = {0, 3, 0};
+        size = sizeof frames;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyPacketToFrame, &size, &frames), noErr);
+        CHECK(frames.mFrame == 3 * (SInt64)d.mFramesPerPacket, "%s: packet 3 starts at frame %lld", cases[i].name,
+              (long long)frames.mFrame);
+        frames.mFrame = 2 * (SInt64)d.mFramesPerPacket + (d.mFramesPerPacket > 1 ? 1 : 0);
+        frames.mPacket = -1;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyFrameToPacket, &size, &frames), noErr);
+        CHECK(frames.mPacket == 2 && frames.mFrameOffsetInPacket == (d.mFramesPerPacket > 1 ? 1 : 0),
+              "%s: a frame of packet 2 is in packet %lld at %u", cases[i].name, (long long)frames.mPacket,
+              (unsigned)frames.mFrameOffsetInPacket);
+        AudioBytePacketTranslation where = {0, 2, 0, 99};
+        size = sizeof where;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyPacketToByte, &size, &where), noErr);
+        SInt64 second = where.mByte;
+        CHECK(second > 0 && where.mFlags == 0, "%s: packet 2 starts at byte %lld, exactly", cases[i].name, (long long)second);
+        where.mByte = second + 1;
+        where.mPacket = -1;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyByteToPacket, &size, &where), noErr);
+        CHECK(where.mPacket == 2 && where.mByteOffsetInPacket == 1, "%s: byte %lld is in packet %lld at %u", cases[i].name,
+              (long long)(second + 1), (long long)where.mPacket, (unsigned)where.mByteOffsetInPacket);
+        frames.mPacket = -1;
+        size = sizeof frames;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyPacketToFrame, &size, &frames), kAudioFileInvalidPacketOffsetError);
+        size = 8;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyPacketToByte, &size, &where), kAudioFileBadPropertySizeError);
         Float64 duration = 0;
         size = sizeof duration;
         CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyEstimatedDuration, &size, &duration), noErr);

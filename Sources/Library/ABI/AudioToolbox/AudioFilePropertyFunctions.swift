@@ -38,12 +38,9 @@ public func audioFileGetPropertyInfo(_ id: OpaquePointer?, _ property: UInt32, _
                                      _ outWritable: UnsafeMutablePointer<UInt32>?) -> Int32 {
     fileCall { () throws(AudioFileStatus) in
         let handle = try fileHandle(id)
-        let translations: Set<Int> = [kAudioFilePropertyPacketToFrame, kAudioFilePropertyFrameToPacket,
-                                      kAudioFilePropertyPacketToByte, kAudioFilePropertyByteToPacket]
         let size: Int
-        if translations.contains(Int(property)) {
-            size = property == UInt32(kAudioFilePropertyPacketToByte) || property == UInt32(kAudioFilePropertyByteToPacket)
-                ? MemoryLayout<AudioBytePacketTranslation>.size : MemoryLayout<AudioFramePacketTranslation>.size
+        if FileTranslations.isTranslation(property) {
+            size = FileTranslations.size
         } else if AnnotationLists.isList(property) {
             size = try AnnotationLists.size(property, of: handle)
         } else if property == UInt32(kAudioFilePropertyInfoDictionary) {
@@ -53,10 +50,11 @@ public func audioFileGetPropertyInfo(_ id: OpaquePointer?, _ property: UInt32, _
             size = try handle.serialized { () throws(AudioFileStatus) in try fileProperty(handle, property) }.count
         }
         outSize?.pointee = UInt32(size)
-        let writable: Set<Int> = [kAudioFilePropertyMagicCookieData, kAudioFilePropertyPacketTableInfo]
         if AnnotationLists.isList(property) {
             outWritable?.pointee = AnnotationLists.isWritable(handle) ? 1 : 0
-        } else if case .writing = handle.role { outWritable?.pointee = writable.contains(Int(property)) ? 1 : 0 } else {
+        } else if case .writing = handle.role {
+            outWritable?.pointee = FileProperties.isWritable(property, kind: .written) ? 1 : 0
+        } else {
             outWritable?.pointee = 0
         }
     }
@@ -68,7 +66,7 @@ public func audioFileGetProperty(_ id: OpaquePointer?, _ property: UInt32, _ ioS
     fileCall { () throws(AudioFileStatus) in
         let handle = try fileHandle(id)
         guard let ioSize, let out else { throw .parameter }
-        // The translations read their question from the buffer.
+        // The lists, the dictionary and the translations are more than bytes.
         switch Int(property) {
         case kAudioFilePropertyMarkerList, kAudioFilePropertyRegionList:
             try AnnotationLists.get(property, of: handle, ioSize, out)
@@ -81,38 +79,18 @@ public func audioFileGetProperty(_ id: OpaquePointer?, _ property: UInt32, _ ioS
             out.storeBytes(of: Unmanaged.passRetained(made).toOpaque(), as: UnsafeMutableRawPointer.self)
             ioSize.pointee = UInt32(MemoryLayout<CFDictionary>.size)
             return
-        case kAudioFilePropertyPacketToFrame, kAudioFilePropertyFrameToPacket:
-            try translateFrames(out, size: ioSize.pointee, packetToFrame: property == UInt32(kAudioFilePropertyPacketToFrame),
-                                framesPerPacket: handle.format.framesPerPacket)
-            return
-        case kAudioFilePropertyPacketToByte, kAudioFilePropertyByteToPacket:
-            guard Int(ioSize.pointee) >= MemoryLayout<AudioBytePacketTranslation>.size else { throw .badPropertySize }
-            guard case .reading(let r) = handle.role else { throw .unsupportedProperty }
-            var t = out.load(as: AudioBytePacketTranslation.self)
-            t.mFlags = 0
-            if r.format.isConstantBitRate {
-                let size = Int64(r.format.bytesPerPacket)
-                if property == UInt32(kAudioFilePropertyPacketToByte) { t.mByte = t.mPacket * size } else {
-                    t.mPacket = t.mByte / size
-                    t.mByteOffsetInPacket = UInt32(t.mByte % size)
-                }
-            } else if property == UInt32(kAudioFilePropertyPacketToByte) {
-                guard let d = r.packet(t.mPacket) else { throw .invalidPacketOffset }
-                t.mByte = d.startOffset
-            } else {
-                guard t.mByte >= 0 else { throw .parameter }
-                var low: Int64 = 0, high = r.packetCount - 1
-                while low < high {
-                    let mid = (low + high + 1) / 2
-                    if r.packet(mid)!.startOffset <= t.mByte { low = mid } else { high = mid - 1 }
-                }
-                guard let d = r.packet(low) else { throw .invalidPacketOffset }
-                t.mPacket = low
-                t.mByteOffsetInPacket = UInt32(clamping: t.mByte - d.startOffset)
-            }
-            out.storeBytes(of: t, as: AudioBytePacketTranslation.self)
-            return
         default: break
+        }
+        if FileTranslations.isTranslation(property) {
+            try handle.serialized { () throws(AudioFileStatus) in
+                try FileTranslations.translate(property, in: out, capacity: Int(ioSize.pointee),
+                                               framesPerPacket: handle.format.framesPerPacket) { () throws(AudioFileStatus) in
+                    // A file being written has no packets to look up.
+                    guard case .reading(let r) = handle.role else { throw .unsupportedProperty }
+                    return r.translationLayout
+                }
+            }
+            return
         }
         let value = try handle.serialized { () throws(AudioFileStatus) in try fileProperty(handle, property) }
         try storeBytes(value, ioSize, out, badSize: .badPropertySize)
@@ -130,21 +108,7 @@ public func audioFileSetProperty(_ id: OpaquePointer?, _ property: UInt32, _ siz
             throw .permissions
         }
         try handle.serialized { () throws(AudioFileStatus) in
-            switch Int(property) {
-            case kAudioFilePropertyMagicCookieData:
-                guard size > 0, size <= 1 << 20 else { throw .badPropertySize }
-                try w.setMagicCookie(Array(UnsafeRawBufferPointer(start: data, count: Int(size))))
-            case kAudioFilePropertyPacketTableInfo:
-                guard Int(size) >= MemoryLayout<AudioFilePacketTableInfo>.size else { throw .badPropertySize }
-                let t = data.loadUnaligned(as: AudioFilePacketTableInfo.self)
-                guard t.mNumberValidFrames >= 0, t.mPrimingFrames >= 0, t.mRemainderFrames >= 0 else { throw .parameter }
-                w.packetTable = PacketTable(validFrames: t.mNumberValidFrames, primingFrames: t.mPrimingFrames,
-                                            remainderFrames: t.mRemainderFrames)
-            case kAudioFilePropertyDeferSizeUpdates, kAudioFilePropertyReserveDuration:
-                return
-            default:
-                throw .unsupportedProperty
-            }
+            try FileProperties.set(property, UnsafeRawBufferPointer(start: data, count: Int(size)), on: w)
         }
     }
 }

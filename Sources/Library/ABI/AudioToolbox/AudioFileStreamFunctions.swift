@@ -79,23 +79,14 @@ func streamProperty(_ p: AudioFileStreamParser, _ id: UInt32) throws(AudioFileSt
     try FileProperties.value(id, of: p.facts, unknown: .streamValueUnknown)
 }
 
-let translations: Set<Int> = [kAudioFileStreamProperty_PacketToFrame, kAudioFileStreamProperty_FrameToPacket,
-                                      kAudioFileStreamProperty_PacketToByte, kAudioFileStreamProperty_ByteToPacket]
 
 @_cdecl("AudioFileStreamGetPropertyInfo")
 public func audioFileStreamGetPropertyInfo(_ stream: OpaquePointer?, _ id: UInt32, _ outSize: UnsafeMutablePointer<UInt32>?,
                                            _ outWritable: UnsafeMutablePointer<UInt8>?) -> Int32 {
     fileCall { () throws(AudioFileStatus) in
         let handle = try streamHandle(stream)
-        let size: Int
-        switch Int(id) {
-        case kAudioFileStreamProperty_PacketToFrame, kAudioFileStreamProperty_FrameToPacket:
-            size = MemoryLayout<AudioFramePacketTranslation>.size
-        case kAudioFileStreamProperty_PacketToByte, kAudioFileStreamProperty_ByteToPacket:
-            size = MemoryLayout<AudioBytePacketTranslation>.size
-        default:
-            size = try handle.serialized { () throws(AudioFileStatus) in try streamProperty(handle.parser, id) }.count
-        }
+        let size = FileTranslations.isTranslation(id) ? FileTranslations.size
+            : try handle.serialized { () throws(AudioFileStatus) in try streamProperty(handle.parser, id) }.count
         outSize?.pointee = UInt32(size)
         outWritable?.pointee = 0
     }
@@ -108,7 +99,7 @@ public func audioFileStreamGetProperty(_ stream: OpaquePointer?, _ id: UInt32, _
         let handle = try streamHandle(stream)
         guard let ioSize, let out else { throw .parameter }
         try handle.serialized { () throws(AudioFileStatus) in
-            if translations.contains(Int(id)) {
+            if FileTranslations.isTranslation(id) {
                 try translate(handle.parser, id, ioSize.pointee, out)
                 return
             }
@@ -117,28 +108,13 @@ public func audioFileStreamGetProperty(_ stream: OpaquePointer?, _ id: UInt32, _
     }
 }
 
-/// The four translations read their question from the buffer and answer in it.
+/// The four translations, once the header is known: by the average packet so far.
 func translate(_ p: AudioFileStreamParser, _ id: UInt32, _ size: UInt32, _ out: UnsafeMutableRawPointer) throws(AudioFileStatus) {
     guard let info = p.info else { throw .streamValueUnknown }
-    switch Int(id) {
-    case kAudioFileStreamProperty_PacketToFrame, kAudioFileStreamProperty_FrameToPacket:
-        try translateFrames(out, size: size, packetToFrame: id == UInt32(kAudioFileStreamProperty_PacketToFrame),
-                            framesPerPacket: info.format.framesPerPacket)
-    default:
-        guard Int(size) >= MemoryLayout<AudioBytePacketTranslation>.size else { throw .badPropertySize }
-        var t = out.load(as: AudioBytePacketTranslation.self)
+    try FileTranslations.translate(id, in: out, capacity: Int(size), framesPerPacket: info.format.framesPerPacket) {
+        () throws(AudioFileStatus) in
         guard let average = p.averageBytesPerPacket, average > 0 else { throw .streamValueUnknown }
-        let exact = info.format.isConstantBitRate
-        if id == UInt32(kAudioFileStreamProperty_PacketToByte) {
-            guard t.mPacket >= 0 else { throw .invalidPacketOffset }
-            t.mByte = Int64((Double(t.mPacket) * average).rounded())
-        } else {
-            guard t.mByte >= 0 else { throw .parameter }
-            t.mPacket = Int64(Double(t.mByte) / average)
-            t.mByteOffsetInPacket = UInt32(clamping: t.mByte - Int64((Double(t.mPacket) * average).rounded()))
-        }
-        t.mFlags = exact ? 0 : UInt32(kBytePacketTranslationFlag_IsEstimate)
-        out.storeBytes(of: t, as: AudioBytePacketTranslation.self)
+        return .average(bytesPerPacket: average, exact: info.format.isConstantBitRate)
     }
 }
 
@@ -149,7 +125,7 @@ public func audioFileStreamSetProperty(_ stream: OpaquePointer?, _ id: UInt32, _
         guard data != nil else { throw .parameter }
         // Every property comes from the stream: none is set by the program.
         _ = try handle.serialized { () throws(AudioFileStatus) in
-            if translations.contains(Int(id)) { throw .streamIllegalOperation }
+            if FileTranslations.isTranslation(id) { throw .streamIllegalOperation }
             do throws(AudioFileStatus) { _ = try streamProperty(handle.parser, id) } catch where error == .unsupportedProperty {
                 throw error
             } catch {}

@@ -52,24 +52,6 @@ func storeBytes(_ bytes: [UInt8], _ ioSize: UnsafeMutablePointer<UInt32>?, _ out
 
 func arrayBytes<T>(_ values: [T]) -> [UInt8] { values.withUnsafeBytes { Array($0) } }
 
-/// The packet-to-frame and frame-to-packet translations of Audio File and Audio File
-/// Stream: the question is read from the program's buffer and answered in it.
-func translateFrames(_ out: UnsafeMutableRawPointer, size: UInt32, packetToFrame: Bool,
-                     framesPerPacket: UInt32) throws(AudioFileStatus) {
-    guard Int(size) >= MemoryLayout<AudioFramePacketTranslation>.size else { throw .badPropertySize }
-    var t = out.load(as: AudioFramePacketTranslation.self)
-    let perPacket = Int64(max(1, framesPerPacket))
-    if packetToFrame {
-        guard t.mPacket >= 0 else { throw .invalidPacketOffset }
-        t.mFrame = t.mPacket * perPacket
-    } else {
-        guard t.mFrame >= 0 else { throw .parameter }
-        t.mPacket = t.mFrame / perPacket
-        t.mFrameOffsetInPacket = UInt32(t.mFrame % perPacket)
-    }
-    out.storeBytes(of: t, as: AudioFramePacketTranslation.self)
-}
-
 /// The buffers of a C AudioBufferList (mNumberBuffers of them, after the count).
 struct BufferListView: Sequence {
     let list: UnsafeMutablePointer<AudioBufferList>

@@ -94,6 +94,36 @@ public enum FileProperties {
     /// Every ID the table has a row for.
     public static var ids: Set<UInt32> { Set(rows.map(\.id)) }
 
+    // MARK: what a program sets (on a file it writes)
+
+    /// 'rsrv': the seconds a program means to write, a hint we have no use for.
+    public static let reserveDuration: UInt32 = 0x7273_7276
+
+    /// Whether GetPropertyInfo says property `id` is writable on a `kind` of object.
+    public static func isWritable(_ id: UInt32, kind: Kind) -> Bool {
+        kind == .written && (id == magicCookieData || id == packetTableInfo)
+    }
+
+    /// Takes a value of property `id` on the file `w` writes.
+    public static func set(_ id: UInt32, _ bytes: UnsafeRawBufferPointer, on w: AudioFileWriter) throws(AudioFileStatus) {
+        switch id {
+        case magicCookieData:
+            guard bytes.count > 0, bytes.count <= 1 << 20 else { throw .badPropertySize }
+            try w.setMagicCookie(Array(bytes))
+        case packetTableInfo:
+            guard bytes.count >= 16 else { throw .badPropertySize }
+            let valid = bytes.loadUnaligned(as: Int64.self)
+            let priming = bytes.loadUnaligned(fromByteOffset: 8, as: Int32.self)
+            let remainder = bytes.loadUnaligned(fromByteOffset: 12, as: Int32.self)
+            guard valid >= 0, priming >= 0, remainder >= 0 else { throw .parameter }
+            w.packetTable = PacketTable(validFrames: valid, primingFrames: priming, remainderFrames: remainder)
+        case deferSizeUpdates, reserveDuration:
+            return  // sizes are written at close; nothing is reserved
+        default:
+            throw .unsupportedProperty
+        }
+    }
+
     // MARK: values as bytes
 
     static func word(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value) { Array($0) } }
