@@ -299,6 +299,16 @@ static void properties(void)
         CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyPacketToFrame, &size, &frames), kAudioFileInvalidPacketOffsetError);
         size = 8;
         CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyPacketToByte, &size, &where), kAudioFileBadPropertySizeError);
+        /* Questions no packet answers: the same codes for every kind of file. */
+        size = sizeof where;
+        where.mPacket = -1;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyPacketToByte, &size, &where), kAudioFileInvalidPacketOffsetError);
+        where.mByte = -1;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyByteToPacket, &size, &where), kAudio_ParamError);
+        frames.mPacket = INT64_MAX / 2;
+        size = sizeof frames;
+        CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyPacketToFrame, &size, &frames),
+                     d.mFramesPerPacket > 2 ? kAudioFileInvalidPacketOffsetError : noErr);
         Float64 duration = 0;
         size = sizeof duration;
         CHECK_STATUS(AudioFileGetProperty(file, kAudioFilePropertyEstimatedDuration, &size, &duration), noErr);
@@ -332,6 +342,15 @@ static void seeking(void)
         UInt32 size = sizeof length;
         CHECK_STATUS(ExtAudioFileGetProperty(file, kExtAudioFileProperty_FileLengthFrames, &size, &length), noErr);
         CHECK(length == 44100, "%s: FileLengthFrames %lld", names[i], (long long)length);
+        /* A UInt32 property is four bytes, in size and in value. */
+        UInt32 manufacturerSize = 0, manufacturer = 0;
+        CHECK_STATUS(ExtAudioFileGetPropertyInfo(file, kExtAudioFileProperty_CodecManufacturer, &manufacturerSize, NULL), noErr);
+        size = sizeof manufacturer;
+        CHECK_STATUS(ExtAudioFileGetProperty(file, kExtAudioFileProperty_CodecManufacturer, &size, &manufacturer), noErr);
+        /* 'appl': kAppleSoftwareAudioCodecManufacturer, declared for iPhone code only. */
+        CHECK(manufacturerSize == 4 && size == 4 && manufacturer == 0x6170706C,
+              "%s: CodecManufacturer is a UInt32 'appl' (%u bytes, %08x)", names[i], (unsigned)manufacturerSize,
+              (unsigned)manufacturer);
         CHECK_STATUS(ExtAudioFileSeek(file, 30000), noErr);
         float block[2 * 4096];
         AudioBufferList list = {1, {{2, sizeof block, block}}};

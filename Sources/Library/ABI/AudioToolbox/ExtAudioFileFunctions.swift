@@ -210,7 +210,7 @@ private func extProperty(_ handle: ExtAudioFileHandle, _ id: UInt32) throws(Audi
     case kExtAudioFileProperty_PacketTable:
         guard case .reading(let r) = handle.role, let t = r.file.packetTable else { throw .extInvalidProperty }
         return FileProperties.packetTableBytes(t)
-    case kExtAudioFileProperty_CodecManufacturer: return bytesOf(0x6170_706C)  // 'appl', kAppleSoftwareAudioCodecManufacturer
+    case kExtAudioFileProperty_CodecManufacturer: return bytesOf(UInt32(0x6170_706C))  // 'appl', kAppleSoftwareAudioCodecManufacturer
     case kExtAudioFileProperty_AudioConverter: return bytesOf(UnsafeMutableRawPointer(try fileConverter(handle)))
     default: throw .extInvalidProperty
     }

@@ -51,9 +51,14 @@ public enum FileTranslations {
         switch where_ {
         case .constant(let size):
             guard size > 0 else { throw .invalidPacketOffset }
-            if toByte { byte = packet &* size } else {
+            if toByte {
+                let (product, overflow) = packet.multipliedReportingOverflow(by: size)
+                guard packet >= 0, !overflow else { throw .invalidPacketOffset }
+                byte = product
+            } else {
+                guard byte >= 0 else { throw .parameter }
                 packet = byte / size
-                offset = UInt32(truncatingIfNeeded: byte % size)
+                offset = UInt32(byte % size)
             }
         case .indexed(let count, let start):
             if toByte {
@@ -97,8 +102,9 @@ public enum FileTranslations {
         var packet = buffer.loadUnaligned(fromByteOffset: 8, as: Int64.self)
         let perPacket = Int64(max(1, framesPerPacket))
         if packetToFrame {
-            guard packet >= 0 else { throw .invalidPacketOffset }
-            frame = packet &* perPacket
+            let (product, overflow) = packet.multipliedReportingOverflow(by: perPacket)
+            guard packet >= 0, !overflow else { throw .invalidPacketOffset }
+            frame = product
         } else {
             guard frame >= 0 else { throw .parameter }
             packet = frame / perPacket
