@@ -1879,6 +1879,18 @@ def build():
     return None
 
 
+def show_daemon_log(name, lines=20):
+    """The end of a failed case's daemon log, so that a run whose files are gone (CI's)
+    still says what the daemon did."""
+    try:
+        with open(os.path.join(outdir, "logs", name + ".daemon.log"), errors="replace") as f:
+            tail = f.read().splitlines()[-lines:]
+    except OSError:
+        return
+    for line in tail:
+        print(f"    daemon: {line}")
+
+
 def main():
     global prefix, outdir, session_prog, fork_prog, peer_probe, tool_path, daemon_path
     if len(sys.argv) != 3:
@@ -1917,6 +1929,7 @@ def main():
         if chosen and not any(name.startswith(p + "-") for p in chosen):
             continue
         case = Case(name)
+        failed_before = failed
         try:
             run(case)
             expect_no_leftovers(case)
@@ -1932,6 +1945,8 @@ def main():
             failed += 1
         finally:
             case.cleanup()
+        if failed_before != failed:
+            show_daemon_log(name)
         for note in case.notes:
             print(f"    note: {note}")
     print(f"arbiter: {passed} passed, {failed} failed")

@@ -436,9 +436,10 @@ SoundServerWatch *SoundServerWatchStart(void (*changed)(void *), void *context)
     return w;
 }
 
-int SoundServerWatchStreams(SoundServerWatch *w, SoundServerStream *streams, int capacity)
+int SoundServerWatchStreams(SoundServerWatch *w, SoundServerStream *streams, int capacity, int *complete)
 {
     pw_thread_loop_lock(w->loop);
+    if (complete) *complete = w->synced;
     int count = 0;
     for (int i = 0; i < MAX_STREAMS; i++) {
         if (!w->nodes[i].used) continue;
@@ -482,14 +483,6 @@ int SoundServerWatchSetSoftVolume(SoundServerWatch *w, uint32_t id, const float 
     }
     pw_thread_loop_unlock(w->loop);
     return result < 0 ? result : 0;
-}
-
-int SoundServerWatchSynced(SoundServerWatch *w)
-{
-    pw_thread_loop_lock(w->loop);
-    int synced = w->synced;
-    pw_thread_loop_unlock(w->loop);
-    return synced;
 }
 
 int SoundServerWatchConnected(SoundServerWatch *w)

@@ -110,8 +110,9 @@ final class OthersPolicy {
     /// application and gives them to the next stream of the kind — a music player lowered
     /// there at the wrong moment would start at 30 % for good. Restoring sets the soft
     /// values back to the channel values: the stream sounds as the user left it.
-    func update(_ arbitration: Arbitration, streams: [SoundServerStream], watch: OpaquePointer) {
-        recoverJournal(streams: streams, watch: watch)
+    /// `complete`: `streams` holds every stream the server had when we connected.
+    func update(_ arbitration: Arbitration, streams: [SoundServerStream], complete: Bool, watch: OpaquePointer) {
+        recoverJournal(streams: streams, complete: complete, watch: watch)
         let nodes = Set(streams.map(\.node))
         managed = managed.filter { nodes.contains($0.key) }
         released = released.filter { nodes.contains($0) }
@@ -262,10 +263,10 @@ final class OthersPolicy {
     }
 
     /// A daemon killed while streams were lowered left a journal: put them back.
-    private func recoverJournal(streams: [SoundServerStream], watch: OpaquePointer) {
-        // Only once the server has shown everything it has: a stream not seen yet
-        // would be taken for gone.
-        guard SoundServerWatchSynced(watch) != 0 else { return }
+    private func recoverJournal(streams: [SoundServerStream], complete: Bool, watch: OpaquePointer) {
+        // Only from a list holding everything the server had: a stream not seen yet
+        // would be taken for gone. Whether it does is read with the list, not after it.
+        guard complete else { return }
         if !recovered {
             recovered = true
             readJournal(streams: streams)

@@ -163,7 +163,8 @@ final class Server {
     /// active (see OthersPolicy).
     func applyOthersPolicy() {
         guard let watch = soundServer.connection else { return }
-        others.update(arbitration, streams: soundServer.streams(), watch: watch)
+        let now = soundServer.snapshot()
+        others.update(arbitration, streams: now.streams, complete: now.complete, watch: watch)
     }
 
     // MARK: Connections

@@ -80,11 +80,16 @@ final class SoundServerWatcher {
     var connection: OpaquePointer? { watch }
 
     /// Every playback stream of the server now.
-    func streams() -> [SoundServerStream] {
-        guard let watch else { return [] }
+    func streams() -> [SoundServerStream] { snapshot().streams }
+
+    /// Every playback stream of the server now, and whether that is all the server had
+    /// when we connected (false until it has announced them): one reading of both.
+    func snapshot() -> (streams: [SoundServerStream], complete: Bool) {
+        guard let watch else { return ([], false) }
         var streams = [SoundServerStream](repeating: SoundServerStream(), count: 256)
-        let count = Int(SoundServerWatchStreams(watch, &streams, Int32(streams.count)))
-        return Array(streams.prefix(min(count, streams.count)))
+        var complete: Int32 = 0
+        let count = Int(SoundServerWatchStreams(watch, &streams, Int32(streams.count), &complete))
+        return (Array(streams.prefix(min(count, streams.count))), complete != 0)
     }
 
     /// The default sink's volume on the desktop's scale, nil when unknown.

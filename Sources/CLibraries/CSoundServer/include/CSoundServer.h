@@ -30,11 +30,11 @@ typedef struct {
  * goes away. NULL when no server answers. */
 SoundServerWatch *SoundServerWatchStart(void (*changed)(void *context), void *context);
 
-/* Copies up to `capacity` streams; returns how many exist (may exceed capacity). */
-int SoundServerWatchStreams(SoundServerWatch *watch, SoundServerStream *streams, int capacity);
-
-/* Whether the server has reported every object it had when we connected. */
-int SoundServerWatchSynced(SoundServerWatch *watch);
+/* Copies up to `capacity` streams; returns how many exist (may exceed capacity).
+ * `complete` (may be NULL) says whether the copy holds every stream the server had when
+ * we connected: read in the same step as the streams, since a flag read apart from them
+ * can be newer than the copy, and a stream missing from it would look gone. */
+int SoundServerWatchStreams(SoundServerWatch *watch, SoundServerStream *streams, int capacity, int *complete);
 
 /* Whether the connection to the server is still up. */
 int SoundServerWatchConnected(SoundServerWatch *watch);
