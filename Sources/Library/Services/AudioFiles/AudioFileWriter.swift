@@ -127,17 +127,11 @@ public final class AudioFileWriter {
             stream.pcmBits = Int32(format.bitsPerChannel)
             stream.pcmFloat = format.formatFlags & Flags.float != 0 ? 1 : 0
             stream.pcmBigEndian = format.formatFlags & Flags.bigEndian != 0 ? 1 : 0
-        } else if format.formatID == FormatID.appleLossless {
-            stream.codec = MediaCodecALAC
-            stream.frameSize = frameSize
-            guard let alac = MagicCookie.alacConfig(magicCookie) else { throw .unsupportedDataFormat }
-            config = MagicCookie.alacAtom(alac)
         } else {
-            stream.codec = MediaCodecAAC
+            stream.codec = format.formatID == FormatID.appleLossless ? MediaCodecALAC : MediaCodecAAC
             stream.frameSize = frameSize
-            stream.priming = priming
-            config = MagicCookie.audioSpecificConfig(fromCookie: magicCookie)
-            guard !config.isEmpty else { throw .unsupportedDataFormat }
+            if stream.codec == MediaCodecAAC { stream.priming = priming }
+            config = try containerConfig()
         }
         var made: OpaquePointer?
         let result = config.withUnsafeBufferPointer { buffer in
@@ -149,6 +143,27 @@ public final class AudioFileWriter {
         guard result == 0, let made else { throw result == -2 ? .permissions : result == -4 ? .unspecified : .unsupportedDataFormat }
         muxer = made
         return made
+    }
+
+    /// The codec's configuration as the container stores it, from the magic cookie: an
+    /// 'alac' atom, or AAC's AudioSpecificConfig. A cookie that holds none cannot be
+    /// multiplexed (unsupportedDataFormat).
+    private func containerConfig() throws(AudioFileStatus) -> [UInt8] {
+        if format.formatID == FormatID.appleLossless {
+            guard let alac = MagicCookie.alacConfig(magicCookie) else { throw .unsupportedDataFormat }
+            return MagicCookie.alacAtom(alac)
+        }
+        let config = MagicCookie.audioSpecificConfig(fromCookie: magicCookie)
+        guard !config.isEmpty else { throw .unsupportedDataFormat }
+        return config
+    }
+
+    /// Each description within the `byteCount` bytes given, and not empty.
+    private static func check(_ descriptions: [PacketDescription]?, packets: Int, byteCount: Int) throws(AudioFileStatus) {
+        guard let descriptions, descriptions.count >= packets else { throw .parameter }
+        for d in descriptions.prefix(packets) {
+            guard d.startOffset >= 0, Int(d.startOffset) + Int(d.byteSize) <= byteCount, d.byteSize > 0 else { throw .parameter }
+        }
     }
 
     /// An M4A's packets into the container, with the packet table as it is now: the
@@ -189,16 +204,12 @@ public final class AudioFileWriter {
             maximumPacketSize = UInt32(size)
             return
         }
-        guard let descriptions, descriptions.count >= packets else { throw .parameter }
-        for d in descriptions.prefix(packets) {
-            guard d.startOffset >= 0, Int(d.startOffset) + Int(d.byteSize) <= byteCount, d.byteSize > 0 else { throw .parameter }
-        }
+        try Self.check(descriptions, packets: packets, byteCount: byteCount)
+        guard let descriptions else { throw .parameter }
         // Checked before the first packet, as the muxer would be: a format FFmpeg cannot
         // take is refused now, not at close.
         if spool == nil {
-            guard format.formatID != FormatID.appleLossless || MagicCookie.alacConfig(magicCookie) != nil,
-                  format.formatID == FormatID.appleLossless || !MagicCookie.audioSpecificConfig(fromCookie: magicCookie).isEmpty
-            else { throw .unsupportedDataFormat }
+            _ = try containerConfig()
             spool = try PacketSpool(besides: path)
         }
         if bitRate > 0 { self.bitRate = bitRate }
@@ -223,10 +234,8 @@ public final class AudioFileWriter {
             maximumPacketSize = UInt32(size)
             return
         }
-        guard let descriptions, descriptions.count >= packets else { throw .parameter }
-        for d in descriptions.prefix(packets) {
-            guard d.startOffset >= 0, Int(d.startOffset) + Int(d.byteSize) <= byteCount, d.byteSize > 0 else { throw .parameter }
-        }
+        try Self.check(descriptions, packets: packets, byteCount: byteCount)
+        guard let descriptions else { throw .parameter }
         for d in descriptions.prefix(packets) {
             try caf.append(UnsafeRawBufferPointer(start: data + Int(d.startOffset), count: Int(d.byteSize)), packetSizes: [d.byteSize])
             packetCount += 1

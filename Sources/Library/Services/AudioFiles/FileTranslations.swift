@@ -52,9 +52,7 @@ public enum FileTranslations {
         case .constant(let size):
             guard size > 0 else { throw .invalidPacketOffset }
             if toByte {
-                let (product, overflow) = packet.multipliedReportingOverflow(by: size)
-                guard packet >= 0, !overflow else { throw .invalidPacketOffset }
-                byte = product
+                byte = try start(ofPacket: packet, each: size)
             } else {
                 guard byte >= 0 else { throw .parameter }
                 packet = byte / size
@@ -96,15 +94,21 @@ public enum FileTranslations {
         buffer.storeBytes(of: flags, toByteOffset: 20, as: UInt32.self)
     }
 
+    /// Where packet `packet` starts when each is `each` long: none for a negative packet
+    /// or past Int64 (invalidPacketOffset, as for a packet the file does not have).
+    private static func start(ofPacket packet: Int64, each: Int64) throws(AudioFileStatus) -> Int64 {
+        let (product, overflow) = packet.multipliedReportingOverflow(by: each)
+        guard packet >= 0, !overflow else { throw .invalidPacketOffset }
+        return product
+    }
+
     static func translateFrames(_ buffer: UnsafeMutableRawPointer, packetToFrame: Bool,
                                 framesPerPacket: UInt32) throws(AudioFileStatus) {
         var frame = buffer.loadUnaligned(as: Int64.self)
         var packet = buffer.loadUnaligned(fromByteOffset: 8, as: Int64.self)
         let perPacket = Int64(max(1, framesPerPacket))
         if packetToFrame {
-            let (product, overflow) = packet.multipliedReportingOverflow(by: perPacket)
-            guard packet >= 0, !overflow else { throw .invalidPacketOffset }
-            frame = product
+            frame = try start(ofPacket: packet, each: perPacket)
         } else {
             guard frame >= 0 else { throw .parameter }
             packet = frame / perPacket
