@@ -151,10 +151,12 @@ let package = Package(
         .target(name: "EchoCancellation", dependencies: ["AudioStreams", "CVoiceProcessing"],
                 path: "Sources/Library/Services/EchoCancellation"),
         .target(name: "AudioUnits", dependencies: ["AudioSessionCore", "AudioStreams", "Resampling", "EchoCancellation",
-                                                   "Locking"],
+                                                   "FourCharCodes", "Locking"],
                 path: "Sources/Library/Services/AudioUnits"),
-        // AUGraph's model: nodes, what feeds their inputs, and the rules a change keeps. Pure.
-        .target(name: "AudioGraphs", path: "Sources/Library/Services/AudioGraphs"),
+        // AUGraph: its model (nodes, what feeds their inputs, the rules a change keeps; pure)
+        // and the graph service over the program's units (AudioGraph).
+        .target(name: "AudioGraphs", dependencies: ["AudioUnits", "FourCharCodes", "Locking"],
+                path: "Sources/Library/Services/AudioGraphs"),
         // FFmpeg's demultiplexers, decoders, AAC encoder and multiplexers behind a narrow C
         // face (Debian: libavformat-dev, libavcodec-dev).
         // Not linked: loaded by SONAME on first use (MediaCodecsAvailable).
@@ -240,7 +242,7 @@ let package = Package(
         .testTarget(name: "AudioUnitsTests", dependencies: ["AudioUnits"]),
         .testTarget(name: "EchoCancellationTests", dependencies: ["EchoCancellation"]),
         .testTarget(name: "SystemSoundsTests", dependencies: ["SystemSounds", "AudioSessionCore", "CSndfile"]),
-        .testTarget(name: "AudioGraphsTests", dependencies: ["AudioGraphs"]),
+        .testTarget(name: "AudioGraphsTests", dependencies: ["AudioGraphs", "AudioUnits", "AudioSessionCore", "Locking"]),
         .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioToolbox", "CAudioToolbox"],
                     swiftSettings: publicHeaders),
         .testTarget(

@@ -361,22 +361,19 @@ section "A thin ABI over one runtime"
 # The ABI layer translates: @_cdecl entry points and C buffers. Registries, handle
 # tables, listener lists and run-loop queues are the Runtime's; a family's property
 # rules are its table's (UnitProperties, QueueProperties, ConverterProperties,
-# PropertyTable), never a switch over C constants in the ABI; the environment is read in
+# ExtFileProperties, PropertyTable), never a switch over C constants in the ABI; the environment is read in
 # one file (Settings/Configuration.swift); fork has one pthread_atfork.
 abi="$here/Sources/Library/ABI/AudioToolbox"
 state=$(grep -nE 'HandleTable<|ListenerRegistry<|RunLoopQueues<|Locked<|Mutex<|Atomic<|nonisolated\(unsafe\)|static var' "$abi"/*.swift | head -3)
 readers=$(grep -rlE 'getenv|ProcessInfo' "$here/Sources/Library" --include='*.swift' | grep -v '/Settings/Configuration.swift$' | tr '\n' ' ')
-# The families with a table have no property switch left; the others' switches may only
-# shrink (issue 41 moves them into tables): the ceiling is what is left today.
-tabled=$(grep -nE '^\s*case kAudio' "$abi/AudioUnitPropertyFunctions.swift" "$abi/AudioQueuePropertyFunctions.swift" \
-    "$abi/AudioConverterFunctions.swift" "$abi/SessionFunctions.swift" | head -3)
-switches=$(cat "$abi"/*.swift | grep -cE '^\s*case kAudio')
-ceiling=13
+# Every family's properties are a table in its service: no switch over the C
+# constants is left in the ABI.
+switches=$(grep -nE '^\s*case k[A-Z]' "$abi"/*.swift | head -3)
 forks=$(grep -rnE '^[^/*]*pthread_atfork\(' "$here/Sources" --include='*.swift' --include='*.c' | grep -v '^\s*//' | wc -l)
-if [ -z "$state" ] && [ -z "$readers" ] && [ -z "$tabled" ] && [ "$switches" -le "$ceiling" ] && [ "$forks" -eq 1 ]; then
-    pass "thin ABI: no state, no property switch in the tabled families, $switches 'case kAudio' lines elsewhere (ceiling $ceiling), one pthread_atfork"
+if [ -z "$state" ] && [ -z "$readers" ] && [ -z "$switches" ] && [ "$forks" -eq 1 ]; then
+    pass "thin ABI: no state, no switch over the C constants (every family's properties are a table), one pthread_atfork"
 else
-    fail "thin ABI: state in the ABI: ${state:-none}; switches in tabled families: ${tabled:-none}; 'case kAudio' lines $switches (ceiling $ceiling); pthread_atfork calls $forks (one wanted); environment read outside Configuration.swift: ${readers:-none}"
+    fail "thin ABI: state in the ABI: ${state:-none}; switches over C constants: ${switches:-none}; pthread_atfork calls $forks (one wanted); environment read outside Configuration.swift: ${readers:-none}"
 fi
 
 section "ALSA backend through the virtual ALSA card"

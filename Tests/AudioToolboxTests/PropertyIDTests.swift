@@ -137,7 +137,40 @@ struct PropertyIDTests {
          bits(kAudioFormatProperty_ChannelLayoutForTag)),
     ]
 
-    @Test("every ID of a table equals its C constant", arguments: units + queues + queueParameters + files + formats)
+    static let extendedFiles: [(String, UInt32, UInt32)] = [
+        ("kExtAudioFileProperty_FileDataFormat", ExtFileProperties.fileDataFormat, bits(kExtAudioFileProperty_FileDataFormat)),
+        ("kExtAudioFileProperty_FileChannelLayout", ExtFileProperties.fileChannelLayout, bits(kExtAudioFileProperty_FileChannelLayout)),
+        ("kExtAudioFileProperty_ClientDataFormat", ExtFileProperties.clientDataFormat, bits(kExtAudioFileProperty_ClientDataFormat)),
+        ("kExtAudioFileProperty_ClientChannelLayout", ExtFileProperties.clientChannelLayout, bits(kExtAudioFileProperty_ClientChannelLayout)),
+        ("kExtAudioFileProperty_CodecManufacturer", ExtFileProperties.codecManufacturer, bits(kExtAudioFileProperty_CodecManufacturer)),
+        ("kExtAudioFileProperty_AudioConverter", ExtFileProperties.audioConverter, bits(kExtAudioFileProperty_AudioConverter)),
+        ("kExtAudioFileProperty_AudioFile", ExtFileProperties.audioFile, bits(kExtAudioFileProperty_AudioFile)),
+        ("kExtAudioFileProperty_FileMaxPacketSize", ExtFileProperties.fileMaxPacketSize, bits(kExtAudioFileProperty_FileMaxPacketSize)),
+        ("kExtAudioFileProperty_ClientMaxPacketSize", ExtFileProperties.clientMaxPacketSize, bits(kExtAudioFileProperty_ClientMaxPacketSize)),
+        ("kExtAudioFileProperty_FileLengthFrames", ExtFileProperties.fileLengthFrames, bits(kExtAudioFileProperty_FileLengthFrames)),
+        ("kExtAudioFileProperty_ConverterConfig", ExtFileProperties.converterConfig, bits(kExtAudioFileProperty_ConverterConfig)),
+        ("kExtAudioFileProperty_IOBufferSizeBytes", ExtFileProperties.ioBufferSizeBytes, bits(kExtAudioFileProperty_IOBufferSizeBytes)),
+        ("kExtAudioFileProperty_IOBuffer", ExtFileProperties.ioBuffer, bits(kExtAudioFileProperty_IOBuffer)),
+        ("kExtAudioFileProperty_PacketTable", ExtFileProperties.packetTable, bits(kExtAudioFileProperty_PacketTable)),
+    ]
+
+    static let objects: [(String, UInt32, UInt32)] = [
+        ("kAudioFilePropertyInfoDictionary", FileProperties.infoDictionary, bits(kAudioFilePropertyInfoDictionary)),
+    ]
+
+    static let globalInfo: [(String, UInt32, UInt32)] = [
+        ("kAudioFileGlobalInfo_ReadableTypes", FileGlobalInfo.readableTypes, bits(kAudioFileGlobalInfo_ReadableTypes)),
+        ("kAudioFileGlobalInfo_WritableTypes", FileGlobalInfo.writableTypes, bits(kAudioFileGlobalInfo_WritableTypes)),
+        ("kAudioFileGlobalInfo_FileTypeName", FileGlobalInfo.fileTypeName, bits(kAudioFileGlobalInfo_FileTypeName)),
+        ("kAudioFileGlobalInfo_AvailableFormatIDs", FileGlobalInfo.availableFormatIDs, bits(kAudioFileGlobalInfo_AvailableFormatIDs)),
+        ("kAudioFileGlobalInfo_AllExtensions", FileGlobalInfo.allExtensions, bits(kAudioFileGlobalInfo_AllExtensions)),
+        ("kAudioFileGlobalInfo_AllMIMETypes", FileGlobalInfo.allMIMETypes, bits(kAudioFileGlobalInfo_AllMIMETypes)),
+        ("kAudioFileGlobalInfo_ExtensionsForType", FileGlobalInfo.extensionsForType, bits(kAudioFileGlobalInfo_ExtensionsForType)),
+        ("kAudioFileGlobalInfo_MIMETypesForType", FileGlobalInfo.mimeTypesForType, bits(kAudioFileGlobalInfo_MIMETypesForType)),
+    ]
+
+    @Test("every ID of a table equals its C constant",
+          arguments: units + queues + queueParameters + files + formats + extendedFiles + globalInfo + objects)
     func equalsHeader(_ row: (String, UInt32, UInt32)) {
         #expect(row.1 == row.2, "\(row.0): table \(row.1), header \(row.2)")
     }
@@ -148,6 +181,8 @@ struct PropertyIDTests {
         #expect(Set(Self.queues.map(\.1)) == QueueProperties.ids)
         #expect(Set(Self.files.map(\.1)) == FileProperties.ids)
         #expect(Set(Self.formats.map(\.1)) == FormatProperties.ids)
+        #expect(Set(Self.extendedFiles.map(\.1)) == ExtFileProperties.ids)
+        #expect(Set(Self.globalInfo.map(\.1)) == FileGlobalInfo.ids)
     }
 
     @Test("the C layouts the tables read and write")

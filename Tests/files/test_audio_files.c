@@ -1168,6 +1168,92 @@ static void formats(void)
     CHECK(typesSize >= 4 * 6, "readable types: %u bytes", (unsigned)typesSize);
 }
 
+/* Whether a CFArray of CFStrings holds `text`. */
+static int arrayHolds(CFArrayRef array, const char *text)
+{
+    CFStringRef wanted = CFStringCreateWithCString(NULL, text, kCFStringEncodingUTF8);
+    int found = CFArrayContainsValue(array, CFRangeMake(0, CFArrayGetCount(array)), wanted);
+    CFRelease(wanted);
+    return found;
+}
+
+/* AudioFileGetGlobalInfo as a program that offers a save panel asks it: the types it can
+ * write, the formats of one, each type's name and extensions, every extension and MIME
+ * type; then the mistakes, each with its code and nothing returned. */
+static void globalInfo(void)
+{
+    UInt32 size = 0;
+    CHECK_STATUS(AudioFileGetGlobalInfoSize(kAudioFileGlobalInfo_WritableTypes, 0, NULL, &size), noErr);
+    AudioFileTypeID types[64] = {0};
+    CHECK(size >= 4 && size <= sizeof types && size % 4 == 0, "writable types: %u bytes", (unsigned)size);
+    if (size > sizeof types) size = sizeof types;
+    CHECK_STATUS(AudioFileGetGlobalInfo(kAudioFileGlobalInfo_WritableTypes, 0, NULL, &size, types), noErr);
+    int caf = 0, wave = 0, m4a = 0;
+    for (UInt32 i = 0; i < size / 4; i++) {
+        caf |= types[i] == kAudioFileCAFType;
+        wave |= types[i] == kAudioFileWAVEType;
+        m4a |= types[i] == kAudioFileM4AType;
+    }
+    CHECK(caf && wave && m4a, "CAF, WAVE and M4A are writable (%d %d %d)", caf, wave, m4a);
+
+    AudioFileTypeID type = kAudioFileCAFType;
+    AudioFormatID formats[32] = {0};
+    size = sizeof formats;
+    CHECK_STATUS(AudioFileGetGlobalInfo(kAudioFileGlobalInfo_AvailableFormatIDs, sizeof type, &type, &size, formats), noErr);
+    int lpcm = 0, aac = 0;
+    for (UInt32 i = 0; i < size / 4; i++) {
+        lpcm |= formats[i] == kAudioFormatLinearPCM;
+        aac |= formats[i] == kAudioFormatMPEG4AAC;
+    }
+    CHECK(lpcm && aac, "a CAF takes linear PCM and AAC (%d %d)", lpcm, aac);
+
+    /* The text answers: a pointer's size, a new object the caller releases. */
+    CHECK_STATUS(AudioFileGetGlobalInfoSize(kAudioFileGlobalInfo_FileTypeName, sizeof type, &type, &size), noErr);
+    CHECK(size == sizeof(CFStringRef), "a type's name is a CFStringRef (%u bytes)", (unsigned)size);
+    CFStringRef name = NULL;
+    size = sizeof name;
+    CHECK_STATUS(AudioFileGetGlobalInfo(kAudioFileGlobalInfo_FileTypeName, sizeof type, &type, &size, &name), noErr);
+    CHECK(name && CFStringGetLength(name) > 0, "CAF has a name");
+    if (name) CFRelease(name);
+    struct { UInt32 id; AudioFileTypeID type; const char *holds; } lists[] = {
+        {kAudioFileGlobalInfo_ExtensionsForType, kAudioFileWAVEType, "wav"},
+        {kAudioFileGlobalInfo_ExtensionsForType, kAudioFileM4AType, "m4a"},
+        {kAudioFileGlobalInfo_MIMETypesForType, kAudioFileMP3Type, "audio/mpeg"},
+        {kAudioFileGlobalInfo_AllExtensions, 0, "caf"},
+        {kAudioFileGlobalInfo_AllMIMETypes, 0, "audio/x-caf"},
+    };
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        CFArrayRef array = NULL;
+        size = sizeof array;
+        UInt32 specifierSize = lists[i].type ? sizeof lists[i].type : 0;
+        CHECK_STATUS(AudioFileGetGlobalInfo(lists[i].id, specifierSize, lists[i].type ? &lists[i].type : NULL, &size, &array),
+                     noErr);
+        CHECK(array && arrayHolds(array, lists[i].holds), "global info %u holds \"%s\"", (unsigned)lists[i].id, lists[i].holds);
+        if (array) CFRelease(array);
+    }
+
+    /* Mistakes: each its code, and the caller's value untouched. */
+    AudioFileTypeID unknown = 0x78787878;
+    struct { UInt32 id; UInt32 specifierSize; void *specifier; UInt32 ioSize; OSStatus expected; } bad[] = {
+        {kAudioFileGlobalInfo_FileTypeName, 3, &type, sizeof(CFStringRef), kAudioFileBadPropertySizeError},
+        {kAudioFileGlobalInfo_FileTypeName, 0, NULL, sizeof(CFStringRef), kAudioFileBadPropertySizeError},
+        {kAudioFileGlobalInfo_ExtensionsForType, 4, &unknown, sizeof(CFArrayRef), kAudioFileUnsupportedFileTypeError},
+        {kAudioFileGlobalInfo_AvailableFormatIDs, 4, &unknown, 64, kAudioFileUnsupportedFileTypeError},
+        {kAudioFileGlobalInfo_FileTypeName, 4, &type, 4, kAudioFileBadPropertySizeError},
+        {kAudioFileGlobalInfo_TypesForExtension, 0, NULL, 64, kAudioFileUnsupportedPropertyError},
+        {0x78787878, 0, NULL, 64, kAudioFileUnsupportedPropertyError},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        unsigned char out[64];
+        memset(out, 0xA5, sizeof out);
+        size = bad[i].ioSize;
+        CHECK_STATUS(AudioFileGetGlobalInfo(bad[i].id, bad[i].specifierSize, bad[i].specifier, &size, out), bad[i].expected);
+        int untouched = 1;
+        for (size_t b = 0; b < sizeof out; b++) untouched &= out[b] == 0xA5;
+        CHECK(untouched, "global info %u refused (case %zu): nothing written", (unsigned)bad[i].id, i);
+    }
+    CHECK_STATUS(AudioFileGetGlobalInfoSize(kAudioFileGlobalInfo_ReadableTypes, 0, NULL, NULL), kAudio_ParamError);
+}
 
 /* Callbacks that call back in: an input procedure that reads its converter's
  * properties, and one that disposes of its converter and says the input ended. */
@@ -1346,6 +1432,7 @@ int main(int argc, char **argv)
     encodingConverter();
     frameworkEncoder();
     formats();
+    globalInfo();
     infoDictionaries();
     hostile();
     return finish("test_audio_files");

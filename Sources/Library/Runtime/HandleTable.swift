@@ -9,7 +9,7 @@ import Locking
 /// foreign pointer or a handle of another kind is refused with a result code instead of
 /// followed, and events queued for a disposed object never reach the one after it.
 package final class HandleTable<Object>: @unchecked Sendable {
-    package enum Kind: UInt8 { case audioFile = 1, extAudioFile, converter, fileStream, unit, queue, graph }
+    package enum Kind: UInt8 { case audioFile = 1, extAudioFile, converter, fileStream, unit, queue, graph, tap }
 
     private struct Slot {
         package var object: Object?
@@ -96,6 +96,17 @@ package final class HandleTable<Object>: @unchecked Sendable {
             t.slots[index] = Slot(object: nil, generation: t.slots[index].generation &+ 1, inUse: false)
             t.free.append(index)
             return object
+        }
+    }
+
+    /// Takes out every object `match` says; their handles name nothing from now on.
+    package func removeAll(where match: (Object) -> Bool) {
+        table.withLock { t in
+            for index in t.slots.indices {
+                guard t.slots[index].inUse, let object = t.slots[index].object, match(object) else { continue }
+                t.slots[index] = Slot(object: nil, generation: t.slots[index].generation &+ 1, inUse: false)
+                t.free.append(index)
+            }
         }
     }
 

@@ -15,9 +15,10 @@ import Runtime
 public func audioComponentFindNext(_ after: OpaquePointer?, _ description: UnsafePointer<AudioComponentDescription>?)
     -> OpaquePointer? {
     guard let description else { return nil }
+    let matching = UnitHandles.matching(description.pointee)
     var passed = after == nil
     for (kind, address) in UnitHandles.components {
-        if passed && UnitHandles.matches(kind, description.pointee) { return OpaquePointer(address) }
+        if passed && matching.contains(kind) { return OpaquePointer(address) }
         if OpaquePointer(address) == after { passed = true }
     }
     return nil
@@ -26,7 +27,7 @@ public func audioComponentFindNext(_ after: OpaquePointer?, _ description: Unsaf
 @_cdecl("AudioComponentCount")
 public func audioComponentCount(_ description: UnsafePointer<AudioComponentDescription>?) -> UInt32 {
     guard let description else { return 0 }
-    return UInt32(UnitKind.allCases.filter { UnitHandles.matches($0, description.pointee) }.count)
+    return UInt32(UnitHandles.matching(description.pointee).count)
 }
 
 @_cdecl("AudioComponentCopyName")

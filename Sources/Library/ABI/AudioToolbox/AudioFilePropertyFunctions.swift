@@ -67,11 +67,11 @@ public func audioFileGetProperty(_ id: OpaquePointer?, _ property: UInt32, _ ioS
         let handle = try fileHandle(id)
         guard let ioSize, let out else { throw .parameter }
         // The lists, the dictionary and the translations are more than bytes.
-        switch Int(property) {
-        case kAudioFilePropertyMarkerList, kAudioFilePropertyRegionList:
+        if AnnotationLists.isList(property) {
             try AnnotationLists.get(property, of: handle, ioSize, out)
             return
-        case kAudioFilePropertyInfoDictionary:
+        }
+        if property == FileProperties.infoDictionary {
             // A new dictionary each time, which the caller releases.
             guard case .reading(let r) = handle.role else { throw .unsupportedProperty }
             guard Int(ioSize.pointee) >= MemoryLayout<CFDictionary>.size else { throw .badPropertySize }
@@ -79,7 +79,6 @@ public func audioFileGetProperty(_ id: OpaquePointer?, _ property: UInt32, _ ioS
             out.storeBytes(of: Unmanaged.passRetained(made).toOpaque(), as: UnsafeMutableRawPointer.self)
             ioSize.pointee = UInt32(MemoryLayout<CFDictionary>.size)
             return
-        default: break
         }
         if FileTranslations.isTranslation(property) {
             try handle.serialized { () throws(AudioFileStatus) in
@@ -115,43 +114,14 @@ public func audioFileSetProperty(_ id: OpaquePointer?, _ property: UInt32, _ siz
 
 // MARK: global info
 
-func globalInfo(_ property: UInt32, _ specifierSize: UInt32, _ specifier: UnsafeRawPointer?) throws(AudioFileStatus) -> [UInt8] {
-    func typeSpecifier() throws(AudioFileStatus) -> UInt32 {
-        guard let specifier, specifierSize == 4 else { throw .badPropertySize }
-        return specifier.loadUnaligned(as: UInt32.self)
-    }
-    switch Int(property) {
-    case kAudioFileGlobalInfo_ReadableTypes:
-        return arrayBytes(FileType.table.map(\.type))
-    case kAudioFileGlobalInfo_WritableTypes:
-        return arrayBytes(FileType.table.filter { !$0.writableFormats.isEmpty }.map(\.type))
-    case kAudioFileGlobalInfo_AvailableFormatIDs:
-        let type = try typeSpecifier()
-        guard let entry = FileType.entry(type) else { throw .unsupportedFileType }
-        return arrayBytes(entry.writableFormats)
-    case kAudioFileGlobalInfo_TypesForExtension:
-        throw .unsupportedProperty
-    default:
-        throw .unsupportedProperty
-    }
-}
-
-/// The CF objects global info returns (names, extensions), made per call: the caller releases them.
-func globalObject(_ property: UInt32, _ specifierSize: UInt32, _ specifier: UnsafeRawPointer?) throws(AudioFileStatus) -> AnyObject? {
-    func entry() throws(AudioFileStatus) -> FileType.Entry {
-        guard let specifier, specifierSize == 4 else { throw .badPropertySize }
-        guard let entry = FileType.entry(specifier.loadUnaligned(as: UInt32.self)) else { throw .unsupportedFileType }
-        return entry
-    }
-    switch Int(property) {
-    case kAudioFileGlobalInfo_FileTypeName: return CFValues.string(try entry().name)
-    case kAudioFileGlobalInfo_ExtensionsForType: return CFValues.array(try entry().extensions.map { CFValues.string($0) })
-    case kAudioFileGlobalInfo_MIMETypesForType: return CFValues.array(try entry().mimeTypes.map { CFValues.string($0) })
-    case kAudioFileGlobalInfo_AllExtensions:
-        return CFValues.array(Array(Set(FileType.table.flatMap(\.extensions))).sorted().map { CFValues.string($0) })
-    case kAudioFileGlobalInfo_AllMIMETypes:
-        return CFValues.array(Array(Set(FileType.table.flatMap(\.mimeTypes))).sorted().map { CFValues.string($0) })
-    default: return nil
+/// The answer as C takes it: the words' bytes, or a new CF object the caller releases.
+private func globalInfo(_ property: UInt32, _ specifierSize: UInt32, _ specifier: UnsafeRawPointer?)
+    throws(AudioFileStatus) -> (bytes: [UInt8], object: AnyObject?) {
+    let given = specifier.map { UnsafeRawBufferPointer(start: $0, count: Int(specifierSize)) }
+    switch try FileGlobalInfo.answer(property, specifier: given) {
+    case .words(let words): return (arrayBytes(words), nil)
+    case .text(let text): return ([], CFValues.string(text))
+    case .texts(let texts): return ([], CFValues.array(texts.map { CFValues.string($0) }))
     }
 }
 
@@ -160,11 +130,8 @@ public func audioFileGetGlobalInfoSize(_ property: UInt32, _ specifierSize: UInt
                                        _ outSize: UnsafeMutablePointer<UInt32>?) -> Int32 {
     fileCall { () throws(AudioFileStatus) in
         guard let outSize else { throw .parameter }
-        if try globalObject(property, specifierSize, specifier) != nil {
-            outSize.pointee = UInt32(MemoryLayout<UnsafeRawPointer>.size)
-            return
-        }
-        outSize.pointee = UInt32(try globalInfo(property, specifierSize, specifier).count)
+        let (bytes, object) = try globalInfo(property, specifierSize, specifier)
+        outSize.pointee = UInt32(object != nil ? MemoryLayout<UnsafeRawPointer>.size : bytes.count)
     }
 }
 
@@ -173,12 +140,13 @@ public func audioFileGetGlobalInfo(_ property: UInt32, _ specifierSize: UInt32, 
                                    _ ioSize: UnsafeMutablePointer<UInt32>?, _ out: UnsafeMutableRawPointer?) -> Int32 {
     fileCall { () throws(AudioFileStatus) in
         guard let ioSize, let out else { throw .parameter }
-        if let object = try globalObject(property, specifierSize, specifier) {
+        let (bytes, object) = try globalInfo(property, specifierSize, specifier)
+        if let object {
             guard Int(ioSize.pointee) >= MemoryLayout<UnsafeRawPointer>.size else { throw .badPropertySize }
             out.storeBytes(of: Unmanaged.passRetained(object).toOpaque(), as: UnsafeMutableRawPointer.self)
             ioSize.pointee = UInt32(MemoryLayout<UnsafeRawPointer>.size)
             return
         }
-        try storeBytes(try globalInfo(property, specifierSize, specifier), ioSize, out, badSize: .badPropertySize)
+        try storeBytes(bytes, ioSize, out, badSize: .badPropertySize)
     }
 }

@@ -154,13 +154,7 @@ public func audioQueueEnqueueBufferWithParameters(_ queue: OpaquePointer?, _ poi
         if parameterCount > 0 {
             guard let parameters else { throw .parameter }
             for i in 0..<Int(parameterCount) {
-                let event = parameters[i]
-                switch Int(event.mID) {
-                case kAudioQueueParam_Volume: options.volume = event.mValue
-                case kAudioQueueParam_PlayRate, kAudioQueueParam_Pitch, kAudioQueueParam_VolumeRampTime,
-                     kAudioQueueParam_Pan: break
-                default: throw .invalidParameter
-                }
+                try QueueProperties.takeEvent(parameters[i].mID, parameters[i].mValue, into: &options)
             }
         }
         if let startTime { options.startTime = try sampleTime(of: startTime.pointee, r.queue) }

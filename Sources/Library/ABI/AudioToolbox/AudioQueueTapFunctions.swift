@@ -14,7 +14,6 @@ import Runtime
 
 // MARK: Processing taps
 
-
 @_cdecl("AudioQueueProcessingTapNew")
 public func audioQueueProcessingTapNew(_ queue: OpaquePointer?, _ callback: AudioQueueProcessingTapCallback?,
                                        _ data: UnsafeMutableRawPointer?, _ flags: UInt32,
@@ -24,24 +23,30 @@ public func audioQueueProcessingTapNew(_ queue: OpaquePointer?, _ callback: Audi
     queueCall(queue) { r throws(QueueError) in
         guard let callback, let maxFrames, let format, let out else { throw .parameter }
         let procedure = unsafeBitCast(callback, to: ProcessingTap.Callback.self)
-        let tap = try r.queue.addTap(callback: procedure, clientData: data, flags: flags)
-        let handle = Unmanaged.passUnretained(tap).toOpaque()
-        TapHandles.taps.withLock { $0[UInt(bitPattern: handle)] = (tap, UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(queue)))) }
+        let handle = TapHandles.taps.reserve()
+        let tap: ProcessingTap
+        do throws(QueueError) {
+            tap = try r.queue.addTap(handle: handle, callback: procedure, clientData: data, flags: flags)
+        } catch {
+            TapHandles.taps.remove(handle)
+            throw error
+        }
+        TapHandles.taps.fill(handle, with: TapHandles.Record(tap: tap, queue: r.handle))
         maxFrames.pointee = UInt32(ProcessingTap.maximumFrames)
         format.pointee = tap.format.c
-        out.pointee = OpaquePointer(handle)
+        out.pointee = OpaquePointer(bitPattern: handle)
     }
 }
 
 @_cdecl("AudioQueueProcessingTapDispose")
 public func audioQueueProcessingTapDispose(_ tap: OpaquePointer?) -> Int32 {
-    guard let entry = TapHandles.taps.withLock({ $0[TapHandles.key(tap)] }) else { return QueueError.parameter.rawValue }
+    guard let entry = TapHandles.taps.get(tap) else { return QueueError.parameter.rawValue }
     do throws(QueueError) {
         try entry.tap.dispose()
     } catch {
         return error.rawValue
     }
-    _ = TapHandles.taps.withLock { $0.removeValue(forKey: TapHandles.key(tap)) }
+    TapHandles.taps.remove(tap)
     return 0
 }
 
@@ -54,7 +59,7 @@ public func audioQueueProcessingTapGetSourceAudio(_ tap: OpaquePointer?, _ frame
                                                   _ outFrames: UnsafeMutablePointer<UInt32>?,
                                                   _ data: UnsafeMutablePointer<AudioBufferList>?) -> Int32 {
     guard let tap else { return QueueError.parameter.rawValue }
-    guard let running = ProcessingTap.current(UnsafeRawPointer(tap)) else { return QueueError.invalidTapContext.rawValue }
+    guard let running = ProcessingTap.current(UInt(bitPattern: tap)) else { return QueueError.invalidTapContext.rawValue }
     guard let data, let outFrames else { return QueueError.parameter.rawValue }
     let made = running.sourceAudio(frames: Int(frames), list: UnsafeMutableRawPointer(data),
                                    stamp: stamp.map { UnsafeMutableRawPointer($0) }, flags: flags)
@@ -66,7 +71,7 @@ public func audioQueueProcessingTapGetSourceAudio(_ tap: OpaquePointer?, _ frame
 public func audioQueueProcessingTapGetQueueTime(_ tap: OpaquePointer?, _ sampleTime: UnsafeMutablePointer<Float64>?,
                                                 _ frameCount: UnsafeMutablePointer<UInt32>?) -> Int32 {
     guard let tap else { return QueueError.parameter.rawValue }
-    guard let running = ProcessingTap.current(UnsafeRawPointer(tap)) else { return QueueError.invalidTapContext.rawValue }
+    guard let running = ProcessingTap.current(UInt(bitPattern: tap)) else { return QueueError.invalidTapContext.rawValue }
     guard !running.isOnInputQueue else { return QueueError.invalidTapType.rawValue }
     guard let sampleTime, let frameCount else { return QueueError.parameter.rawValue }
     let time = running.queueTime

@@ -19,12 +19,12 @@ public func caShowFile(_ object: UnsafeMutableRawPointer?, _ file: UnsafeMutable
     let text: String
     if object == nil {
         text = "CAShow: NULL"
-    } else if let graph = try? GraphHandles.record(handle) {
-        text = GraphHandles.show(graph, handle: handle)
+    } else if let graph = try? GraphHandles.graph(handle) {
+        text = graph.show(handle: UInt(bitPattern: object))
     } else if let unit = UnitHandles.unit(handle) {
         text = showUnit(unit, handle)
     } else {
-        text = "CAShow: \(pointerText(handle)) is not a graph or an audio unit of this library"
+        text = "CAShow: \(ShowText.handle(UInt(bitPattern: object))) is not a graph or an audio unit of this library"
     }
     fputs(text + "\n", file)
     fflush(file)
@@ -32,13 +32,13 @@ public func caShowFile(_ object: UnsafeMutableRawPointer?, _ file: UnsafeMutable
 
 private func showUnit(_ unit: any AudioUnitInstance, _ handle: OpaquePointer?) -> String {
     let kind = unit.kind
-    var lines = ["AudioUnit \(pointerText(handle)): \(FourCharCode.describe(kind.type)) \(FourCharCode.describe(kind.subtype)) "
+    var lines = ["AudioUnit \(ShowText.handle(UInt(bitPattern: Int(bitPattern: handle.map { UnsafeRawPointer($0) })))): \(FourCharCode.describe(kind.type)) \(FourCharCode.describe(kind.subtype)) "
                  + "\(FourCharCode.describe(kind.manufacturer)), \(unit.isInitialized ? "initialized" : "uninitialized")"
                  + (UnitHandles.outputUnit(handle).map { $0.isRunning ? ", running" : ", stopped" } ?? "")]
     for (scope, name) in [(Scope.input, "input"), (Scope.output, "output")] {
         for element in 0..<min(unit.elementCount(scope), 16) {
             if let layout = try? unit.format(scope: scope, element: element) {
-                lines.append("  \(name) \(element): [\(describe(layout))]")
+                lines.append("  \(name) \(element): [\(ShowText.format(layout))]")
             }
         }
     }

@@ -184,36 +184,18 @@ private func applyConverterSettings(_ handle: ExtAudioFileHandle) throws(AudioFi
     if rate > 0 { try w.setEncodeBitRate(rate) }
 }
 
-private func extProperty(_ handle: ExtAudioFileHandle, _ id: UInt32) throws(AudioFileStatus) -> [UInt8] {
-    let fileFormat: StreamDescription, client: StreamDescription
+/// The file as its property table asks it, with the runtime's handles.
+private func properties(_ handle: ExtAudioFileHandle) -> (ExtFileProperties.Side, ExtFileProperties.Handles) {
+    let side: ExtFileProperties.Side
     switch handle.role {
-    case .reading(let r): fileFormat = r.file.format; client = r.clientFormat
-    case .writing(let w): fileFormat = w.file.format; client = w.clientFormat
+    case .reading(let r): side = .reading(r)
+    case .writing(let w): side = .writing(w)
     }
-    switch Int(id) {
-    case kExtAudioFileProperty_FileDataFormat: return bytesOf(fileFormat.c)
-    case kExtAudioFileProperty_ClientDataFormat: return bytesOf(client.c)
-    case kExtAudioFileProperty_FileChannelLayout: return ChannelLayoutData.standard(channels: fileFormat.channelsPerFrame)
-    case kExtAudioFileProperty_ClientChannelLayout: return ChannelLayoutData.standard(channels: client.channelsPerFrame)
-    case kExtAudioFileProperty_AudioFile: return bytesOf(UnsafeMutableRawPointer(handle.fileHandle))
-    case kExtAudioFileProperty_FileMaxPacketSize:
-        switch handle.role {
-        case .reading(let r): return bytesOf(r.file.maximumPacketSize)
-        case .writing(let w): return bytesOf(max(w.file.maximumPacketSize, fileFormat.bytesPerPacket))
-        }
-    case kExtAudioFileProperty_ClientMaxPacketSize: return bytesOf(client.bytesPerPacket)
-    case kExtAudioFileProperty_FileLengthFrames:
-        switch handle.role {
-        case .reading(let r): return bytesOf(r.fileLengthFrames)
-        case .writing(let w): return bytesOf(w.framesWritten)
-        }
-    case kExtAudioFileProperty_PacketTable:
-        guard case .reading(let r) = handle.role, let t = r.file.packetTable else { throw .extInvalidProperty }
-        return FileProperties.packetTableBytes(t)
-    case kExtAudioFileProperty_CodecManufacturer: return bytesOf(UInt32(0x6170_706C))  // 'appl', kAppleSoftwareAudioCodecManufacturer
-    case kExtAudioFileProperty_AudioConverter: return bytesOf(UnsafeMutableRawPointer(try fileConverter(handle)))
-    default: throw .extInvalidProperty
-    }
+    let handles = ExtFileProperties.Handles(
+        audioFile: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(handle.fileHandle))),
+        converter: { () throws(AudioFileStatus) in UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(try fileConverter(handle)))) },
+        applyConverterSettings: { () throws(AudioFileStatus) in try applyConverterSettings(handle) })
+    return (side, handles)
 }
 
 @_cdecl("ExtAudioFileGetPropertyInfo")
@@ -221,11 +203,10 @@ public func extAudioFileGetPropertyInfo(_ ref: OpaquePointer?, _ id: UInt32, _ o
                                         _ outWritable: UnsafeMutablePointer<UInt8>?) -> Int32 {
     fileCall { () throws(AudioFileStatus) in
         let handle = try extHandle(ref)
-        let value = try handle.serialized { () throws(AudioFileStatus) in try extProperty(handle, id) }
+        let (side, handles) = properties(handle)
+        let value = try handle.serialized { () throws(AudioFileStatus) in try ExtFileProperties.value(side, id, handles) }
         outSize?.pointee = UInt32(value.count)
-        let writable: Set<Int> = [kExtAudioFileProperty_ClientDataFormat, kExtAudioFileProperty_ClientChannelLayout,
-                                  kExtAudioFileProperty_FileChannelLayout, kExtAudioFileProperty_CodecManufacturer]
-        outWritable?.pointee = writable.contains(Int(id)) ? 1 : 0
+        outWritable?.pointee = ExtFileProperties.isWritable(id) ? 1 : 0
     }
 }
 
@@ -234,7 +215,8 @@ public func extAudioFileGetProperty(_ ref: OpaquePointer?, _ id: UInt32, _ ioSiz
                                     _ out: UnsafeMutableRawPointer?) -> Int32 {
     fileCall { () throws(AudioFileStatus) in
         let handle = try extHandle(ref)
-        let value = try handle.serialized { () throws(AudioFileStatus) in try extProperty(handle, id) }
+        let (side, handles) = properties(handle)
+        let value = try handle.serialized { () throws(AudioFileStatus) in try ExtFileProperties.value(side, id, handles) }
         try storeBytes(value, ioSize, out, badSize: .extInvalidPropertySize)
     }
 }
@@ -244,42 +226,9 @@ public func extAudioFileSetProperty(_ ref: OpaquePointer?, _ id: UInt32, _ size:
     fileCall { () throws(AudioFileStatus) in
         let handle = try extHandle(ref)
         guard let data else { throw .parameter }
+        let (side, handles) = properties(handle)
         try handle.serialized { () throws(AudioFileStatus) in
-            switch Int(id) {
-            case kExtAudioFileProperty_ClientDataFormat:
-                guard Int(size) >= MemoryLayout<AudioStreamBasicDescription>.size else { throw .extInvalidPropertySize }
-                let format = StreamDescription(data.loadUnaligned(as: AudioStreamBasicDescription.self))
-                switch handle.role {
-                case .reading(let r): try r.setClientFormat(format)
-                case .writing(let w): try w.setClientFormat(format)
-                }
-            case kExtAudioFileProperty_ClientChannelLayout, kExtAudioFileProperty_FileChannelLayout:
-                guard Int(size) >= MemoryLayout<AudioChannelLayout>.size - MemoryLayout<AudioChannelDescription>.size else {
-                    throw .extInvalidPropertySize
-                }
-                // Layouts follow the channel counts; a layout naming other channels is refused.
-                let tag = data.loadUnaligned(as: UInt32.self)
-                let count = tag & 0xFFFF
-                let channels: UInt32
-                switch handle.role {
-                case .reading(let r): channels = id == UInt32(kExtAudioFileProperty_FileChannelLayout) ? r.file.format.channelsPerFrame : r.clientFormat.channelsPerFrame
-                case .writing(let w): channels = id == UInt32(kExtAudioFileProperty_FileChannelLayout) ? w.file.format.channelsPerFrame : w.clientFormat.channelsPerFrame
-                }
-                if tag != UInt32(kAudioChannelLayoutTag_UseChannelDescriptions) && tag != UInt32(kAudioChannelLayoutTag_UseChannelBitmap)
-                    && count != channels { throw .extInvalidChannelMap }
-            case kExtAudioFileProperty_CodecManufacturer:
-                guard size == 4 else { throw .extInvalidPropertySize }
-            case kExtAudioFileProperty_ConverterConfig:
-                try applyConverterSettings(handle)
-            case kExtAudioFileProperty_IOBufferSizeBytes, kExtAudioFileProperty_IOBuffer:
-                return
-            case kExtAudioFileProperty_FileLengthFrames, kExtAudioFileProperty_PacketTable, kExtAudioFileProperty_FileDataFormat,
-                 kExtAudioFileProperty_AudioFile, kExtAudioFileProperty_AudioConverter, kExtAudioFileProperty_FileMaxPacketSize,
-                 kExtAudioFileProperty_ClientMaxPacketSize:
-                throw .extInvalidOperationOrder
-            default:
-                throw .extInvalidProperty
-            }
+            try ExtFileProperties.set(side, id, UnsafeRawBufferPointer(start: data, count: Int(size)), handles)
         }
     }
 }

@@ -31,6 +31,8 @@ public enum FileProperties {
     // The IDs, as AudioFile.h and AudioFileStream.h give them (checked against the
     // headers by AudioToolboxTests.PropertyIDTests).
     public static let fileFormat: UInt32 = 0x6666_6D74              // 'ffmt'
+    /// A CFDictionary the ABI makes (FileAnnotations' info), not a row here.
+    public static let infoDictionary: UInt32 = 0x696E_666F          // 'info'
     public static let dataFormat: UInt32 = 0x6466_6D74              // 'dfmt'
     public static let isOptimized: UInt32 = 0x6F70_746D             // 'optm'
     public static let magicCookieData: UInt32 = 0x6D67_6963         // 'mgic'

@@ -135,7 +135,7 @@ public final class AudioQueue: @unchecked Sendable {
 
     /// AudioQueueProcessingTapNew: one tap a queue, put on while it is not running
     /// (offline queues render on the caller's thread: any time).
-    public func addTap(callback: @escaping ProcessingTap.Callback, clientData: UnsafeMutableRawPointer?,
+    public func addTap(handle: UInt, callback: @escaping ProcessingTap.Callback, clientData: UnsafeMutableRawPointer?,
                        flags: UInt32) throws(QueueError) -> ProcessingTap {
         let kind = flags & (ProcessingTap.preEffects | ProcessingTap.postEffects)
         guard kind == ProcessingTap.preEffects || kind == ProcessingTap.postEffects,
@@ -146,7 +146,7 @@ public final class AudioQueue: @unchecked Sendable {
             guard !s.disposing else { throw .disposalPending }
             guard tap == nil else { throw .tooManyTaps }
             guard s.offline != nil || !(s.started && unit.isRunning) else { throw .invalidRunState }
-            let made = ProcessingTap(queue: self, callback: callback, clientData: clientData, flags: flags)
+            let made = ProcessingTap(queue: self, handle: handle, callback: callback, clientData: clientData, flags: flags)
             tap = made
             tapForRealTime.publish(made)
             return made

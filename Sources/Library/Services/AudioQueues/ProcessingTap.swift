@@ -54,8 +54,13 @@ public final class ProcessingTap: @unchecked Sendable {
         return d
     }
 
-    init(queue: AudioQueue, callback: @escaping Callback, clientData: UnsafeMutableRawPointer?, flags: UInt32) {
+    /// The program's name for the tap (its AudioQueueProcessingTapRef), given at making:
+    /// the callback may run before the maker returns.
+    public let handle: UInt
+
+    init(queue: AudioQueue, handle: UInt, callback: @escaping Callback, clientData: UnsafeMutableRawPointer?, flags: UInt32) {
         self.queue = queue
+        self.handle = handle
         self.callback = callback
         self.clientData = clientData
         self.flags = flags
@@ -90,11 +95,10 @@ public final class ProcessingTap: @unchecked Sendable {
         return key
     }()
 
-    public static func current(_ handle: UnsafeRawPointer?) -> ProcessingTap? {
-        guard let handle, let running = pthread_getspecific(key), running == UnsafeMutableRawPointer(mutating: handle) else {
-            return nil
-        }
-        return Unmanaged<ProcessingTap>.fromOpaque(running).takeUnretainedValue()
+    public static func current(_ handle: UInt) -> ProcessingTap? {
+        guard handle != 0, let running = pthread_getspecific(key) else { return nil }
+        let tap = Unmanaged<ProcessingTap>.fromOpaque(running).takeUnretainedValue()
+        return tap.handle == handle ? tap : nil
     }
 
     /// Points the list at the planes, `frames` frames each.
@@ -119,9 +123,8 @@ public final class ProcessingTap: @unchecked Sendable {
         stamp.storeBytes(of: UInt32(1), toByteOffset: 56, as: UInt32.self)  // sample time valid
         var flagsInOut = flags & (Self.preEffects | Self.postEffects | Self.siphon)
         var made: UInt32 = UInt32(frames)
-        let handle = Unmanaged.passUnretained(self).toOpaque()
-        pthread_setspecific(Self.key, handle)
-        callback(clientData, OpaquePointer(handle), UInt32(frames), stamp, &flagsInOut, &made, list)
+        pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque())
+        callback(clientData, OpaquePointer(bitPattern: handle), UInt32(frames), stamp, &flagsInOut, &made, list)
         pthread_setspecific(Self.key, nil)
         let count = isSiphon ? frames : min(frames, Int(made))
         // The callback may have pointed the list elsewhere: read where it says.

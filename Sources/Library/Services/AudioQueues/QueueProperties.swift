@@ -196,6 +196,17 @@ public enum QueueProperties {
         }
     }
 
+    /// One parameter event of AudioQueueEnqueueBufferWithParameters: the volume holds for
+    /// that buffer alone; the queue's other parameters are taken and change nothing per
+    /// buffer; any other ID is refused.
+    public static func takeEvent(_ id: UInt32, _ value: Float, into options: inout EnqueueOptions) throws(QueueError) {
+        switch id {
+        case volume: options.volume = value
+        case playRate, pitch, volumeRampTime, pan: break
+        default: throw .invalidParameter
+        }
+    }
+
     // MARK: values as bytes
 
     /// `bytes`, if the program's buffer holds them.

@@ -55,6 +55,16 @@ public protocol AudioUnitInstance: AnyObject, Sendable {
                       frames: UInt32, list: UnsafeMutableRawPointer) throws(UnitError)
 }
 
+extension AudioUnitInstance {
+    /// Makes input `input`'s format the source's output format, as a connection does (a
+    /// connection made, a graph initialized after either changed).
+    public func takeFormat(input: UInt32, from source: any AudioUnitInstance, output: UInt32) throws(UnitError) {
+        let format = try source.format(scope: .output, element: output)
+        guard (try? self.format(scope: .input, element: input)) != format else { return }
+        try setFormat(format, scope: .input, element: input)
+    }
+}
+
 /// The parameter of the output units (kHALOutputParam_Volume): global, element 0.
 let outputVolumeParameter: UInt32 = 14
 /// Varispeed's parameters (kVarispeedParam_PlaybackRate, _PlaybackCents).

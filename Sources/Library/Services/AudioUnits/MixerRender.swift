@@ -236,7 +236,7 @@ extension MixerUnit {
         guard frames <= s.maximumFrames else { throw .tooManyFramesToProcess }
         let output = plan.output
         let count = try lend(s.lent, to: outputList, laidOut: output, frames: frames)
-        plan.notifies.call(RenderNotifies.preRender, flags: flags.pointee, timeStamp, bus: 0, frames: UInt32(frames),
+        plan.notifies.call(RenderAction.preRender, flags: flags.pointee, timeStamp, bus: 0, frames: UInt32(frames),
                            outputList)
         s.mix.update(repeating: 0, count: frames * 2)
         let rate = output.sampleRate
@@ -320,7 +320,7 @@ extension MixerUnit {
             convertPCM(from: sumLayout, destinations + 8, to: output, destinations, frames: frames, gain: outputGain)
         }
         if metered || plan.outputMetering { publishLevels(s) }
-        plan.notifies.call(RenderNotifies.postRender, flags: flags.pointee, timeStamp, bus: 0, frames: UInt32(frames),
+        plan.notifies.call(RenderAction.postRender, flags: flags.pointee, timeStamp, bus: 0, frames: UInt32(frames),
                            outputList)
     }
 

@@ -48,7 +48,7 @@ extension OutputUnit {
             entry.storeBytes(of: bytes, toByteOffset: 4, as: UInt32.self)
             entry.storeBytes(of: buffer, toByteOffset: 8, as: UnsafeMutableRawPointer.self)
         }
-        plan.notifies.call(RenderNotifies.preRender, flags: flags.pointee, timeStamp, bus: bus, frames: frames, outputList)
+        plan.notifies.call(RenderAction.preRender, flags: flags.pointee, timeStamp, bus: bus, frames: frames, outputList)
         var renderFlags: UInt32 = 0
         let status = render.call(&renderFlags, timeStamp, 0, frames, list)
         if status != 0 {
@@ -67,7 +67,7 @@ extension OutputUnit {
             }
             convertPCM(from: program, sources, to: output, destinations, frames: Int(frames), gain: plan.volume)
         }
-        plan.notifies.call(RenderNotifies.postRender, flags: flags.pointee, timeStamp, bus: bus, frames: frames, outputList)
+        plan.notifies.call(RenderAction.postRender, flags: flags.pointee, timeStamp, bus: bus, frames: frames, outputList)
     }
 
     /// The render when the two sides' rates differ: the resampler pulls the program in
@@ -75,7 +75,7 @@ extension OutputUnit {
     private func renderResampled(_ resampler: PulledResampler, plan: RenderPlan, scratch: Scratch, render: RenderCallback,
                                  flags: UnsafeMutablePointer<UInt32>, timeStamp: UnsafeRawPointer, bus: UInt32, frames: UInt32,
                                  outputList: UnsafeMutableRawPointer) throws(UnitError) {
-        plan.notifies.call(RenderNotifies.preRender, flags: flags.pointee, timeStamp, bus: bus, frames: frames, outputList)
+        plan.notifies.call(RenderAction.preRender, flags: flags.pointee, timeStamp, bus: bus, frames: frames, outputList)
         resampler.render = render
         resampler.speed = plan.playbackRate
         resampler.program = plan.programOut
@@ -98,7 +98,7 @@ extension OutputUnit {
             destinations[8] = UnsafeMutableRawPointer(resampler.resampled)
             convertPCM(from: resampler.floatLayout, destinations + 8, to: output, destinations, frames: Int(frames), gain: plan.volume)
         }
-        plan.notifies.call(RenderNotifies.postRender, flags: flags.pointee, timeStamp, bus: bus, frames: frames, outputList)
+        plan.notifies.call(RenderAction.postRender, flags: flags.pointee, timeStamp, bus: bus, frames: frames, outputList)
     }
 }
 

@@ -1,3 +1,8 @@
+/// The phases a render notify is told of (kAudioUnitRenderAction_PreRender, _PostRender).
+public enum RenderAction {
+    public static let preRender: UInt32 = 1 << 2, postRender: UInt32 = 1 << 3
+}
+
 /// A unit's render notifies (AudioUnitAddRenderNotify): at most eight, each procedure and
 /// reference once, kept inline so a render's copy of them retains nothing.
 struct RenderNotifies {
@@ -34,5 +39,4 @@ struct RenderNotifies {
         }
     }
 
-    static let preRender: UInt32 = 1 << 2, postRender: UInt32 = 1 << 3
 }

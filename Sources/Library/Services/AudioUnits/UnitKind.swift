@@ -1,4 +1,12 @@
-/// The components this library provides:
+import AudioSessionCore
+import FourCharCodes
+
+/// A component this library provides: how AudioComponentFindNext finds it, what it is
+/// called, what it can do, and how an instance is made. Every component is one entry of
+/// `UnitKind.all`; a new unit is its instance type and one entry there. The ABI, the
+/// handle table and graphs ask the kind, never a list of subtypes of their own.
+///
+/// Today's components:
 /// - the two I/O units, which play and record through the session's device;
 /// - GenericOutput, pulled by AudioUnitRender (offline rendering, tests, processing);
 /// - AUConverter, pulled the same way, which converts format, rate, channels and
@@ -6,49 +14,94 @@
 /// - Varispeed, a converter whose rate ratio follows its PlaybackRate parameter (speed
 ///   and pitch together, as a tape does);
 /// - MultiChannelMixer (MixerUnit), which sums any number of input buses into one output.
-public enum UnitKind: CaseIterable, Sendable {
-    case remoteIO
-    case voiceProcessingIO
-    case genericOutput
-    case converter
-    case varispeed
-    case multiChannelMixer
+public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
+    /// What a kind of unit can do, beyond rendering.
+    public struct Traits: OptionSet, Hashable, Sendable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// Plays and records through the session's device (elements 0 and 1).
+        public static let device = Traits(rawValue: 1)
+        /// An output unit: AudioOutputUnitStart and Stop apply, a graph's head.
+        public static let output = Traits(rawValue: 2)
+        /// Its input buses are the program's to count (kAudioUnitProperty_ElementCount).
+        public static let countedInputs = Traits(rawValue: 4)
+    }
 
-    public var type: UInt32 {
-        switch self {
-        case .converter, .varispeed: return 0x6175_6663     // 'aufc' (format converter)
-        case .multiChannelMixer: return 0x6175_6D78         // 'aumx' (mixer)
-        default: return 0x6175_6F75                         // 'auou' (output)
-        }
+    public let type: UInt32
+    public let subtype: UInt32
+    public var manufacturer: UInt32 { FourCharCode.make("appl") }
+    /// AudioComponentCopyName's answer.
+    public let name: String
+    public let traits: Traits
+    /// An instance, fed as the session is now (the I/O units obey it from the start).
+    private let maker: @Sendable (AudioServiceSnapshot) -> any AudioUnitInstance
+
+    init(_ type: StaticString, _ subtype: StaticString, _ name: String, _ traits: Traits,
+         make: @escaping @Sendable (AudioServiceSnapshot) -> any AudioUnitInstance) {
+        self.type = FourCharCode.make(type)
+        self.subtype = FourCharCode.make(subtype)
+        self.name = name
+        self.traits = traits
+        maker = make
     }
-    public var subtype: UInt32 {
-        switch self {
-        case .remoteIO: return 0x7269_6F63                 // 'rioc'
-        case .voiceProcessingIO: return 0x7670_696F        // 'vpio'
-        case .genericOutput: return 0x6765_6E72            // 'genr'
-        case .converter: return 0x636F_6E76                // 'conv'
-        case .varispeed: return 0x7661_7269                // 'vari'
-        case .multiChannelMixer: return 0x6D63_6D78        // 'mcmx'
-        }
+
+    public static func == (a: UnitKind, b: UnitKind) -> Bool { a.type == b.type && a.subtype == b.subtype }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(type)
+        hasher.combine(subtype)
     }
-    public var manufacturer: UInt32 { 0x6170_706C }       // 'appl'
-    public var name: String {
-        switch self {
-        case .remoteIO: return "Apple: AURemoteIO"
-        case .voiceProcessingIO: return "Apple: AUVoiceProcessor"
-        case .genericOutput: return "Apple: AUGenericOutput"
-        case .converter: return "Apple: AUConverter"
-        case .varispeed: return "Apple: AUVarispeed"
-        case .multiChannelMixer: return "Apple: AUMultiChannelMixer"
-        }
-    }
+    public var description: String { name }
+
     /// 0xMMMMmmDD: 1.0.0.
     public var version: UInt32 { 0x0001_0000 }
-    /// Plays and records through a device (elements 0 and 1), as opposed to being pulled.
-    public var hasDevice: Bool { self == .remoteIO || self == .voiceProcessingIO }
-    /// An output unit (AudioOutputUnitStart/Stop apply), as opposed to an effect-like one.
-    public var isOutput: Bool { self == .remoteIO || self == .voiceProcessingIO || self == .genericOutput }
+    public var hasDevice: Bool { traits.contains(.device) }
+    public var isOutput: Bool { traits.contains(.output) }
     /// The elements of each side a unit of this kind starts with (a mixer's input count
     /// is its own: MixerUnit).
     public var elementCount: UInt32 { hasDevice ? 2 : 1 }
+    /// The most input buses an instance can have: what a graph checks an edit against
+    /// before the unit exists.
+    public var inputLimit: UInt32 { traits.contains(.countedInputs) ? MixerUnit.maximumBuses : 1 }
+    /// The outputs something can pull: a device unit's microphone is its element 1.
+    public var outputLimit: UInt32 { hasDevice ? 2 : 1 }
+
+    public func make(_ snapshot: AudioServiceSnapshot) -> any AudioUnitInstance { maker(snapshot) }
+
+    /// The kind with this type and subtype, if we provide it.
+    public static func named(type: UInt32, subtype: UInt32) -> UnitKind? {
+        all.first { $0.type == type && $0.subtype == subtype }
+    }
+
+    /// Kinds whose fields match; 0 in a field matches any (AudioComponentDescription's
+    /// rule), in the order of `all`.
+    public static func matching(type: UInt32, subtype: UInt32, manufacturer: UInt32) -> [UnitKind] {
+        all.filter {
+            (type == 0 || type == $0.type) && (subtype == 0 || subtype == $0.subtype)
+                && (manufacturer == 0 || manufacturer == $0.manufacturer)
+        }
+    }
+
+    // MARK: The components
+
+    public static let remoteIO: UnitKind = UnitKind("auou", "rioc", "Apple: AURemoteIO", [.device, .output]) {
+        OutputUnit(kind: .remoteIO, fedWith: $0)
+    }
+    public static let voiceProcessingIO: UnitKind = UnitKind("auou", "vpio", "Apple: AUVoiceProcessor", [.device, .output]) {
+        OutputUnit(kind: .voiceProcessingIO, fedWith: $0)
+    }
+    public static let genericOutput: UnitKind = UnitKind("auou", "genr", "Apple: AUGenericOutput", [.output]) {
+        OutputUnit(kind: .genericOutput, fedWith: $0)
+    }
+    public static let converter: UnitKind = UnitKind("aufc", "conv", "Apple: AUConverter", []) {
+        OutputUnit(kind: .converter, fedWith: $0)
+    }
+    public static let varispeed: UnitKind = UnitKind("aufc", "vari", "Apple: AUVarispeed", []) {
+        OutputUnit(kind: .varispeed, fedWith: $0)
+    }
+    public static let multiChannelMixer: UnitKind = UnitKind("aumx", "mcmx", "Apple: AUMultiChannelMixer", [.countedInputs]) { _ in
+        MixerUnit()
+    }
+
+    /// Every component, in AudioComponentFindNext's order.
+    public static let all: [UnitKind] = [remoteIO, voiceProcessingIO, genericOutput, converter, varispeed, multiChannelMixer]
 }

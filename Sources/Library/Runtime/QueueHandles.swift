@@ -92,10 +92,18 @@ package enum QueueHandles {
     }
 }
 
-/// The taps the program holds, by handle: a handle that is not one is refused, never
-/// followed. A queue's tap leaves the table with its queue.
+/// The taps the program holds, by handle (HandleTable: a disposed or foreign handle is
+/// refused, never followed). A queue's tap leaves the table with its queue.
 package enum TapHandles {
-    package static let taps = Locked<[UInt: (tap: ProcessingTap, queue: UInt)]>([:])
-    package static func key(_ tap: OpaquePointer?) -> UInt { UInt(bitPattern: Int(bitPattern: tap.map { UnsafeRawPointer($0) })) }
-    package static func forget(queue: UInt) { taps.withLock { $0 = $0.filter { $0.value.queue != queue } } }
+    package struct Record {
+        package let tap: ProcessingTap
+        /// The queue's handle.
+        package let queue: UInt
+        package init(tap: ProcessingTap, queue: UInt) {
+            self.tap = tap
+            self.queue = queue
+        }
+    }
+    package static let taps = HandleTable<Record>(.tap)
+    package static func forget(queue: UInt) { taps.removeAll { $0.queue == queue } }
 }
