@@ -366,6 +366,10 @@ section "A thin ABI over one runtime"
 abi="$here/Sources/Library/ABI/AudioToolbox"
 state=$(grep -nE 'HandleTable<|ListenerRegistry<|RunLoopQueues<|Locked<|Mutex<|Atomic<|nonisolated\(unsafe\)|static var' "$abi"/*.swift | head -3)
 readers=$(grep -rlE 'getenv|ProcessInfo' "$here/Sources/Library" --include='*.swift' | grep -v '/Settings/Configuration.swift$' | tr '\n' ' ')
+# The environment is read at one moment for every layer: the runtime's session assembly
+# is the one caller of Configuration.read(); the others go by Configuration.current.
+rereaders=$(grep -rn 'Configuration\.read()' "$here/Sources" --include='*.swift' | grep -v '/Settings/Configuration.swift:' | grep -vc '/Runtime/Runtime.swift:')
+[ "$rereaders" -eq 0 ] || readers="$readers Configuration.read() called outside the runtime's assembly ($rereaders)"
 # Every family's properties are a table in its service: no switch over the C
 # constants is left in the ABI.
 switches=$(grep -nE '^\s*case k[A-Z]' "$abi"/*.swift | head -3)

@@ -109,7 +109,7 @@ public enum DeviceLinks {
         case .none: return ClockLink(plan)
         case .soundServer: return PipeWireLink(plan) ?? ClockLink(plan)
         case .alsa(let name):
-            let configuration = Configuration.read()
+            let configuration = Configuration.current
             let choice = configuration.stream
             let server = choice == .pipeWire || (choice != .alsa && name == "default" && configuration.soundServerPresent)
             if server, let link = PipeWireLink(plan) { return link }

@@ -12,11 +12,14 @@ public enum IOThread {
 
     /// Starts `body` on a new thread, named `name` (seen in top, gdb, and by the
     /// real-time test, which finds the I/O threads by it); false when no thread could be
-    /// made.
-    public static func spawn(name: String = "AT I/O", _ body: @escaping () -> Void) -> Bool {
+    /// made. `realTime`: the thread asks for real-time priority before `body`, unless the
+    /// configuration says not to (read here, on the caller's thread).
+    public static func spawn(name: String = "AT I/O", realTime: Bool = false, _ body: @escaping () -> Void) -> Bool {
         final class Box { let body: () -> Void; init(_ body: @escaping () -> Void) { self.body = body } }
+        let askPriority = realTime && Configuration.current.realTime
         let box = Unmanaged.passRetained(Box({
             _ = name.withCString { setThreadName(pthread_self(), $0) }
+            if askPriority { _ = becomeRealTime() }
             body()
         }))
         var thread = pthread_t()
@@ -33,8 +36,7 @@ public enum IOThread {
     }
 
     /// Asks for real-time priority for the calling thread; returns whether it was granted.
-    public static func becomeRealTime() -> Bool {
-        guard Configuration.read().realTime else { return false }
+    static func becomeRealTime() -> Bool {
         var parameters = sched_param()
         parameters.sched_priority = priority
         return pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) == 0

@@ -1,3 +1,4 @@
+import AudioFiles
 import AudioQueues
 import AudioSessionCore
 import CAudioToolbox
@@ -60,6 +61,94 @@ package enum QueueHandles {
 
     package static func record(_ handle: OpaquePointer?) -> QueueRecord? {
         records.get(handle)
+    }
+
+    /// A new queue (AudioQueueNewOutput, AudioQueueNewInput): made as the session feeds
+    /// services now, its events delivered on `runLoop` in `mode` (or on the queue's own
+    /// thread without one), attached to the session. Returns its handle.
+    package static func make(_ direction: AudioQueue.Direction, format: StreamDescription,
+                             output: AudioQueueOutputCallback?, input: AudioQueueInputCallback?, userData: UInt,
+                             runLoop: CFRunLoop?, mode: CFString?) throws(QueueError) -> UInt {
+        _ = installForkHandler
+        var description = format
+        // A compressed format's packet length left 0 is the codec's (Audio Format's completion).
+        if !description.isLinearPCM && description.framesPerPacket == 0, let whole = try? description.completed(cookie: nil) {
+            description.framesPerPacket = whole.framesPerPacket
+        }
+        var delivery: CallbackQueue<QueueCall>?
+        if let runLoop {
+            delivery = self.delivery(runLoop: runLoop, mode: mode ?? kCFRunLoopCommonModes)
+            guard delivery != nil else { throw .cannotStart }
+        }
+        let handle = records.reserve()
+        let queue: AudioQueue
+        do throws(QueueError) {
+            queue = try attached(direction, format: description, deliver: { event in
+                if let delivery {
+                    delivery.enqueue([QueueCall(handle: handle, event: event)])
+                    delivery.wake()
+                } else {
+                    call(handle, event)
+                }
+            }, deliverNow: { event in call(handle, event) }, whenDisposed: {
+                records.remove(handle)
+                TapHandles.forget(queue: handle)
+            })
+        } catch {
+            records.remove(handle)
+            throw error
+        }
+        let record = QueueRecord(queue: queue, output: output, input: input, userData: userData)
+        record.handle = handle
+        records.fill(handle, with: record)
+        return handle
+    }
+
+    /// A queue of the session's: fed as the session feeds services now, attached to it
+    /// until disposed of (then `whenDisposed`), its stream's grants told to the session.
+    /// The C API's queues and the Swift classes' are made here alike; `deliver` takes
+    /// events as they come, `deliverNow` those of a call under way (Stop, Reset, Dispose).
+    package static func attached(_ direction: AudioQueue.Direction, format: StreamDescription,
+                                 deliver: @escaping (QueueEvent) -> Void, deliverNow: @escaping (QueueEvent) -> Void,
+                                 whenDisposed: @escaping () -> Void) throws(QueueError) -> AudioQueue {
+        let queue = try AudioQueue(direction: direction, format: format, fedWith: Runtime.withoutSession)
+        queue.deliver = deliver
+        queue.deliverNow = deliverNow
+        queue.unit.onGranted = { grant in UnitHandles.reportGrant(grant) }
+        queue.onDisposed = { [unowned(unsafe) queue] in
+            Runtime.withCurrent { $0.session.detach(queue.unit) }
+            whenDisposed()
+        }
+        Runtime.withCurrent { $0.session.attach(queue.unit) }
+        return queue
+    }
+
+    /// The session's word on starting `q` (the C API's start and the Swift classes'
+    /// play and record ask it alike): an inactive session is activated first, and a
+    /// refused activation is the start's code; recording needs a recording category. An
+    /// offline, running or disposed queue asks nothing. 0: go ahead.
+    package static func sessionAllowsStart(_ q: AudioQueue) -> Int32 {
+        guard q.offlineFormat == nil && !q.isRunning && !q.isDisposed else { return 0 }
+        return Runtime.startingService(q.unit) {
+            q.direction == .input && !q.mayRecord ? QueueError.incompatibleCategory.rawValue : 0
+        }
+    }
+
+    /// AudioQueueStart: a queue plays in the session, as a unit does. Starting one
+    /// activates an inactive session (a refusal refuses the start with the session's
+    /// code), and recording needs a recording category; an offline queue has no device.
+    /// `time` (the program's start time on the queue's timeline) is read after that.
+    /// Returns 0 or the code.
+    package static func start(_ record: QueueRecord, at time: (AudioQueue) throws(QueueError) -> Double?) -> Int32 {
+        let q = record.queue
+        let refusal = sessionAllowsStart(q)
+        if refusal != 0 { return refusal }
+        do throws(QueueError) {
+            try q.start(atSampleTime: try time(q))
+            return 0
+        } catch {
+            return error.rawValue
+        }
     }
 
     package static func delivery(runLoop: CFRunLoop, mode: CFString) -> CallbackQueue<QueueCall>? {

@@ -52,8 +52,10 @@ package final class Runtime: @unchecked Sendable {
     /// thread alone until the program names a run loop.
     package init(runLoop: CFRunLoop, mode: CFString, interruptionListener: AudioSessionInterruptionListener?,
          clientData: UnsafeMutableRawPointer?, isDefault: Bool = false) throws(ResultCode) {
-        // The environment, read once for everything assembled here.
+        // The environment, read once for everything assembled here, and the reading every
+        // layer goes by from now on.
         let configuration = Configuration.read()
+        Configuration.adopt(configuration)
         Runtime.loadControlNames(configuration)
         let (backend, virtualDevice) = try Runtime.chooseBackend(configuration)
         let (arbiter, inProcess) = Runtime.chooseArbiter(configuration)

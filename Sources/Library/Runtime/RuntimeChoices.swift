@@ -145,7 +145,7 @@ extension Runtime {
     /// AUDIOTOOLBOX_BACKEND=virtual (the virtual device has no speaker). Read once: a
     /// forked child reuses the parent's, reading no file.
     package static let withoutSession: AudioServiceSnapshot = {
-        let configuration = Configuration.read()
+        let configuration = Configuration.current
         return AudioServiceSnapshot(active: false, interrupted: false, level: 1, silentSwitch: false,
                                     device: configuration.backend == .virtual ? .none
                                         : .alsa(ALSADeviceNames.resolve(configuration).pcm),

@@ -42,6 +42,16 @@ package enum UnitHandles {
         return key
     }
 
+    /// A device unit no handle names, playing in the session as a program's RemoteIO
+    /// does (attached, its grants told): what the Swift classes' players mix into. nil
+    /// for a kind without a device.
+    package static func sessionUnit(_ kind: UnitKind) -> OutputUnit? {
+        guard kind.hasDevice, let unit = kind.make(Runtime.withoutSession) as? OutputUnit else { return nil }
+        unit.onGranted = { grant in reportGrant(grant) }
+        Runtime.withCurrent { $0.session.attach(unit) }
+        return unit
+    }
+
     /// Disposes of the instance `key`; false when there is none.
     package static func dispose(_ key: UInt) -> Bool {
         guard let removed = instances.remove(key) else { return false }

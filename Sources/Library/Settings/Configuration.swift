@@ -1,12 +1,15 @@
 import Glibc
+import Synchronization
 
 /// Everything the library takes from its environment, read here and nowhere else.
 ///
-/// `Configuration.read()` reads the environment afresh: AudioSessionInitialize reads it
-/// once and passes the value down to what it assembles (a failed initialisation may be
-/// retried after the program changed a variable); the layers below read it when they
-/// open a device or start a thread, as the variables' documentation says. The files the
-/// library reads (alsa.conf, alsa-controls.conf) are found through `configHome`.
+/// `Configuration.read()` reads the environment afresh; its one caller outside this file
+/// is the runtime, when AudioSessionInitialize assembles a session (a failed
+/// initialisation may be retried after the program changed a variable), which makes
+/// that reading `current`. Every other layer (a stream opening a device, an I/O thread
+/// asking for priority, the log) goes by `current`: one reading for all, so a stream and
+/// its thread never see two environments. The files the library reads (alsa.conf,
+/// alsa-controls.conf) are found through `configHome`.
 public struct Configuration: Sendable, Equatable {
     /// `AUDIOTOOLBOX_BACKEND`: the session's hardware.
     public enum Backend: Sendable, Equatable { case automatic, virtual, alsa }
@@ -84,6 +87,24 @@ public struct Configuration: Sendable, Equatable {
     /// The process's environment now.
     public static func read() -> Configuration {
         Configuration { name in getenv(name).map { String(cString: $0) } }
+    }
+
+    private static let adopted = Mutex<Configuration?>(nil)
+
+    /// The configuration the layers go by: the last one `adopt`ed, or, before any, the
+    /// environment as it was at first use.
+    public static var current: Configuration {
+        adopted.withLock { adopted in
+            if let adopted { return adopted }
+            let first = read()
+            adopted = first
+            return first
+        }
+    }
+
+    /// Makes `configuration` (a session's, just read) the one every layer goes by.
+    public static func adopt(_ configuration: Configuration) {
+        adopted.withLock { $0 = configuration }
     }
 
     /// Whether the session arbitrates in-process: asked for, or by default with the

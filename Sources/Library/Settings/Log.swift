@@ -12,7 +12,7 @@ public enum Log {
     public enum Level: Int, Sendable { case off = 0, error, debug }
 
     public static let level: Level = {
-        guard let raw = Configuration.read().log else { return .off }
+        guard let raw = Configuration.current.log else { return .off }
         switch raw {
         case "debug", "2": return .debug
         case "", "0", "off": return .off

@@ -233,7 +233,7 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         if playing && queue.isRunning { lock.unlock(); return true }
         lock.unlock()
         // As a queue's start: the session is activated (or made) first.
-        guard Runtime.startingService(queue.unit) == 0 else { return false }
+        guard SessionQueue.sessionAllowsStart(queue) else { return false }
         lock.lock()
         playing = true
         if inFlight == 0 {

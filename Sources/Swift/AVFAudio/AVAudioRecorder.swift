@@ -178,10 +178,7 @@ open class AVAudioRecorder: NSObject, @unchecked Sendable {
         guard prepare(), let queue else { lock.unlock(); return false }
         if recording { lock.unlock(); return true }
         lock.unlock()
-        let refused = Runtime.startingService(queue.unit) {
-            queue.mayRecord ? 0 : QueueError.incompatibleCategory.rawValue
-        }
-        guard refused == 0, (try? queue.start()) != nil else { return false }
+        guard SessionQueue.sessionAllowsStart(queue), (try? queue.start()) != nil else { return false }
         lock.lock()
         recording = true
         lock.unlock()

@@ -197,8 +197,7 @@ final class PlayerMixer: @unchecked Sendable {
 
     private init?() {
         _ = SessionQueue.installForkStep
-        let made = OutputUnit(kind: .remoteIO, fedWith: Runtime.withoutSession)
-        Runtime.withCurrent { $0.session.attach(made) }
+        guard let made = UnitHandles.sessionUnit(.remoteIO) else { return nil }
         unit = made
         let hardware = made.sessionSnapshot.sampleRate
         rate = hardware >= 8000 && hardware <= 192_000 ? hardware : 48000

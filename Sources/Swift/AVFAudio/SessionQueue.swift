@@ -13,27 +13,24 @@ enum SessionQueue {
     /// thread.
     static func make(_ direction: AudioQueue.Direction, _ format: StreamDescription,
                      deliver: @escaping (QueueEvent) -> Void) -> AudioQueue? {
-        guard let queue = try? AudioQueue(direction: direction, format: format, fedWith: Runtime.withoutSession) else {
-            return nil
-        }
-        queue.deliver = deliver
-        queue.deliverNow = deliver
-        Runtime.withCurrent { $0.session.attach(queue.unit) }
         _ = installForkStep
-        let entry = Live(queue)
+        let entry = Live()
+        guard let queue = try? QueueHandles.attached(direction, format: format, deliver: deliver, deliverNow: deliver,
+                                                     whenDisposed: { live.withLock { list in list.removeAll { $0 === entry } } })
+        else { return nil }
+        entry.queue = queue
         live.withLock { $0.append(entry) }
-        queue.onDisposed = { [unowned(unsafe) queue] in
-            Runtime.withCurrent { $0.session.detach(queue.unit) }
-            live.withLock { list in list.removeAll { $0 === entry } }
-        }
         return queue
     }
+
+    /// Whether the session lets the queue start (activating it first, as the C API's
+    /// AudioQueueStart does); recording needs a recording category.
+    static func sessionAllowsStart(_ queue: AudioQueue) -> Bool { QueueHandles.sessionAllowsStart(queue) == 0 }
 
     /// The classes' queues alive now, for the fork step (weakly: the player or recorder
     /// owns its queue).
     private final class Live: @unchecked Sendable {
         weak var queue: AudioQueue?
-        init(_ queue: AudioQueue) { self.queue = queue }
     }
     private static let live = Locked<[Live]>([])
 

@@ -33,53 +33,19 @@ func buffer(_ pointer: UnsafeMutablePointer<AudioQueueBuffer>?) -> QueueBuffer? 
 // MARK: Making and disposing
 
 func newQueue(_ direction: AudioQueue.Direction, _ format: UnsafePointer<AudioStreamBasicDescription>?,
-                      output: AudioQueueOutputCallback?, input: AudioQueueInputCallback?, _ userData: UnsafeMutableRawPointer?,
-                      _ runLoop: CFRunLoop?, _ mode: CFString?, _ flags: UInt32,
-                      _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+              output: AudioQueueOutputCallback?, input: AudioQueueInputCallback?, _ userData: UnsafeMutableRawPointer?,
+              _ runLoop: CFRunLoop?, _ mode: CFString?, _ flags: UInt32,
+              _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     guard let format, let out, output != nil || input != nil else { return QueueError.parameter.rawValue }
     guard flags == 0 else { return QueueError.invalidParameter.rawValue }
-    _ = QueueHandles.installForkHandler
-    var description = StreamDescription(format.pointee)
-    // A compressed format's packet length left 0 is the codec's (Audio Format's completion).
-    if !description.isLinearPCM && description.framesPerPacket == 0, let whole = try? description.completed(cookie: nil) {
-        description.framesPerPacket = whole.framesPerPacket
-    }
-    let queue: AudioQueue
     do throws(QueueError) {
-        queue = try AudioQueue(direction: direction, format: description, fedWith: Runtime.withoutSession)
+        let handle = try QueueHandles.make(direction, format: StreamDescription(format.pointee), output: output, input: input,
+                                           userData: UInt(bitPattern: userData), runLoop: runLoop, mode: mode)
+        out.pointee = OpaquePointer(bitPattern: handle)
+        return 0
     } catch {
         return error.rawValue
     }
-    var delivery: CallbackQueue<QueueCall>?
-    if let runLoop {
-        delivery = QueueHandles.delivery(runLoop: runLoop, mode: mode ?? kCFRunLoopCommonModes)
-        guard delivery != nil else {
-            try? queue.dispose(immediately: true)
-            return QueueError.cannotStart.rawValue
-        }
-    }
-    let handle = QueueHandles.records.reserve()
-    let record = QueueRecord(queue: queue, output: output, input: input, userData: UInt(bitPattern: userData))
-    record.handle = handle
-    queue.deliver = { event in
-        if let delivery {
-            delivery.enqueue([QueueCall(handle: handle, event: event)])
-            delivery.wake()
-        } else {
-            QueueHandles.call(handle, event)
-        }
-    }
-    queue.deliverNow = { event in QueueHandles.call(handle, event) }
-    queue.unit.onGranted = { grant in UnitHandles.reportGrant(grant) }
-    queue.onDisposed = { [unowned(unsafe) queue] in
-        Runtime.withCurrent { $0.session.detach(queue.unit) }
-        QueueHandles.records.remove(handle)
-        TapHandles.forget(queue: handle)
-    }
-    QueueHandles.records.fill(handle, with: record)
-    Runtime.withCurrent { $0.session.attach(queue.unit) }
-    out.pointee = OpaquePointer(bitPattern: handle)
-    return 0
 }
 
 @_cdecl("AudioQueueNewOutput")
@@ -187,18 +153,8 @@ func sampleTime(of stamp: AudioTimeStamp, _ queue: AudioQueue) throws(QueueError
 @_cdecl("AudioQueueStart")
 public func audioQueueStart(_ queue: OpaquePointer?, _ startTime: UnsafePointer<AudioTimeStamp>?) -> Int32 {
     guard let record = QueueHandles.record(queue) else { return QueueError.parameter.rawValue }
-    let q = record.queue
-    // A queue plays in the session, as a unit does: starting one activates an inactive
-    // session (a refusal refuses the start); recording needs a recording category.
-    if q.offlineFormat == nil && !q.isRunning && !q.isDisposed {
-        let refusal = Runtime.startingService(q.unit) {
-            q.direction == .input && !q.mayRecord ? QueueError.incompatibleCategory.rawValue : 0
-        }
-        if refusal != 0 { return refusal }
-    }
-    return queueCall(queue) { r throws(QueueError) in
-        let at = try startTime.flatMap { stamp throws(QueueError) in try sampleTime(of: stamp.pointee, r.queue) }
-        try r.queue.start(atSampleTime: at)
+    return QueueHandles.start(record) { q throws(QueueError) in
+        try startTime.flatMap { stamp throws(QueueError) in try sampleTime(of: stamp.pointee, q) }
     }
 }
 

@@ -52,7 +52,7 @@ extension OutputUnit {
             c.grant = link.grant
         }
         granted(link.grant)
-        let spawned = IOThread.spawn { [self] in ioLoop(run, first: link, generation: generation) }
+        let spawned = IOThread.spawn(realTime: true) { [self] in ioLoop(run, first: link, generation: generation) }
         guard spawned else {
             link.close()
             config.withLock { c in
@@ -68,7 +68,6 @@ extension OutputUnit {
     /// moves it (another device, rate or period); ended when the device goes away.
     private func ioLoop(_ run: IORun, first: DeviceLink, generation: Int) {
         run.threadID.store(Int(bitPattern: UInt(pthread_self())), ordering: .releasing)
-        _ = IOThread.becomeRealTime()
         var link: DeviceLink? = first
         var opened = generation
         var lost = false
