@@ -67,7 +67,7 @@ let package = Package(
                 path: "Sources/Shared/LogLines"),
         // What the library takes from its environment (read in one file, Configuration)
         // and its one log, for every layer.
-        .target(name: "Settings", dependencies: ["LogLines", .product(name: "Logging", package: "swift-log")],
+        .target(name: "Settings", dependencies: ["LogLines", "Locking", .product(name: "Logging", package: "swift-log")],
                 path: "Sources/Library/Settings"),
         // Pure Swift rules of the API: property table, category policy, state machine,
         // listener registry, event model. No I/O, no CoreFoundation.

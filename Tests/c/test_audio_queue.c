@@ -816,6 +816,31 @@ static void badInputs(void)
     CHECK_STATUS(AudioQueueDispose(q, true), noErr);
 }
 
+/* A recorder paused, the category changed to one that cannot record, then resumed (a
+ * voice memo app whose user switched to music in between): the start is refused as a
+ * first start is, and the recorder resumes once the category records again. */
+static void resumePausedInput(void)
+{
+    AudioStreamBasicDescription f = {16000, kAudioFormatLinearPCM, kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked,
+                                     2, 1, 2, 1, 16, 0};
+    AudioQueueRef q = NULL;
+    CHECK_STATUS(AudioQueueNewInput(&f, ignoreInput, NULL, NULL, NULL, 0, &q), noErr);
+    AudioQueueBufferRef b = NULL;
+    CHECK_STATUS(AudioQueueAllocateBuffer(q, 3200, &b), noErr);
+    CHECK_STATUS(AudioQueueEnqueueBuffer(q, b, 0, NULL), noErr);
+    CHECK_STATUS(AudioQueueStart(q, NULL), noErr);
+    CHECK_STATUS(AudioQueuePause(q), noErr);
+    UInt32 category = kAudioSessionCategory_MediaPlayback;
+    CHECK_STATUS(AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category), noErr);
+    CHECK_STATUS(AudioQueueStart(q, NULL), kAudioSessionIncompatibleCategory);
+    category = kAudioSessionCategory_PlayAndRecord;
+    CHECK_STATUS(AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category), noErr);
+    CHECK_STATUS(AudioQueueStart(q, NULL), noErr);
+    CHECK(isRunning(q) == 1, "the paused recorder resumed once the category records");
+    CHECK_STATUS(AudioQueueStop(q, true), noErr);
+    CHECK_STATUS(AudioQueueDispose(q, true), noErr);
+}
+
 static void forkWithQueue(void)
 {
     Player p;
@@ -967,5 +992,7 @@ int main(void)
         worldCannot("the virtual device's microphone is silent: no capture signal to find");
         worldSkip("recording the capture tone");
     }
+    watchdogName = "resume a paused recorder";
+    resumePausedInput();
     return worldFinish("test_audio_queue");
 }

@@ -2,7 +2,8 @@ import Locking
 
 /// The objects a program holds by opaque pointer (class instances, or a class-bound
 /// protocol's, as the units are): every AudioFileID, ExtAudioFileRef,
-/// AudioConverterRef, AudioFileStreamID, AudioUnit instance, AudioQueueRef and AUGraph.
+/// AudioConverterRef, AudioFileStreamID, AudioUnit instance, AudioQueueRef, AUGraph and
+/// AudioQueueProcessingTapRef.
 ///
 /// A handle is no address. It names a slot, the generation of the slot's occupant and
 /// the table's kind: a disposed handle (even once its slot holds a newer object), a

@@ -56,6 +56,9 @@ package enum QueueHandles {
                 record.queue.resetAfterFork()
                 records.remove(record.handle)
             }
+            // Their taps go with them.
+            TapHandles.taps.reinitializeAfterFork()
+            TapHandles.taps.removeAll { _ in true }
         }
     }()
 
@@ -75,43 +78,46 @@ package enum QueueHandles {
         if !description.isLinearPCM && description.framesPerPacket == 0, let whole = try? description.completed(cookie: nil) {
             description.framesPerPacket = whole.framesPerPacket
         }
+        // The format is judged first, then the run loop, as before the queue had an owner.
+        let queue = try made(direction, format: description)
         var delivery: CallbackQueue<QueueCall>?
         if let runLoop {
             delivery = self.delivery(runLoop: runLoop, mode: mode ?? kCFRunLoopCommonModes)
-            guard delivery != nil else { throw .cannotStart }
+            guard delivery != nil else {
+                try? queue.dispose(immediately: true)
+                throw .cannotStart
+            }
         }
         let handle = records.reserve()
-        let queue: AudioQueue
-        do throws(QueueError) {
-            queue = try attached(direction, format: description, deliver: { event in
-                if let delivery {
-                    delivery.enqueue([QueueCall(handle: handle, event: event)])
-                    delivery.wake()
-                } else {
-                    call(handle, event)
-                }
-            }, deliverNow: { event in call(handle, event) }, whenDisposed: {
-                records.remove(handle)
-                TapHandles.forget(queue: handle)
-            })
-        } catch {
-            records.remove(handle)
-            throw error
-        }
         let record = QueueRecord(queue: queue, output: output, input: input, userData: userData)
         record.handle = handle
-        records.fill(handle, with: record)
+        attach(queue, deliver: { event in
+            if let delivery {
+                delivery.enqueue([QueueCall(handle: handle, event: event)])
+                delivery.wake()
+            } else {
+                call(handle, event)
+            }
+        }, deliverNow: { event in call(handle, event) }, whenDisposed: {
+            records.remove(handle)
+            TapHandles.forget(queue: handle)
+        }, findable: { records.fill(handle, with: record) })
         return handle
     }
 
-    /// A queue of the session's: fed as the session feeds services now, attached to it
-    /// until disposed of (then `whenDisposed`), its stream's grants told to the session.
-    /// The C API's queues and the Swift classes' are made here alike; `deliver` takes
-    /// events as they come, `deliverNow` those of a call under way (Stop, Reset, Dispose).
-    package static func attached(_ direction: AudioQueue.Direction, format: StreamDescription,
-                                 deliver: @escaping (QueueEvent) -> Void, deliverNow: @escaping (QueueEvent) -> Void,
-                                 whenDisposed: @escaping () -> Void) throws(QueueError) -> AudioQueue {
-        let queue = try AudioQueue(direction: direction, format: format, fedWith: Runtime.withoutSession)
+    /// A queue fed as the session feeds services now (not yet attached to it).
+    package static func made(_ direction: AudioQueue.Direction, format: StreamDescription) throws(QueueError) -> AudioQueue {
+        try AudioQueue(direction: direction, format: format, fedWith: Runtime.withoutSession)
+    }
+
+    /// Makes `queue` the session's: its events go to `deliver` as they come and to
+    /// `deliverNow` during a call under way (Stop, Reset, Dispose); its stream's grants
+    /// are told to the session; `findable` (the C API's handle filled) runs before the
+    /// session can reach it; it is detached when disposed of, then `whenDisposed`. The
+    /// C API's queues and the Swift classes' are attached here alike.
+    package static func attach(_ queue: AudioQueue, deliver: @escaping (QueueEvent) -> Void,
+                               deliverNow: @escaping (QueueEvent) -> Void, whenDisposed: @escaping () -> Void,
+                               findable: () -> Void = {}) {
         queue.deliver = deliver
         queue.deliverNow = deliverNow
         queue.unit.onGranted = { grant in UnitHandles.reportGrant(grant) }
@@ -119,16 +125,18 @@ package enum QueueHandles {
             Runtime.withCurrent { $0.session.detach(queue.unit) }
             whenDisposed()
         }
+        findable()
         Runtime.withCurrent { $0.session.attach(queue.unit) }
-        return queue
     }
 
     /// The session's word on starting `q` (the C API's start and the Swift classes'
     /// play and record ask it alike): an inactive session is activated first, and a
-    /// refused activation is the start's code; recording needs a recording category. An
-    /// offline, running or disposed queue asks nothing. 0: go ahead.
+    /// refused activation is the start's code; recording needs a recording category. A
+    /// paused queue asks again (the session may have been deactivated, or the category
+    /// changed, meanwhile); an offline or disposed one, or one whose stream runs, asks
+    /// nothing. 0: go ahead.
     package static func sessionAllowsStart(_ q: AudioQueue) -> Int32 {
-        guard q.offlineFormat == nil && !q.isRunning && !q.isDisposed else { return 0 }
+        guard q.offlineFormat == nil && !q.unit.isRunning && !q.isDisposed else { return 0 }
         return Runtime.startingService(q.unit) {
             q.direction == .input && !q.mayRecord ? QueueError.incompatibleCategory.rawValue : 0
         }

@@ -52,10 +52,9 @@ package final class Runtime: @unchecked Sendable {
     /// thread alone until the program names a run loop.
     package init(runLoop: CFRunLoop, mode: CFString, interruptionListener: AudioSessionInterruptionListener?,
          clientData: UnsafeMutableRawPointer?, isDefault: Bool = false) throws(ResultCode) {
-        // The environment, read once for everything assembled here, and the reading every
-        // layer goes by from now on.
+        // The environment, read once for everything assembled here; once the session is
+        // made, the reading every layer goes by (a failed attempt changes nothing).
         let configuration = Configuration.read()
-        Configuration.adopt(configuration)
         Runtime.loadControlNames(configuration)
         let (backend, virtualDevice) = try Runtime.chooseBackend(configuration)
         let (arbiter, inProcess) = Runtime.chooseArbiter(configuration)
@@ -78,6 +77,7 @@ package final class Runtime: @unchecked Sendable {
         if !isDefault {
             doorbell = daemonArbiter.flatMap { daemon in Runtime.ringableRunLoop(runLoop, mode: mode, daemon, callbacks) }
         }
+        Configuration.adopt(configuration)
         session.start()
     }
 

@@ -115,6 +115,7 @@ extension Runtime {
             Runtime.withCurrent { $0.daemonArbiter?.stopReadingOnRunLoop() }
         }) {
             Runtime.initializing.reinitializeAfterFork()
+            Configuration.reinitializeAfterFork()
             if let inherited = Runtime.instance {
                 inherited._withUnsafeGuaranteedRef { runtime in
                     runtime.callbacks.detachAfterFork()

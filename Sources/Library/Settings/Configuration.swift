@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import Locking
 
 /// Everything the library takes from its environment, read here and nowhere else.
 ///
@@ -89,7 +89,7 @@ public struct Configuration: Sendable, Equatable {
         Configuration { name in getenv(name).map { String(cString: $0) } }
     }
 
-    private static let adopted = Mutex<Configuration?>(nil)
+    private static let adopted = Locked<Configuration?>(nil)
 
     /// The configuration the layers go by: the last one `adopt`ed, or, before any, the
     /// environment as it was at first use.
@@ -106,6 +106,10 @@ public struct Configuration: Sendable, Equatable {
     public static func adopt(_ configuration: Configuration) {
         adopted.withLock { $0 = configuration }
     }
+
+    /// In the child of a fork: the lock a thread of the parent's may have held is made
+    /// usable again (the reading itself is kept).
+    public static func reinitializeAfterFork() { adopted.reinitializeAfterFork() }
 
     /// Whether the session arbitrates in-process: asked for, or by default with the
     /// virtual device, whose simulated world includes its other programs.

@@ -14,12 +14,12 @@ enum SessionQueue {
     static func make(_ direction: AudioQueue.Direction, _ format: StreamDescription,
                      deliver: @escaping (QueueEvent) -> Void) -> AudioQueue? {
         _ = installForkStep
+        guard let queue = try? QueueHandles.made(direction, format: format) else { return nil }
         let entry = Live()
-        guard let queue = try? QueueHandles.attached(direction, format: format, deliver: deliver, deliverNow: deliver,
-                                                     whenDisposed: { live.withLock { list in list.removeAll { $0 === entry } } })
-        else { return nil }
         entry.queue = queue
-        live.withLock { $0.append(entry) }
+        QueueHandles.attach(queue, deliver: deliver, deliverNow: deliver,
+                            whenDisposed: { live.withLock { list in list.removeAll { $0 === entry } } },
+                            findable: { live.withLock { $0.append(entry) } })
         return queue
     }
 

@@ -32,6 +32,8 @@ public func audioQueueProcessingTapNew(_ queue: OpaquePointer?, _ callback: Audi
             throw error
         }
         TapHandles.taps.fill(handle, with: TapHandles.Record(tap: tap, queue: r.handle))
+        // A queue disposed of meanwhile has forgotten its taps already: this one too.
+        if r.queue.isDisposed { TapHandles.taps.remove(handle) }
         maxFrames.pointee = UInt32(ProcessingTap.maximumFrames)
         format.pointee = tap.format.c
         out.pointee = OpaquePointer(bitPattern: handle)

@@ -22,23 +22,20 @@ public enum FileGlobalInfo {
 
     struct Row {
         let id: UInt32
-        /// Whether the answer is text (a CF object the caller releases), known without
-        /// the specifier: GetGlobalInfoSize says a pointer's size for those.
-        let isText: Bool
         let answer: (_ specifier: UnsafeRawBufferPointer?) throws(AudioFileStatus) -> Answer
     }
 
     static let rows: [Row] = [
-        Row(id: readableTypes, isText: false) { _ in .words(FileType.table.map(\.type)) },
-        Row(id: writableTypes, isText: false) { _ in .words(FileType.table.filter { !$0.writableFormats.isEmpty }.map(\.type)) },
-        Row(id: availableFormatIDs, isText: false) { specifier throws(AudioFileStatus) in
+        Row(id: readableTypes) { _ in .words(FileType.table.map(\.type)) },
+        Row(id: writableTypes) { _ in .words(FileType.table.filter { !$0.writableFormats.isEmpty }.map(\.type)) },
+        Row(id: availableFormatIDs) { specifier throws(AudioFileStatus) in
             .words(try entry(specifier).writableFormats)
         },
-        Row(id: fileTypeName, isText: true) { specifier throws(AudioFileStatus) in .text(try entry(specifier).name) },
-        Row(id: extensionsForType, isText: true) { specifier throws(AudioFileStatus) in .texts(try entry(specifier).extensions) },
-        Row(id: mimeTypesForType, isText: true) { specifier throws(AudioFileStatus) in .texts(try entry(specifier).mimeTypes) },
-        Row(id: allExtensions, isText: true) { _ in .texts(Array(Set(FileType.table.flatMap(\.extensions))).sorted()) },
-        Row(id: allMIMETypes, isText: true) { _ in .texts(Array(Set(FileType.table.flatMap(\.mimeTypes))).sorted()) },
+        Row(id: fileTypeName) { specifier throws(AudioFileStatus) in .text(try entry(specifier).name) },
+        Row(id: extensionsForType) { specifier throws(AudioFileStatus) in .texts(try entry(specifier).extensions) },
+        Row(id: mimeTypesForType) { specifier throws(AudioFileStatus) in .texts(try entry(specifier).mimeTypes) },
+        Row(id: allExtensions) { _ in .texts(Array(Set(FileType.table.flatMap(\.extensions))).sorted()) },
+        Row(id: allMIMETypes) { _ in .texts(Array(Set(FileType.table.flatMap(\.mimeTypes))).sorted()) },
     ]
 
     /// The type a specifier names: a four-byte AudioFileTypeID we know.

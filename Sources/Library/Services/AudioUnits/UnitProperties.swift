@@ -80,7 +80,7 @@ public enum UnitProperties {
         Row(id: latency, size: 8, check: globalOnly(writable: false), get: { u, _, _ in float64(u.latency) }),
         Row(id: tailTime, size: 8, check: globalOnly(writable: false), get: { _, _, _ in float64(0) }),
         // A mixer's input buses are the program's to count.
-        Row(id: elementCount, size: 4, check: { u, scope, _ in u.kind == .multiChannelMixer && scope == .input },
+        Row(id: elementCount, size: 4, check: { u, scope, _ in u.kind.traits.contains(.countedInputs) && scope == .input },
             get: { u, scope, _ in word(u.elementCount(scope)) },
             set: value { u, _, _, bytes throws(UnitError) in try mixer(u).setInputCount(bytes.loadUnaligned(as: UInt32.self)) }),
         Row(id: meteringMode, size: 4,
