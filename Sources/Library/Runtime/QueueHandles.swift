@@ -202,5 +202,23 @@ package enum TapHandles {
         }
     }
     package static let taps = HandleTable<Record>(.tap)
+
+    /// A tap on the queue `record` is (AudioQueueProcessingTapNew): its handle is given
+    /// to the tap before its callback can run.
+    package static func make(on record: QueueRecord, callback: @escaping ProcessingTap.Callback,
+                             clientData: UnsafeMutableRawPointer?, flags: UInt32) throws(QueueError) -> (UInt, ProcessingTap) {
+        let handle = taps.reserve()
+        let tap: ProcessingTap
+        do throws(QueueError) {
+            tap = try record.queue.addTap(handle: handle, callback: callback, clientData: clientData, flags: flags)
+        } catch {
+            taps.remove(handle)
+            throw error
+        }
+        taps.fill(handle, with: Record(tap: tap, queue: record.handle))
+        // A queue disposed of meanwhile has forgotten its taps already: this one too.
+        if record.queue.isDisposed { taps.remove(handle) }
+        return (handle, tap)
+    }
     package static func forget(queue: UInt) { taps.removeAll { $0.queue == queue } }
 }

@@ -17,8 +17,7 @@ public func audioConverterNew(_ from: UnsafePointer<AudioStreamBasicDescription>
                               _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     fileCall { () throws(AudioFileStatus) in
         guard let from, let to, let out else { throw .parameter }
-        let converter = try Converter(from: StreamDescription(from.pointee), to: StreamDescription(to.pointee))
-        out.pointee = converters.add(ConverterHandle(converter))
+        out.pointee = try FileFamily.newConverter(from: StreamDescription(from.pointee), to: StreamDescription(to.pointee))
     }
 }
 

@@ -9,8 +9,7 @@ import Runtime
 
 func openForReading(_ source: ByteSource, hint: UInt32, _ out: UnsafeMutablePointer<OpaquePointer?>?) throws(AudioFileStatus) {
     guard let out else { throw .parameter }
-    let reader = try AudioFileReader(source: source)
-    out.pointee = audioFiles.add(AudioFileHandle(.reading(reader)))
+    out.pointee = try FileFamily.openReading(source)
 }
 
 @_cdecl("AudioFileOpenURL")
@@ -53,9 +52,8 @@ public func audioFileCreateWithURL(_ url: CFURL?, _ type: UInt32, _ format: Unsa
                                    _ flags: UInt32, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     fileCall { () throws(AudioFileStatus) in
         guard let path = filePath(url), let format, let out else { throw .parameter }
-        let writer = try AudioFileWriter(path: path, fileType: type, format: StreamDescription(format.pointee),
-                                         erase: flags & UInt32(kAudioFileFlags_EraseFile) != 0)
-        out.pointee = audioFiles.add(AudioFileHandle(.writing(writer)))
+        out.pointee = try FileFamily.create(path: path, type: type, format: StreamDescription(format.pointee),
+                                            erase: flags & UInt32(kAudioFileFlags_EraseFile) != 0)
     }
 }
 
@@ -77,8 +75,7 @@ public func audioFileInitializeWithCallbacks(_ clientData: UnsafeMutableRawPoint
         }, setSize: { size in
             setSizeProc.map { $0(clientData, size) == noErr } ?? true
         })
-        let writer = try AudioFileWriter(sink: sink, fileType: type, format: StreamDescription(format.pointee))
-        out.pointee = audioFiles.add(AudioFileHandle(.writing(writer)))
+        out.pointee = try FileFamily.create(sink: sink, type: type, format: StreamDescription(format.pointee))
     }
 }
 

@@ -18,7 +18,7 @@ public func audioFileStreamOpen(_ clientData: UnsafeMutableRawPointer?, _ listen
     fileCall { () throws(AudioFileStatus) in
         // The content decides the container; the hint is not needed.
         guard let listener, let packets, let out else { throw .parameter }
-        out.pointee = fileStreams.add(FileStreamHandle(clientData: clientData, listener: listener, packets: packets))
+        out.pointee = FileFamily.openStream(clientData: clientData, listener: listener, packets: packets)
     }
 }
 

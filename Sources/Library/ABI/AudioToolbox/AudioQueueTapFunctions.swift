@@ -23,17 +23,7 @@ public func audioQueueProcessingTapNew(_ queue: OpaquePointer?, _ callback: Audi
     queueCall(queue) { r throws(QueueError) in
         guard let callback, let maxFrames, let format, let out else { throw .parameter }
         let procedure = unsafeBitCast(callback, to: ProcessingTap.Callback.self)
-        let handle = TapHandles.taps.reserve()
-        let tap: ProcessingTap
-        do throws(QueueError) {
-            tap = try r.queue.addTap(handle: handle, callback: procedure, clientData: data, flags: flags)
-        } catch {
-            TapHandles.taps.remove(handle)
-            throw error
-        }
-        TapHandles.taps.fill(handle, with: TapHandles.Record(tap: tap, queue: r.handle))
-        // A queue disposed of meanwhile has forgotten its taps already: this one too.
-        if r.queue.isDisposed { TapHandles.taps.remove(handle) }
+        let (handle, tap) = try TapHandles.make(on: r, callback: procedure, clientData: data, flags: flags)
         maxFrames.pointee = UInt32(ProcessingTap.maximumFrames)
         format.pointee = tap.format.c
         out.pointee = OpaquePointer(bitPattern: handle)

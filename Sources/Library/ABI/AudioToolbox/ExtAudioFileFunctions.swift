@@ -12,26 +12,14 @@ private func extHandle(_ ref: OpaquePointer?) throws(AudioFileStatus) -> ExtAudi
     return handle
 }
 
-private func wrap(_ file: AudioFileHandle, _ fileID: OpaquePointer, owns: Bool,
-                  _ out: UnsafeMutablePointer<OpaquePointer?>) throws(AudioFileStatus) {
-    let role: ExtAudioFileHandle.Role
-    switch file.role {
-    case .reading(let r): role = .reading(try ExtendedAudioFileReader(file: r))
-    case .writing(let w):
-        role = .writing(try ExtendedAudioFileWriter(file: w))
-        file.ownedByExtendedFile = true
-    }
-    out.pointee = extAudioFiles.add(ExtAudioFileHandle(role, fileHandle: fileID, ownsFile: owns))
-}
 
 @_cdecl("ExtAudioFileOpenURL")
 public func extAudioFileOpenURL(_ url: CFURL?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     fileCall { () throws(AudioFileStatus) in
         guard let path = filePath(url), let out else { throw .parameter }
-        let reader = try AudioFileReader(source: try DescriptorSource.open(path: path))
-        let file = AudioFileHandle(.reading(reader))
-        let id = audioFiles.add(file)
-        do throws(AudioFileStatus) { try wrap(file, id, owns: true, out) } catch { _ = audioFiles.remove(id); throw error }
+        out.pointee = try FileFamily.extended { () throws(AudioFileStatus) in
+            try FileFamily.openReading(try DescriptorSource.open(path: path))
+        }
     }
 }
 
@@ -40,7 +28,7 @@ public func extAudioFileWrapAudioFileID(_ id: OpaquePointer?, _ forWriting: UInt
     fileCall { () throws(AudioFileStatus) in
         guard let file = audioFiles.get(id), let id, let out else { throw .parameter }
         if case .reading = file.role, forWriting != 0 { throw .permissions }
-        try wrap(file, id, owns: false, out)
+        out.pointee = try FileFamily.wrap(file, id, owns: false)
     }
 }
 
@@ -55,11 +43,9 @@ public func extAudioFileCreateWithURL(_ url: CFURL?, _ type: UInt32, _ format: U
         // writes it: the rest is the codec's (Audio Format's completion). Linear PCM is
         // taken as given: a description that does not add up is refused, not mended.
         if !description.isLinearPCM, let whole = try? description.completed(cookie: nil) { description = whole }
-        let writer = try AudioFileWriter(path: path, fileType: type, format: description,
-                                         erase: flags & UInt32(kAudioFileFlags_EraseFile) != 0)
-        let file = AudioFileHandle(.writing(writer))
-        let id = audioFiles.add(file)
-        do throws(AudioFileStatus) { try wrap(file, id, owns: true, out) } catch { _ = audioFiles.remove(id); throw error }
+        out.pointee = try FileFamily.extended { () throws(AudioFileStatus) in
+            try FileFamily.create(path: path, type: type, format: description, erase: flags & UInt32(kAudioFileFlags_EraseFile) != 0)
+        }
     }
 }
 
@@ -159,24 +145,6 @@ public func extAudioFileTell(_ ref: OpaquePointer?, _ out: UnsafeMutablePointer<
 }
 
 
-/// The file's converter (kExtAudioFileProperty_AudioConverter): an Audio Converter between
-/// the client format and the file's. The program sets the encoder's properties on it (the
-/// bit rate) and then kExtAudioFileProperty_ConverterConfig; the file takes them then, or
-/// at its first write.
-private func fileConverter(_ handle: ExtAudioFileHandle) throws(AudioFileStatus) -> OpaquePointer {
-    if let made = handle.converterRef { return made }
-    let converter: Converter
-    switch handle.role {
-    case .reading(let r): converter = try Converter(from: r.file.format, to: r.clientFormat)
-    case .writing(let w):
-        converter = try Converter(from: w.clientFormat, to: w.file.format)
-        if converter.encodes && w.encodeBitRate > 0 { try? converter.setEncodeBitRate(w.encodeBitRate) }
-    }
-    let ref = converters.add(ConverterHandle(converter))
-    handle.converterRef = ref
-    return ref
-}
-
 /// What the program set on the file's converter, taken by the file's encoder.
 private func applyConverterSettings(_ handle: ExtAudioFileHandle) throws(AudioFileStatus) {
     guard case .writing(let w) = handle.role, let ref = handle.converterRef, let c = converters.get(ref) else { return }
@@ -193,7 +161,7 @@ private func properties(_ handle: ExtAudioFileHandle) -> (ExtFileProperties.Side
     }
     let handles = ExtFileProperties.Handles(
         audioFile: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(handle.fileHandle))),
-        converter: { () throws(AudioFileStatus) in UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(try fileConverter(handle)))) },
+        converter: { () throws(AudioFileStatus) in UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(try FileFamily.converter(of: handle)))) },
         applyConverterSettings: { () throws(AudioFileStatus) in try applyConverterSettings(handle) })
     return (side, handles)
 }
