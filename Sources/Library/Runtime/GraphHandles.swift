@@ -38,7 +38,5 @@ struct ProgramUnits: GraphUnits {
 
     func start(_ handle: UInt, _ unit: OutputUnit) -> Int32 { UnitHandles.start(OpaquePointer(bitPattern: handle), unit) }
 
-    func stop(_ handle: UInt, _ unit: OutputUnit) {
-        if unit.stop() { UnitListeners.tell(OpaquePointer(bitPattern: handle), kAudioOutputUnitProperty_IsRunning) }
-    }
+    func stop(_ handle: UInt, _ unit: OutputUnit) { _ = UnitHandles.stop(OpaquePointer(bitPattern: handle), unit) }
 }

@@ -120,13 +120,12 @@ package enum QueueHandles {
                                findable: () -> Void = {}) {
         queue.deliver = deliver
         queue.deliverNow = deliverNow
-        queue.unit.onGranted = { grant in UnitHandles.reportGrant(grant) }
         queue.onDisposed = { [unowned(unsafe) queue] in
             Runtime.withCurrent { $0.session.detach(queue.unit) }
             whenDisposed()
         }
         findable()
-        Runtime.withCurrent { $0.session.attach(queue.unit) }
+        UnitHandles.playInSession(queue.unit)
     }
 
     /// The session's word on starting `q` (the C API's start and the Swift classes'

@@ -32,24 +32,28 @@ package enum UnitHandles {
         let key = instances.reserve()
         let unit = kind.make(Runtime.withoutSession)
         unit.handle = key
-        // An output unit's stops by the system and streams granted reach the program
-        // and the session; a device unit plays in the session.
+        // An output unit's stops by the system reach the program; a device unit plays
+        // in the session.
         let io = unit as? OutputUnit
         io?.onStoppedBySystem = { UnitListeners.tell(OpaquePointer(bitPattern: key), kAudioOutputUnitProperty_IsRunning) }
-        io?.onGranted = { grant in reportGrant(grant) }
         instances.fill(key, with: unit)
-        if kind.hasDevice, let io { Runtime.withCurrent { $0.session.attach(io) } }
+        if kind.hasDevice, let io { playInSession(io) }
         return key
     }
 
     /// A device unit no handle names, playing in the session as a program's RemoteIO
-    /// does (attached, its grants told): what the Swift classes' players mix into. nil
-    /// for a kind without a device.
+    /// does: what the Swift classes' players mix into. nil for a kind without a device.
     package static func sessionUnit(_ kind: UnitKind) -> OutputUnit? {
         guard kind.hasDevice, let unit = kind.make(Runtime.withoutSession) as? OutputUnit else { return nil }
+        playInSession(unit)
+        return unit
+    }
+
+    /// What makes a device unit (a program's, the players', a queue's stream) the
+    /// session's: its grants are told to the session, and the session feeds it.
+    package static func playInSession(_ unit: OutputUnit) {
         unit.onGranted = { grant in reportGrant(grant) }
         Runtime.withCurrent { $0.session.attach(unit) }
-        return unit
     }
 
     /// Disposes of the instance `key`; false when there is none.
@@ -78,6 +82,14 @@ package enum UnitHandles {
         } catch {
             return error.rawValue
         }
+    }
+
+    /// Stops an output unit (AudioOutputUnitStop, AUGraphStop); listeners of IsRunning
+    /// hear of a change. Stopping a unit that is not running is done.
+    package static func stop(_ handle: OpaquePointer?, _ u: OutputUnit) -> Int32 {
+        guard u.kind.isOutput else { return UnitError.unimplemented.rawValue }
+        if u.stop() { UnitListeners.tell(handle, kAudioOutputUnitProperty_IsRunning) }
+        return 0
     }
 
     package static func kind(_ component: OpaquePointer?) -> UnitKind? {

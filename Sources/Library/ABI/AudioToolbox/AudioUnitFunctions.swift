@@ -140,13 +140,9 @@ public func audioOutputUnitStart(_ unit: OpaquePointer?) -> Int32 {
 
 @_cdecl("AudioOutputUnitStop")
 public func audioOutputUnitStop(_ unit: OpaquePointer?) -> Int32 {
-    var changed = false
     // An uninitialized unit is not running: stopping it is done (teardown code calls
     // this unconditionally).
-    let status = unitCall(unit) { u throws(UnitError) in
-        guard let io = u as? OutputUnit, io.kind.isOutput else { throw .unimplemented }
-        changed = io.stop()
-    }
-    if changed { UnitListeners.tell(unit, UnitProperties.isRunning) }
-    return status
+    guard let u = UnitHandles.unit(unit) else { return UnitError.parameter.rawValue }
+    guard let io = u as? OutputUnit else { return UnitError.unimplemented.rawValue }
+    return UnitHandles.stop(unit, io)
 }
