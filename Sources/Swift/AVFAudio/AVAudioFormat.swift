@@ -88,19 +88,12 @@ open class AVAudioFormat: NSObject, @unchecked Sendable {
                 d.mBytesPerFrame = bits / 8
                 d.mBytesPerPacket = bits / 8
             }
-        case FormatID.mpeg4AAC:
-            d = AudioStreamBasicDescription(mSampleRate: rate, mFormatID: formatID, mFormatFlags: 0, mBytesPerPacket: 0,
-                                            mFramesPerPacket: 1024, mBytesPerFrame: 0, mChannelsPerFrame: channels,
-                                            mBitsPerChannel: 0, mReserved: 0)
-        case FormatID.appleLossless:
+        case FormatID.mpeg4AAC, FormatID.appleLossless, FormatID.appleIMA4:
+            // Apple Lossless's flags say its source depth: 1 for 16 bits, 3 for 24.
             let depth = number(AVEncoderBitDepthHintKey)?.intValue ?? 16
-            d = AudioStreamBasicDescription(mSampleRate: rate, mFormatID: formatID, mFormatFlags: depth == 24 ? 3 : 1,
-                                            mBytesPerPacket: 0, mFramesPerPacket: 4096, mBytesPerFrame: 0,
-                                            mChannelsPerFrame: channels, mBitsPerChannel: 0, mReserved: 0)
-        case FormatID.appleIMA4:
-            d = AudioStreamBasicDescription(mSampleRate: rate, mFormatID: formatID, mFormatFlags: 0,
-                                            mBytesPerPacket: 34 * channels, mFramesPerPacket: 64, mBytesPerFrame: 0,
-                                            mChannelsPerFrame: channels, mBitsPerChannel: 0, mReserved: 0)
+            d = AudioStreamBasicDescription(StreamDescription(
+                coded: formatID, sampleRate: rate, channels: channels,
+                flags: formatID == FormatID.appleLossless ? (depth == 24 ? 3 : 1) : 0))
         default:
             return nil
         }

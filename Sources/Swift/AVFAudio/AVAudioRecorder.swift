@@ -72,30 +72,17 @@ open class AVAudioRecorder: NSObject, @unchecked Sendable {
                 || (type == FileType.caf && (AVAudioRecorder.number(settings[AVLinearPCMIsBigEndianKey])?.boolValue ?? false))
             fileFormat = .linearPCM(rate: rate, channels: channels, bits: bits, float: float,
                                     bigEndian: bigEndian && bits > 8, signed: !(type == FileType.wave && bits == 8))
-        case FormatID.mpeg4AAC:
-            guard type == FileType.m4a || type == FileType.caf else {
-                throw AVAudioSession.error(AudioFileStatus.unsupportedDataFormat.code)
-            }
-            fileFormat = StreamDescription(sampleRate: rate, formatID: FormatID.mpeg4AAC, formatFlags: 0, bytesPerPacket: 0,
-                                           framesPerPacket: 1024, bytesPerFrame: 0, channelsPerFrame: channels,
-                                           bitsPerChannel: 0)
-        case FormatID.appleLossless:
-            // 16-bit source unless the bit depth hint asks for 24 (flags 1 and 3 say which).
+        case FormatID.mpeg4AAC, FormatID.appleLossless, FormatID.appleIMA4:
+            // Apple Lossless from a 16-bit source unless the bit depth hint asks for 24
+            // (flags 1 and 3 say which). The container must hold the format, as the file
+            // writer judges it: M4A holds AAC and Apple Lossless, CAF all three.
             let depth = AVAudioRecorder.number(settings[AVEncoderBitDepthHintKey])?.intValue ?? 16
-            guard type == FileType.m4a || type == FileType.caf, depth == 16 || depth == 24 else {
+            let lossless = formatID == FormatID.appleLossless
+            fileFormat = StreamDescription(coded: formatID, sampleRate: rate, channels: channels,
+                                           flags: lossless ? (depth == 24 ? 3 : 1) : 0)
+            guard !lossless || depth == 16 || depth == 24, AudioFileWriter.container(type: type, format: fileFormat) != nil else {
                 throw AVAudioSession.error(AudioFileStatus.unsupportedDataFormat.code)
             }
-            fileFormat = StreamDescription(sampleRate: rate, formatID: FormatID.appleLossless,
-                                           formatFlags: depth == 24 ? 3 : 1, bytesPerPacket: 0, framesPerPacket: 4096,
-                                           bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
-        case FormatID.appleIMA4:
-            // 64 frames in 34 bytes a channel; CAF holds it (our AIFF writer keeps to PCM).
-            guard type == FileType.caf, channels <= 2 else {
-                throw AVAudioSession.error(AudioFileStatus.unsupportedDataFormat.code)
-            }
-            fileFormat = StreamDescription(sampleRate: rate, formatID: FormatID.appleIMA4, formatFlags: 0,
-                                           bytesPerPacket: 34 * channels, framesPerPacket: 64, bytesPerFrame: 0,
-                                           channelsPerFrame: channels, bitsPerChannel: 0)
         default:
             throw AVAudioSession.error(AudioFileStatus.unsupportedDataFormat.code)
         }

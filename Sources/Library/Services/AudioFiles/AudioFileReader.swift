@@ -159,14 +159,11 @@ public final class AudioFileReader: @unchecked Sendable {
                                 bigEndian: info.pcmBigEndian != 0, signed: info.pcmSigned != 0)
             depth = info.pcmFloat != 0 ? -Int32(bits) : Int32(bits)
         case MediaCodecULaw, MediaCodecALaw:
-            format = StreamDescription(sampleRate: rate, formatID: info.codec == MediaCodecULaw ? FormatID.uLaw : FormatID.aLaw,
-                                       formatFlags: 0, bytesPerPacket: channels, framesPerPacket: 1, bytesPerFrame: channels,
-                                       channelsPerFrame: channels, bitsPerChannel: 8)
+            format = StreamDescription(coded: info.codec == MediaCodecULaw ? FormatID.uLaw : FormatID.aLaw, sampleRate: rate,
+                                       channels: channels)
             depth = 16
         case MediaCodecIMA4:
-            format = StreamDescription(sampleRate: rate, formatID: FormatID.appleIMA4, formatFlags: 0,
-                                       bytesPerPacket: 34 * channels, framesPerPacket: 64, bytesPerFrame: 0,
-                                       channelsPerFrame: channels, bitsPerChannel: 0)
+            format = StreamDescription(coded: FormatID.appleIMA4, sampleRate: rate, channels: channels)
             depth = 16
         case MediaCodecAAC:
             config = adtsConfig ?? extradata
@@ -175,15 +172,13 @@ public final class AudioFileReader: @unchecked Sendable {
             // Audio File Stream reports them), else made from the configuration: ADTS states
             // no bit rates.
             cookie = Self.statedAACCookie(source, fileType: fileType) ?? MagicCookie.esds(audioSpecificConfig: config)
-            format = StreamDescription(sampleRate: rate, formatID: FormatID.mpeg4AAC, formatFlags: UInt32(max(0, info.aacProfile)),
-                                       bytesPerPacket: 0, framesPerPacket: 1024, bytesPerFrame: 0, channelsPerFrame: channels,
-                                       bitsPerChannel: 0)
+            format = StreamDescription(coded: FormatID.mpeg4AAC, sampleRate: rate, channels: channels,
+                                       flags: UInt32(max(0, info.aacProfile)))
         case MediaCodecMP3, MediaCodecMP2, MediaCodecMP1:
-            let id = info.codec == MediaCodecMP3 ? FormatID.mpegLayer3 : info.codec == MediaCodecMP2 ? FormatID.mpegLayer2
-                : FormatID.mpegLayer1
-            let frames = info.frameSize > 0 ? UInt32(info.frameSize) : (info.codec == MediaCodecMP1 ? 384 : 1152)
-            format = StreamDescription(sampleRate: rate, formatID: id, formatFlags: 0, bytesPerPacket: 0, framesPerPacket: frames,
-                                       bytesPerFrame: 0, channelsPerFrame: channels, bitsPerChannel: 0)
+            guard let id = FormatFacts.decoded(by: info.codec)?.formatID else { throw .unsupportedDataFormat }
+            // The stream's frame size where the container states it, else the layer's.
+            format = StreamDescription(coded: id, sampleRate: rate, channels: channels,
+                                       framesPerPacket: info.frameSize > 0 ? UInt32(info.frameSize) : nil)
         case MediaCodecALAC:
             guard let alac = MagicCookie.alacConfig(extradata) else { throw .unsupportedDataFormat }
             cookie = alac
@@ -255,20 +250,24 @@ public final class AudioFileReader: @unchecked Sendable {
     }
 
     private static func decodedFrames(codec: MediaCodec, format: StreamDescription, config: [UInt8], packet: [UInt8]) -> Int {
-        guard let decoder = config.withUnsafeBufferPointer({
-            MediaDecoderOpen(codec, Int32(format.sampleRate), Int32(format.channelsPerFrame), 0, 0, $0.baseAddress, Int32($0.count))
-        }) else { return Int(format.framesPerPacket) }
-        defer { MediaDecoderClose(decoder) }
+        var whole = format
+        whole.bytesPerPacket = 0
+        guard let decoder = PacketDecoder(codec, format: whole, config: config) else { return Int(format.framesPerPacket) }
         var scratch = [Float](repeating: 0, count: 8192 * Int(format.channelsPerFrame))
-        _ = packet.withUnsafeBufferPointer { MediaDecoderSend(decoder, $0.baseAddress, Int32($0.count)) }
-        _ = MediaDecoderSend(decoder, nil, 0)
+        var sent = false
         var frames = 0
         while true {
-            let got = scratch.withUnsafeMutableBufferPointer { MediaDecoderReceive(decoder, $0.baseAddress, 8192) }
-            if got <= 0 { break }
-            frames += Int(got)
+            let got = scratch.withUnsafeMutableBufferPointer { out in
+                decoder.read(into: out.baseAddress!, frames: 8192) { decoder in
+                    if sent { return false }
+                    sent = true
+                    packet.withUnsafeBytes { decoder.send($0) }
+                    return true
+                }
+            }
+            if got == 0 { return frames }
+            frames += got
         }
-        return frames
     }
 
     /// The priming and valid frames a CAF's 'pakt' chunk states.

@@ -30,7 +30,7 @@ public final class AudioFileWriter {
     private let descriptor: Int32
 
     /// What the container is called to FFmpeg, if we write `format` into `type`.
-    static func container(type: UInt32, format: StreamDescription) -> String? {
+    package static func container(type: UInt32, format: StreamDescription) -> String? {
         let pcm = format.isLinearPCM
         let flags = format.formatFlags
         let float = flags & Flags.float != 0, big = flags & Flags.bigEndian != 0
@@ -128,7 +128,7 @@ public final class AudioFileWriter {
             stream.pcmFloat = format.formatFlags & Flags.float != 0 ? 1 : 0
             stream.pcmBigEndian = format.formatFlags & Flags.bigEndian != 0 ? 1 : 0
         } else {
-            stream.codec = format.formatID == FormatID.appleLossless ? MediaCodecALAC : MediaCodecAAC
+            stream.codec = FormatFacts.of(format.formatID)?.codec ?? MediaCodecUnknown
             stream.frameSize = frameSize
             if stream.codec == MediaCodecAAC { stream.priming = priming }
             config = try containerConfig()

@@ -18,7 +18,7 @@ public final class Converter {
     public let destination: StreamDescription
     private let sourcePCM: LinearPCM?
     private let destinationPCM: LinearPCM?
-    private var decoder: OpaquePointer?
+    private var decoder: PacketDecoder?
     private var encoder: OpaquePointer?
     private var pipeline: FloatPipeline?
     public private(set) var magicCookie: [UInt8] = []
@@ -124,22 +124,13 @@ public final class Converter {
     }
 
     deinit {
-        MediaDecoderClose(decoder)
         MediaEncoderClose(encoder)
     }
 
+    /// FFmpeg's decoder for a format ID (FormatFacts), MediaCodecUnknown for none.
     static func codec(_ id: UInt32) -> MediaCodec {
-        switch id {
-        case FormatID.mpeg4AAC: MediaCodecAAC
-        case FormatID.mpegLayer3: MediaCodecMP3
-        case FormatID.mpegLayer2: MediaCodecMP2
-        case FormatID.mpegLayer1: MediaCodecMP1
-        case FormatID.appleLossless: MediaCodecALAC
-        case FormatID.appleIMA4: MediaCodecIMA4
-        case FormatID.uLaw: MediaCodecULaw
-        case FormatID.aLaw: MediaCodecALaw
-        default: MediaCodecUnknown
-        }
+        guard id != FormatID.linearPCM, let facts = FormatFacts.of(id) else { return MediaCodecUnknown }
+        return facts.codec
     }
 
     private func makePipeline(force: Bool) throws(AudioFileStatus) {
@@ -158,7 +149,6 @@ public final class Converter {
     /// kAudioConverterDecompressionMagicCookie: the decoder's configuration.
     public func setDecompressionCookie(_ cookie: [UInt8]) throws(AudioFileStatus) {
         guard sourcePCM == nil else { throw .converterPropertyNotSupported }
-        MediaDecoderClose(decoder)
         decoder = nil
         var config = cookie
         switch source.formatID {
@@ -173,7 +163,7 @@ public final class Converter {
     }
     private var decoderConfig: [UInt8] = []
 
-    private func openDecoder() throws(AudioFileStatus) -> OpaquePointer {
+    private func openDecoder() throws(AudioFileStatus) -> PacketDecoder {
         if let decoder { return decoder }
         if source.formatID == FormatID.mpeg4AAC && decoderConfig.isEmpty {
             // No cookie: an AudioSpecificConfig from the description (AAC-LC).
@@ -183,18 +173,16 @@ public final class Converter {
             decoderConfig = [object << 3 | UInt8(index) >> 1, UInt8(index & 1) << 7 | UInt8(source.channelsPerFrame & 0xF) << 3]
         }
         if source.formatID == FormatID.appleLossless && decoderConfig.isEmpty { throw .converterUnspecified }
-        let made = decoderConfig.withUnsafeBufferPointer {
-            MediaDecoderOpen(Self.codec(source.formatID), Int32(source.sampleRate), Int32(source.channelsPerFrame),
-                             Int32(source.bytesPerPacket), 0, $0.baseAddress, Int32($0.count))
+        guard let made = PacketDecoder(Self.codec(source.formatID), format: source, config: decoderConfig) else {
+            throw .converterFormatNotSupported
         }
-        guard let made else { throw .converterFormatNotSupported }
         decoder = made
         return made
     }
 
     /// Forgets everything buffered and the end of the input.
     public func reset() {
-        if let decoder { MediaDecoderReset(decoder) }
+        decoder?.reset()
         pipeline?.reset()
         decodedStart = 0
         decodedCount = 0
@@ -224,54 +212,24 @@ public final class Converter {
                     decodedCount = available
                 }
             } else {
-                let decoder: OpaquePointer
+                let decoder: PacketDecoder
                 do { decoder = try openDecoder() } catch { pendingFailure = error.code; return -1 }
                 if decoded.count < 8192 * channels { decoded = [Float](repeating: 0, count: 8192 * channels) }
-                let got = decoded.withUnsafeMutableBufferPointer { Int(MediaDecoderReceive(decoder, $0.baseAddress, 8192)) }
-                if got > 0 { decodedStart = 0; decodedCount = got; break }
-                switch input(1) {
-                case .end:
-                    _ = MediaDecoderSend(decoder, nil, 0)
-                    let tail = decoded.withUnsafeMutableBufferPointer { Int(MediaDecoderReceive(decoder, $0.baseAddress, 8192)) }
-                    inputEnded = true
-                    if tail > 0 { decodedStart = 0; decodedCount = tail; break }
-                    return 0
-                case .failed(let code): pendingFailure = code; return -1
-                case .packets(let buffers, let sizes, let count, let descriptions):
-                    guard let data = buffers.first else { inputEnded = true; return 0 }
-                    let size = sizes.first ?? 0
-                    // The packets as (offset, size): blocks of a block codec, one run of a
-                    // PCM-like one, or what the descriptions say.
-                    var chunks: [(Int, Int)] = []
-                    if source.isConstantBitRate {
-                        let bytes = min(size, count * Int(source.bytesPerPacket))
-                        if source.formatID == FormatID.appleIMA4 {
-                            let block = Int(source.bytesPerPacket)
-                            chunks = stride(from: 0, to: bytes - block + 1, by: block).map { ($0, block) }
-                        } else if bytes > 0 {
-                            chunks = [(0, bytes)]
+                var failure: Int32?
+                let got = decoded.withUnsafeMutableBufferPointer { out -> Int in
+                    do throws(InputStopped) {
+                        return try decoder.read(into: out.baseAddress!, frames: 8192) { decoder throws(InputStopped) in
+                            try feedDecoder(decoder, input)
                         }
-                    } else {
-                        guard let descriptions, descriptions.count >= count else {
-                            pendingFailure = AudioFileStatus.converterRequiresPacketDescriptions.code
-                            return -1
-                        }
-                        chunks = descriptions.prefix(count).filter { $0.startOffset >= 0 && Int($0.startOffset) + Int($0.byteSize) <= size }
-                            .map { (Int($0.startOffset), Int($0.byteSize)) }
-                    }
-                    decodedStart = 0
-                    for (offset, length) in chunks {
-                        _ = MediaDecoderSend(decoder, (data + offset).assumingMemoryBound(to: UInt8.self), Int32(length))
-                        // Decodes what each packet makes before the next goes in.
-                        if decoded.count < (decodedCount + 8192) * channels {
-                            decoded += [Float](repeating: 0, count: 8192 * channels)
-                        }
-                        let got = decoded.withUnsafeMutableBufferPointer {
-                            Int(MediaDecoderReceive(decoder, $0.baseAddress! + decodedCount * channels, 8192))
-                        }
-                        decodedCount += got
+                    } catch {
+                        failure = error.code
+                        return 0
                     }
                 }
+                if let failure { pendingFailure = failure; return -1 }
+                if got == 0 { inputEnded = true; return 0 }
+                decodedStart = 0
+                decodedCount = got
             }
         }
         let take = min(frames, decodedCount)
@@ -279,6 +237,43 @@ public final class Converter {
         decodedStart += take
         decodedCount -= take
         return take
+    }
+
+    /// Thrown out of the decoder's loop when the input procedure stopped the fill.
+    private struct InputStopped: Error { let code: Int32 }
+
+    /// One call of the input procedure, its packets sent to the decoder: whether there
+    /// were any (false: the end), or the code that stopped the fill.
+    private func feedDecoder(_ decoder: PacketDecoder, _ input: (Int) -> ConverterInput) throws(InputStopped) -> Bool {
+        switch input(1) {
+        case .end: return false
+        case .failed(let code): throw InputStopped(code: code)
+        case .packets(let buffers, let sizes, let count, let descriptions):
+            guard let data = buffers.first else { return false }
+            let size = sizes.first ?? 0
+            // The packets as (offset, size): blocks of a block codec, one run of a
+            // PCM-like one, or what the descriptions say.
+            var chunks: [(Int, Int)] = []
+            if source.isConstantBitRate {
+                let bytes = min(size, count * Int(source.bytesPerPacket))
+                if source.formatID == FormatID.appleIMA4 {
+                    let block = Int(source.bytesPerPacket)
+                    chunks = stride(from: 0, to: bytes - block + 1, by: block).map { ($0, block) }
+                } else if bytes > 0 {
+                    chunks = [(0, bytes)]
+                }
+            } else {
+                guard let descriptions, descriptions.count >= count else {
+                    throw InputStopped(code: AudioFileStatus.converterRequiresPacketDescriptions.code)
+                }
+                chunks = descriptions.prefix(count).filter { $0.startOffset >= 0 && Int($0.startOffset) + Int($0.byteSize) <= size }
+                    .map { (Int($0.startOffset), Int($0.byteSize)) }
+            }
+            for (offset, length) in chunks {
+                decoder.send(UnsafeRawBufferPointer(start: data + offset, count: length))
+            }
+            return true
+        }
     }
 
     /// Destination frames as Floats (destination channels).

@@ -4,7 +4,9 @@
 /// kAudioConverterCurrentOutputStreamDescription is its destination completed so.
 extension StreamDescription {
     public func completed(cookie: [UInt8]?) throws(AudioFileStatus) -> StreamDescription {
+        guard let facts = FormatFacts.of(formatID) else { throw .formatUnknownFormat }
         var d = self
+        var stated: UInt32?
         switch formatID {
         case FormatID.linearPCM:
             guard bitsPerChannel > 0, channelsPerFrame > 0 else { throw .formatUnsupportedDataFormat }
@@ -12,6 +14,7 @@ extension StreamDescription {
             d.bytesPerFrame = formatFlags & Flags.nonInterleaved != 0 ? bytes : bytes * channelsPerFrame
             d.framesPerPacket = 1
             d.bytesPerPacket = d.bytesPerFrame
+            return d
         case FormatID.mpeg4AAC:
             if let cookie, !cookie.isEmpty {
                 guard let config = AudioSpecificConfig(MagicCookie.audioSpecificConfig(fromCookie: cookie)) else {
@@ -21,34 +24,20 @@ extension StreamDescription {
                 d.channelsPerFrame = config.channels
                 d.formatFlags = config.objectType
             }
-            d.framesPerPacket = 1024
-            d.bytesPerPacket = 0; d.bytesPerFrame = 0; d.bitsPerChannel = 0
-        case FormatID.mpegLayer3, FormatID.mpegLayer2:
-            d.framesPerPacket = sampleRate > 0 && sampleRate < 32000 && formatID == FormatID.mpegLayer3 ? 576 : 1152
-            d.bytesPerPacket = 0; d.bytesPerFrame = 0; d.bitsPerChannel = 0
-        case FormatID.mpegLayer1:
-            d.framesPerPacket = 384
-        case FormatID.appleIMA4:
-            d.framesPerPacket = 64
-            d.bytesPerPacket = 34 * channelsPerFrame
-            d.bytesPerFrame = 0; d.bitsPerChannel = 0
-        case FormatID.uLaw, FormatID.aLaw:
-            d.framesPerPacket = 1
-            d.bitsPerChannel = 8
-            d.bytesPerFrame = channelsPerFrame
-            d.bytesPerPacket = channelsPerFrame
         case FormatID.appleLossless:
+            // The cookie states the frame size, channels and rate; else a size the program
+            // gave stands, else the encoder's.
             if let cookie, let config = MagicCookie.alacConfig(cookie) {
-                d.framesPerPacket = UInt32(config[0]) << 24 | UInt32(config[1]) << 16 | UInt32(config[2]) << 8 | UInt32(config[3])
+                stated = UInt32(config[0]) << 24 | UInt32(config[1]) << 16 | UInt32(config[2]) << 8 | UInt32(config[3])
                 d.channelsPerFrame = UInt32(config[9])
                 d.sampleRate = Double(UInt32(config[20]) << 24 | UInt32(config[21]) << 16 | UInt32(config[22]) << 8 | UInt32(config[23]))
-            } else if framesPerPacket == 0 {
-                d.framesPerPacket = 4096
+            } else if framesPerPacket != 0 {
+                stated = framesPerPacket
             }
-            d.bytesPerPacket = 0; d.bytesPerFrame = 0
         default:
-            throw .formatUnknownFormat
+            break
         }
+        d.fillPacketFields(facts, framesPerPacket: stated)
         return d
     }
 }

@@ -3,7 +3,7 @@
 /// Writing goes through `ExtendedAudioFileWriter`.
 public final class ExtendedAudioFileReader {
     public let file: AudioFileReader
-    private let frames: FrameDecoder
+    private let frames: FileFrameReader
     public private(set) var clientFormat: StreamDescription
     private var client: LinearPCM
     private var pipeline: FloatPipeline?
@@ -15,7 +15,7 @@ public final class ExtendedAudioFileReader {
 
     public init(file: AudioFileReader) throws(AudioFileStatus) {
         self.file = file
-        frames = try FrameDecoder(file)
+        frames = try FileFrameReader(file)
         // Until the program sets one, the client format is the file's decoded as Float32
         // for compressed data, the file's own for PCM.
         let f = file.format

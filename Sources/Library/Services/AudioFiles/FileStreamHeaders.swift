@@ -103,9 +103,11 @@ struct FrameHeader {
         guard rateIndex < AudioSpecificConfig.rates.count, channels > 0, b[at + 6] & 3 == 0, length > headerLength else { return nil }
         let rate = AudioSpecificConfig.rates[rateIndex]
         return FrameHeader(kind: .adts(profile: profile), length: length, payloadStart: headerLength, sampleRate: rate,
-                           channels: channels == 7 ? 8 : channels, framesPerPacket: 1024,
-                           bitRate: length * 8 * rate / 1024)
+                           channels: channels == 7 ? 8 : channels, framesPerPacket: Self.aacFrames,
+                           bitRate: length * 8 * rate / Self.aacFrames)
     }
+
+    private static let aacFrames = Int(FormatFacts.of(FormatID.mpeg4AAC)!.framesPerPacket(0))
 
     private static func mpeg(_ b1: UInt8, _ b2: UInt8, _ b3: UInt8, maximumBitRate: Bool) -> FrameHeader? {
         let version = Int(b1 >> 3 & 3)    // 0: MPEG 2.5, 2: MPEG 2, 3: MPEG 1
@@ -117,7 +119,8 @@ struct FrameHeader {
         let kbps = version == 3 ? mpeg1Bitrates[layer - 1][bitrateIndex - 1]
             : mpeg2Bitrates[layer == 1 ? 0 : 1][bitrateIndex - 1]
         let padding = maximumBitRate ? 1 : Int(b2 >> 1 & 1)
-        let frames = layer == 1 ? 384 : layer == 3 && version != 3 ? 576 : 1152
+        let frames = Int(FormatFacts.of([FormatID.mpegLayer1, FormatID.mpegLayer2, FormatID.mpegLayer3][layer - 1])!
+            .framesPerPacket(Double(rate)))
         let length = layer == 1 ? (12 * kbps * 1000 / rate + padding) * 4 : frames / 8 * kbps * 1000 / rate + padding
         return FrameHeader(kind: .mpeg(version: version, layer: layer), length: length, payloadStart: 0, sampleRate: rate,
                            channels: b3 >> 6 == 3 ? 1 : 2, framesPerPacket: frames, bitRate: kbps * 1000)
@@ -314,9 +317,7 @@ struct WaveHeaderReader: ContainerHeaderReader {
             }
             return f
         case 6, 7:
-            return StreamDescription(sampleRate: Double(rate), formatID: tag == 7 ? FormatID.uLaw : FormatID.aLaw, formatFlags: 0,
-                                     bytesPerPacket: c, framesPerPacket: 1, bytesPerFrame: c, channelsPerFrame: c,
-                                     bitsPerChannel: 8)
+            return StreamDescription(coded: tag == 7 ? FormatID.uLaw : FormatID.aLaw, sampleRate: Double(rate), channels: c)
         default:
             throw .unsupportedDataFormat
         }
@@ -378,12 +379,10 @@ struct AIFFHeaderReader: ContainerHeaderReader {
         case "fl32", "FL32", "fl64", "FL64":
             return .linearPCM(rate: rate, channels: c, bits: compression.hasSuffix("32") ? 32 : 64, float: true, bigEndian: true)
         case "ulaw", "ULAW", "alaw", "ALAW":
-            return StreamDescription(sampleRate: rate, formatID: compression.lowercased() == "ulaw" ? FormatID.uLaw : FormatID.aLaw,
-                                     formatFlags: 0, bytesPerPacket: c, framesPerPacket: 1, bytesPerFrame: c, channelsPerFrame: c,
-                                     bitsPerChannel: 8)
+            return StreamDescription(coded: compression.lowercased() == "ulaw" ? FormatID.uLaw : FormatID.aLaw, sampleRate: rate,
+                                     channels: c)
         case "ima4":
-            return StreamDescription(sampleRate: rate, formatID: FormatID.appleIMA4, formatFlags: 0, bytesPerPacket: 34 * c,
-                                     framesPerPacket: 64, bytesPerFrame: 0, channelsPerFrame: c, bitsPerChannel: 0)
+            return StreamDescription(coded: FormatID.appleIMA4, sampleRate: rate, channels: c)
         default:
             throw .unsupportedDataFormat
         }
@@ -732,16 +731,14 @@ private struct MovieBox {
             let rate = UInt32(config[20]) << 24 | UInt32(config[21]) << 16 | UInt32(config[22]) << 8 | UInt32(config[23])
             guard frameLength > 0, frameLength <= 1 << 16, config[9] > 0, rate > 0,
                   let flag = [16: UInt32(1), 20: 2, 24: 3, 32: 4][config[5]] else { throw .unsupportedDataFormat }
-            format = StreamDescription(sampleRate: Double(rate), formatID: FormatID.appleLossless, formatFlags: flag,
-                                       bytesPerPacket: 0, framesPerPacket: frameLength, bytesPerFrame: 0,
-                                       channelsPerFrame: UInt32(config[9]), bitsPerChannel: 0)
+            format = StreamDescription(coded: FormatID.appleLossless, sampleRate: Double(rate), channels: UInt32(config[9]),
+                                       flags: flag, framesPerPacket: frameLength)
         } else {
             let asc = MagicCookie.audioSpecificConfig(fromCookie: config)
             guard let parsed = AudioSpecificConfig(asc) else { throw .unsupportedDataFormat }
             cookie = config
-            format = StreamDescription(sampleRate: parsed.sampleRate, formatID: FormatID.mpeg4AAC, formatFlags: parsed.objectType,
-                                       bytesPerPacket: 0, framesPerPacket: 1024, bytesPerFrame: 0,
-                                       channelsPerFrame: parsed.channels > 0 ? parsed.channels : channels, bitsPerChannel: 0)
+            format = StreamDescription(coded: FormatID.mpeg4AAC, sampleRate: parsed.sampleRate,
+                                       channels: parsed.channels > 0 ? parsed.channels : channels, flags: parsed.objectType)
         }
         let perPacket = Int64(format.framesPerPacket)
         let total = Int64(sizes.count) * perPacket

@@ -47,10 +47,8 @@ public enum FormatProperties {
     public static let channelLayoutForTag: UInt32 = 0x636D_706C         // 'cmpl'
 
     /// What the library decodes and encodes (FFmpeg's codecs, and ours for PCM).
-    public static let decodable: [UInt32] = [FormatID.linearPCM, FormatID.mpeg4AAC, FormatID.mpegLayer3, FormatID.mpegLayer2,
-                                             FormatID.mpegLayer1, FormatID.appleLossless, FormatID.appleIMA4, FormatID.uLaw,
-                                             FormatID.aLaw]
-    public static let encodable: [UInt32] = [FormatID.linearPCM, FormatID.mpeg4AAC, FormatID.appleLossless, FormatID.appleIMA4]
+    public static let decodable: [UInt32] = FormatFacts.all.map(\.formatID)
+    public static let encodable: [UInt32] = FormatFacts.all.filter(\.encodes).map(\.formatID)
 
     static let rows: [Row] = [
         // The description to complete is the output buffer's content; the cookie the specifier.
@@ -61,15 +59,13 @@ public enum FormatProperties {
         },
         Row(id: formatIsVBR) { _, q throws(AudioFileStatus) in
             let d = try specifiedDescription(q)
-            guard decodable.contains(d.formatID) else { throw .formatUnknownFormat }
-            let variable = [FormatID.mpeg4AAC, FormatID.mpegLayer3, FormatID.mpegLayer2, FormatID.mpegLayer1,
-                            FormatID.appleLossless].contains(d.formatID)
-            return .bytes(word(variable ? 1 : 0))
+            guard let facts = FormatFacts.of(d.formatID) else { throw .formatUnknownFormat }
+            return .bytes(word(facts.variableBitRate ? 1 : 0))
         },
         Row(id: formatIsExternallyFramed) { _, q throws(AudioFileStatus) in
             let d = try specifiedDescription(q)
-            guard decodable.contains(d.formatID) else { throw .formatUnknownFormat }
-            return .bytes(word([FormatID.mpeg4AAC, FormatID.appleLossless].contains(d.formatID) ? 1 : 0))
+            guard let facts = FormatFacts.of(d.formatID) else { throw .formatUnknownFormat }
+            return .bytes(word(facts.externallyFramed ? 1 : 0))
         },
         Row(id: formatIsEncrypted) { _, q throws(AudioFileStatus) in
             _ = try specifiedWord(q)
@@ -170,21 +166,11 @@ public enum FormatProperties {
     }
 
     static func name(_ d: StreamDescription) -> String {
-        switch d.formatID {
-        case FormatID.linearPCM:
-            let float = d.formatFlags & Flags.float != 0
-            let endian = d.formatFlags & Flags.bigEndian != 0 ? "big-endian" : "little-endian"
-            return "Linear PCM, \(d.bitsPerChannel)-bit \(float ? "float" : "integer") \(endian)"
-        case FormatID.mpeg4AAC: return "MPEG-4 AAC"
-        case FormatID.mpegLayer3: return "MPEG Layer 3"
-        case FormatID.mpegLayer2: return "MPEG Layer 2"
-        case FormatID.mpegLayer1: return "MPEG Layer 1"
-        case FormatID.appleLossless: return "Apple Lossless"
-        case FormatID.appleIMA4: return "IMA 4:1"
-        case FormatID.uLaw: return "µLaw 2:1"
-        case FormatID.aLaw: return "aLaw 2:1"
-        default: return FourCharCode.describe(d.formatID)
-        }
+        guard let facts = FormatFacts.of(d.formatID) else { return FourCharCode.describe(d.formatID) }
+        guard d.isLinearPCM else { return facts.name }
+        let float = d.formatFlags & Flags.float != 0
+        let endian = d.formatFlags & Flags.bigEndian != 0 ? "big-endian" : "little-endian"
+        return "\(facts.name), \(d.bitsPerChannel)-bit \(float ? "float" : "integer") \(endian)"
     }
 
     // MARK: specifiers and values as bytes

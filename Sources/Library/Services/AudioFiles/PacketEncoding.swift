@@ -6,7 +6,7 @@ import CMediaCodecs
 public enum PacketEncoding {
     /// Whether a format of `formatID` can be encoded to.
     public static func encodes(_ formatID: UInt32) -> Bool {
-        [FormatID.mpeg4AAC, FormatID.appleLossless, FormatID.appleIMA4].contains(formatID)
+        formatID != FormatID.linearPCM && FormatFacts.of(formatID)?.encodes == true
     }
 
     /// The source bit depth an Apple Lossless description's flags name (the flags are 1
@@ -53,7 +53,7 @@ public enum PacketEncoding {
     static func maximumPacketSize(_ format: StreamDescription) -> Int {
         let channels = Int(format.channelsPerFrame)
         switch format.formatID {
-        case FormatID.appleIMA4: return 34 * channels
+        case FormatID.appleIMA4: return Int(FormatFacts.of(FormatID.appleIMA4)!.bytesPerPacket(format.channelsPerFrame))
         case FormatID.appleLossless:
             // A frame that does not compress is stored verbatim, plus a small header.
             let bytes = losslessBits(format.formatFlags) == 24 ? 3 : 2

@@ -39,35 +39,29 @@ public enum WholeFileDecoder {
             if info.durationFrames > 0, Double(info.durationFrames) / Double(rate) > maximumSeconds + 1 {
                 return .failure(.tooLong(Double(info.durationFrames) / Double(rate)))
             }
-            guard let decoder = MediaDecoderOpenStream(demuxer) else { return .failure(.unreadable) }
-            defer { MediaDecoderClose(decoder) }
+            guard let decoder = PacketDecoder(stream: demuxer) else { return .failure(.unreadable) }
             let limit = Int(maximumSeconds * Double(rate)) + rate / 10
             let chunk = 4096
             var buffer = [Float](repeating: 0, count: chunk * channels)
             var samples: [Float] = []
-            func drain() {
-                while true {
-                    let made = buffer.withUnsafeMutableBufferPointer { MediaDecoderReceive(decoder, $0.baseAddress, Int32(chunk)) }
-                    if made <= 0 { return }
-                    samples += buffer[0..<(Int(made) * channels)]
-                }
-            }
             var packet = MediaPacket()
-            while MediaDemuxerRead(demuxer, &packet) == 1 {
-                if packet.size > 0 {
-                    // A decoder that holds output not yet taken refuses input: take it, send again.
-                    if MediaDecoderSend(decoder, packet.data, packet.size) == -2 {
-                        drain()
-                        _ = MediaDecoderSend(decoder, packet.data, packet.size)
+            while true {
+                let made = buffer.withUnsafeMutableBufferPointer { out in
+                    decoder.read(into: out.baseAddress!, frames: chunk) { decoder in
+                        while MediaDemuxerRead(demuxer, &packet) == 1 {
+                            guard packet.size > 0 else { continue }
+                            decoder.send(UnsafeRawBufferPointer(start: packet.data, count: Int(packet.size)))
+                            return true
+                        }
+                        return false
                     }
                 }
-                drain()
+                if made == 0 { break }
+                samples += buffer[0..<(made * channels)]
                 if samples.count / channels > limit {
                     return .failure(.tooLong(Double(samples.count / channels) / Double(rate)))
                 }
             }
-            _ = MediaDecoderSend(decoder, nil, 0)
-            drain()
             guard !samples.isEmpty else { return .failure(.empty) }
             let seconds = Double(samples.count / channels) / Double(rate)
             guard seconds <= maximumSeconds else { return .failure(.tooLong(seconds)) }

@@ -2,10 +2,10 @@ import CMediaCodecs
 
 /// A file's audio as interleaved Float32 frames at the file's rate and channel count, on
 /// the trimmed timeline (priming dropped, remainder never delivered), from any frame.
-public final class FrameDecoder {
+public final class FileFrameReader {
     public let file: AudioFileReader
     private let pcm: LinearPCM?
-    private var decoder: OpaquePointer?
+    private let decoder: PacketDecoder?
     private var nextPacket: Int64 = 0
     /// Decoded frames still to drop before the wanted one.
     private var skip: Int64 = 0
@@ -13,39 +13,29 @@ public final class FrameDecoder {
     private var remaining: Int64
     public private(set) var position: Int64 = 0
     private var scratch: [UInt8] = []
-    private var ended = false
     public var channels: Int { Int(file.format.channelsPerFrame) }
 
     public init(_ file: AudioFileReader) throws(AudioFileStatus) {
         self.file = file
         if file.format.isLinearPCM {
             pcm = try LinearPCM(file.format)
+            decoder = nil
         } else {
             pcm = nil
-            let config = file.decoderConfig
-            decoder = config.withUnsafeBufferPointer {
-                MediaDecoderOpen(file.codec, Int32(file.format.sampleRate), Int32(file.format.channelsPerFrame),
-                                 Int32(file.format.bytesPerPacket), 0, $0.baseAddress, Int32($0.count))
+            guard let made = PacketDecoder(file.codec, format: file.format, config: file.decoderConfig) else {
+                throw .unsupportedDataFormat
             }
-            guard decoder != nil else { throw .unsupportedDataFormat }
+            decoder = made
         }
         remaining = file.packetTable?.validFrames ?? file.totalFrames
         try seek(to: 0)
     }
 
-    deinit { MediaDecoderClose(decoder) }
-
     public var length: Int64 { file.packetTable?.validFrames ?? file.totalFrames }
 
     /// Packets to decode before a seek target so that the codec's overlap (AAC) or bit
     /// reservoir (MP3) is primed again.
-    private var preroll: Int64 {
-        switch file.format.formatID {
-        case FormatID.mpeg4AAC: return 2
-        case FormatID.mpegLayer3, FormatID.mpegLayer2, FormatID.mpegLayer1: return 10
-        default: return 0
-        }
-    }
+    private var preroll: Int64 { FormatFacts.of(file.format.formatID)?.seekPreroll ?? 0 }
 
     public func seek(to frame: Int64) throws(AudioFileStatus) {
         guard frame >= 0, frame <= length else { throw .position }
@@ -57,8 +47,7 @@ public final class FrameDecoder {
         skip = absolute - start * framesPerPacket
         remaining = length - frame
         position = frame
-        ended = false
-        if let decoder { MediaDecoderReset(decoder) }
+        decoder?.reset()
     }
 
     /// Up to `frames` frames into `out` (channels interleaved); 0 at the end.
@@ -98,30 +87,18 @@ public final class FrameDecoder {
 
     private func readDecoded(into out: UnsafeMutablePointer<Float>, frames: Int) throws(AudioFileStatus) -> Int {
         guard let decoder else { return 0 }
-        while true {
-            // Drains what is decoded, dropping the frames before the position.
-            while skip > 0 {
-                let drop = Int(min(skip, Int64(frames)))
-                let got = Int(MediaDecoderReceive(decoder, out, Int32(drop)))
-                if got == 0 { break }
-                skip -= Int64(got)
-            }
-            if skip == 0 {
-                let got = Int(MediaDecoderReceive(decoder, out, Int32(frames)))
-                if got > 0 { return got }
-            }
-            if ended { return 0 }
-            try sendNext(decoder)
+        // Decodes and drops the frames before the position (a seek's preroll).
+        while skip > 0 {
+            let got = try decoder.read(into: out, frames: Int(min(skip, Int64(frames))), feed: sendNext)
+            if got == 0 { return 0 }
+            skip -= Int64(got)
         }
+        return try decoder.read(into: out, frames: frames, feed: sendNext)
     }
 
-    /// Feeds the decoder the next packet (or a run of constant-size ones), or the end.
-    private func sendNext(_ decoder: OpaquePointer) throws(AudioFileStatus) {
-        guard nextPacket < file.packetCount else {
-            _ = MediaDecoderSend(decoder, nil, 0)
-            ended = true
-            return
-        }
+    /// Feeds the decoder the next packet (or a run of constant-size ones); false at the end.
+    private func sendNext(_ decoder: PacketDecoder) throws(AudioFileStatus) -> Bool {
+        guard nextPacket < file.packetCount else { return false }
         if file.format.isConstantBitRate {
             let size = Int(file.format.bytesPerPacket)
             // IMA4 goes block by block; the PCM-like codecs take a run at once.
@@ -133,14 +110,13 @@ public final class FrameDecoder {
                 try scratch.withUnsafeMutableBytes { try file.readBytes(at: start, count: packets * size, into: $0.baseAddress!) }
             }
             let whole = got / size
-            guard whole > 0 else { nextPacket = file.packetCount; return }
-            _ = scratch.withUnsafeBytes { MediaDecoderSend(decoder, $0.baseAddress, Int32(whole * size)) }
+            guard whole > 0 else { nextPacket = file.packetCount; return false }
+            scratch.withUnsafeBytes { decoder.send(UnsafeRawBufferPointer(rebasing: $0[0..<whole * size])) }
             nextPacket += Int64(whole)
-            return
+            return true
         }
-        let result = file.withPacket(Int(nextPacket)) { MediaDecoderSend(decoder, $0.baseAddress, Int32($0.count)) }
+        file.withPacket(Int(nextPacket)) { decoder.send($0) }
         nextPacket += 1
-        // A packet the codec refuses decodes to nothing; the stream goes on.
-        _ = result
+        return true
     }
 }
