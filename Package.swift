@@ -124,9 +124,12 @@ let package = Package(
         .target(name: "CResampler", path: "Sources/CLibraries/CResampler", linkerSettings: [.linkedLibrary("dl")]),
         // The one sample-rate converter (libsamplerate), pushed or pulled, for every service.
         .target(name: "Resampling", dependencies: ["CResampler"], path: "Sources/Library/Resampling"),
+        // The one mixing engine (gain, ramps, pan, meters, the sum) of the mixer unit's
+        // buses, the players' voices and the system sounds' voices.
+        .target(name: "Mixing", path: "Sources/Library/Mixing"),
         // System Sound Services: decoding, conversion, the mixer thread on one stream of
         // the stream layer (the sound server's, or an ALSA PCM).
-        .target(name: "SystemSounds", dependencies: ["AudioSessionCore", "AudioStreams", "AudioFiles", "Resampling",
+        .target(name: "SystemSounds", dependencies: ["AudioSessionCore", "AudioStreams", "AudioFiles", "Resampling", "Mixing",
                                                      "Locking", "POSIXSupport"], path: "Sources/Library/Services/SystemSounds"),
         // The devices the I/O units stream to: ALSA PCMs, or the virtual device's clock;
         // the real-time threads that exchange periods with them.
@@ -150,7 +153,7 @@ let package = Package(
         // device's round trip, then WebRTC's suppressor and gain control.
         .target(name: "EchoCancellation", dependencies: ["AudioStreams", "CVoiceProcessing"],
                 path: "Sources/Library/Services/EchoCancellation"),
-        .target(name: "AudioUnits", dependencies: ["AudioSessionCore", "AudioStreams", "Resampling", "EchoCancellation",
+        .target(name: "AudioUnits", dependencies: ["AudioSessionCore", "AudioStreams", "Resampling", "Mixing", "EchoCancellation",
                                                    "FourCharCodes", "Locking"],
                 path: "Sources/Library/Services/AudioUnits"),
         // AUGraph: its model (nodes, what feeds their inputs, the rules a change keeps; pure)
@@ -206,7 +209,7 @@ let package = Package(
         .target(
             name: "AVFAudio",
             dependencies: ["Runtime", "AudioSessionCore", "AudioFiles", "AudioQueues", "AudioUnits", "Resampling",
-                           "Locking", "CAudioToolbox"],
+                           "Mixing", "Locking", "CAudioToolbox"],
             path: "Sources/Swift/AVFAudio",
             swiftSettings: publicHeaders
         ),

@@ -1111,6 +1111,64 @@ static void frameworkEncoder(void)
     free(s16);
 }
 
+/* Audio Format's completion and its two yes/no questions, format by format, against
+ * the facts the formats themselves fix (IMA4 packs 64 frames in 34 bytes a channel;
+ * MPEG-2's layer III frame is half of MPEG-1's; the companded formats are a byte a
+ * sample). */
+static void formatFactsTable(void)
+{
+    static const struct {
+        const char *name;
+        UInt32 formatID;
+        Float64 rate;
+        UInt32 channels;
+        UInt32 framesPerPacket, bytesPerPacket, bytesPerFrame, bitsPerChannel, vbr, externallyFramed;
+    } rows[] = {
+        {"AAC 44.1k stereo", kAudioFormatMPEG4AAC, 44100, 2, 1024, 0, 0, 0, 1, 1},
+        {"MP3 44.1k", kAudioFormatMPEGLayer3, 44100, 2, 1152, 0, 0, 0, 1, 0},
+        {"MP3 22.05k (MPEG-2)", kAudioFormatMPEGLayer3, 22050, 1, 576, 0, 0, 0, 1, 0},
+        {"MP2 48k", kAudioFormatMPEGLayer2, 48000, 2, 1152, 0, 0, 0, 1, 0},
+        {"MP1 44.1k", kAudioFormatMPEGLayer1, 44100, 2, 384, 0, 0, 0, 1, 0},
+        {"IMA4 stereo", kAudioFormatAppleIMA4, 44100, 2, 64, 68, 0, 0, 0, 0},
+        {"IMA4 mono", kAudioFormatAppleIMA4, 22050, 1, 64, 34, 0, 0, 0, 0},
+        {"µ-law stereo", kAudioFormatULaw, 8000, 2, 1, 2, 2, 8, 0, 0},
+        {"A-law mono", kAudioFormatALaw, 8000, 1, 1, 1, 1, 8, 0, 0},
+        {"Apple Lossless, no cookie", kAudioFormatAppleLossless, 44100, 2, 4096, 0, 0, 0, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        AudioStreamBasicDescription d = {0};
+        d.mFormatID = rows[i].formatID;
+        d.mSampleRate = rows[i].rate;
+        d.mChannelsPerFrame = rows[i].channels;
+        d.mBitsPerChannel = 99; /* a value the codec overrides, except where it keeps the program's */
+        if (rows[i].formatID == kAudioFormatAppleLossless) d.mBitsPerChannel = 0;
+        UInt32 size = sizeof d;
+        CHECK_STATUS(AudioFormatGetProperty(kAudioFormatProperty_FormatInfo, 0, NULL, &size, &d), noErr);
+        CHECK(d.mFramesPerPacket == rows[i].framesPerPacket && d.mBytesPerPacket == rows[i].bytesPerPacket
+                  && d.mBytesPerFrame == rows[i].bytesPerFrame && d.mBitsPerChannel == rows[i].bitsPerChannel,
+              "FormatInfo completes %s: %u frames, %u bytes a packet, %u a frame, %u bits (want %u, %u, %u, %u)",
+              rows[i].name, (unsigned)d.mFramesPerPacket, (unsigned)d.mBytesPerPacket, (unsigned)d.mBytesPerFrame,
+              (unsigned)d.mBitsPerChannel, (unsigned)rows[i].framesPerPacket, (unsigned)rows[i].bytesPerPacket,
+              (unsigned)rows[i].bytesPerFrame, (unsigned)rows[i].bitsPerChannel);
+        UInt32 vbr = 99, framed = 99;
+        size = sizeof vbr;
+        CHECK_STATUS(AudioFormatGetProperty(kAudioFormatProperty_FormatIsVBR, sizeof d, &d, &size, &vbr), noErr);
+        size = sizeof framed;
+        CHECK_STATUS(AudioFormatGetProperty(kAudioFormatProperty_FormatIsExternallyFramed, sizeof d, &d, &size, &framed), noErr);
+        CHECK(vbr == rows[i].vbr && framed == rows[i].externallyFramed, "%s: VBR %u, externally framed %u (want %u, %u)",
+              rows[i].name, (unsigned)vbr, (unsigned)framed, (unsigned)rows[i].vbr, (unsigned)rows[i].externallyFramed);
+    }
+    /* A format ID nothing here knows: FormatInfo's documented refusal, the buffer untouched. */
+    AudioStreamBasicDescription unknown = {0};
+    unknown.mFormatID = 0x61632d33; /* 'ac-3' */
+    unknown.mSampleRate = 48000;
+    unknown.mChannelsPerFrame = 2;
+    AudioStreamBasicDescription before = unknown;
+    UInt32 size = sizeof unknown;
+    CHECK_STATUS(AudioFormatGetProperty(kAudioFormatProperty_FormatInfo, 0, NULL, &size, &unknown), kAudioFormatUnknownFormatError);
+    CHECK(memcmp(&before, &unknown, sizeof unknown) == 0, "a refused FormatInfo leaves the description as it was");
+}
+
 static void formats(void)
 {
     AudioStreamBasicDescription d = {0};
@@ -1432,6 +1490,7 @@ int main(int argc, char **argv)
     encodingConverter();
     frameworkEncoder();
     formats();
+    formatFactsTable();
     globalInfo();
     infoDictionaries();
     hostile();

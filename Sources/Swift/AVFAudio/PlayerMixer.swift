@@ -3,6 +3,7 @@ internal import AudioUnits
 internal import Foundation
 internal import Glibc
 internal import Locking
+internal import Mixing
 internal import Runtime
 internal import Synchronization
 
@@ -36,11 +37,12 @@ final class MixVoice: @unchecked Sendable {
     let leftAverage = Atomic<UInt32>(0), rightAverage = Atomic<UInt32>(0)
     let leftPeak = Atomic<UInt32>(0), rightPeak = Atomic<UInt32>(0)
 
-    // The real-time side's own.
-    private var gainNow: Float = 1
-    private var gainStep: Float = .infinity
-    private var gainTarget: Float = 1
+    // The real-time side's own: the gain as the mix applies it, and a gain per frame
+    // while it moves (a run of the render is at most `rampCapacity` frames).
+    private var gain = VoiceGain(1)
     private var seenGeneration = 0
+    private let ramp: UnsafeMutablePointer<Float>
+    private static let rampCapacity = 1024
 
     /// Called on the main thread once the sound has been heard to its end.
     var onFinished: (@Sendable () -> Void)?
@@ -50,6 +52,8 @@ final class MixVoice: @unchecked Sendable {
         channels = min(2, sourceChannels)
         frames = interleaved.count / max(1, sourceChannels)
         samples = .allocate(capacity: max(1, frames * channels))
+        ramp = .allocate(capacity: Self.rampCapacity)
+        ramp.initialize(repeating: 1, count: Self.rampCapacity)
         interleaved.withUnsafeBufferPointer { source in
             if sourceChannels == channels {
                 samples.initialize(from: source.baseAddress!, count: frames * channels)
@@ -69,7 +73,10 @@ final class MixVoice: @unchecked Sendable {
         }
     }
 
-    deinit { samples.deallocate() }
+    deinit {
+        samples.deallocate()
+        ramp.deallocate()
+    }
 
     /// The real-time thread: adds this voice's next `count` frames into the stereo
     /// `out`, at `mixFrame` of the mix. Returns whether the sound ran out in it. Allocates
@@ -82,12 +89,10 @@ final class MixVoice: @unchecked Sendable {
         let generation = gainGeneration.load(ordering: .acquiring)
         if generation != seenGeneration {
             seenGeneration = generation
-            gainTarget = Float(bitPattern: volumeBits.load(ordering: .relaxed))
-            let ramp = rampFrames.load(ordering: .relaxed)
-            gainStep = ramp > 0 ? abs(gainTarget - gainNow) / Float(ramp) : .infinity
+            gain.change(to: Float(bitPattern: volumeBits.load(ordering: .relaxed)),
+                        rampFrames: rampFrames.load(ordering: .relaxed))
         }
-        let pan = Float(bitPattern: panBits.load(ordering: .relaxed))
-        let left = min(1, 1 - pan), right = min(1, 1 + pan)
+        let sides = VoiceMix.sides(pan: Float(bitPattern: panBits.load(ordering: .relaxed)))
         let meter = metering.load(ordering: .relaxed)
         var sums: (Float, Float) = (0, 0), peaks: (Float, Float) = (0, 0)
         var done = 0
@@ -105,23 +110,18 @@ final class MixVoice: @unchecked Sendable {
                 if loops > 0 { loopsLeft.store(loops - 1, ordering: .relaxed) }
                 at = 0
             }
-            let run = min(count - done, frames - at)
-            for f in 0..<run {
-                if gainNow != gainTarget {
-                    gainNow = gainNow < gainTarget ? min(gainTarget, gainNow + gainStep)
-                                                   : max(gainTarget, gainNow - gainStep)
-                }
-                let source = samples + (at + f) * channels
-                let l = source[0] * gainNow * left
-                let r = (channels == 2 ? source[1] : source[0]) * gainNow * right
-                out[(done + f) * 2] += l
-                out[(done + f) * 2 + 1] += r
-                if meter {
-                    sums.0 += l * l
-                    sums.1 += r * r
-                    peaks.0 = max(peaks.0, abs(l))
-                    peaks.1 = max(peaks.1, abs(r))
-                }
+            let run = min(count - done, frames - at, Self.rampCapacity)
+            let moving = gain.advance(frames: run, into: ramp)
+            let levels = VoiceMix.add(samples + at * channels, channels: channels, frames: run, into: out + done * 2,
+                                      gain: gain.current, ramp: moving ? UnsafePointer(ramp) : nil, sides: sides,
+                                      measure: meter)
+            if meter {
+                // The player's meters read what it adds to the mix: after its gain and pan.
+                let after = levels.scaled(left: gain.current * sides.left, right: gain.current * sides.right)
+                sums.0 += after.meanSquare.left * Float(run)
+                sums.1 += after.meanSquare.right * Float(run)
+                peaks.0 = max(peaks.0, after.peak.left)
+                peaks.1 = max(peaks.1, after.peak.right)
             }
             done += run
             at += run

@@ -1,5 +1,6 @@
 import Glibc
 import Locking
+import Mixing
 
 /// One bus's way in: the program's buffers in its layout, its audio made Float (one or
 /// two channels, interleaved) at the output's rate, through a resampler when the rates
@@ -32,76 +33,16 @@ final class BusPipe {
     deinit { samples.deallocate() }
 }
 
-/// A level as the render keeps it: the mean square, smoothed over about 50 ms, and the
-/// peak, held for half a second.
-struct Meter {
-    var meanSquare: Float = 0
-    var peak: Float = 0
-    var heldFrames = 0
-
-    mutating func take(meanSquare now: Float, peak framePeak: Float, frames: Int, rate: Double) {
-        let alpha = Float(1 - exp(-Double(frames) / (0.05 * rate)))
-        meanSquare += (now - meanSquare) * alpha
-        if framePeak >= peak || heldFrames > Int(rate / 2) {
-            peak = framePeak
-            heldFrames = 0
-        } else {
-            heldFrames += frames
-        }
-    }
-}
-
-/// A bus's volume as the render applies it: where it is, and a change under way (a
-/// step or a ramp, `delay` frames into the render that first sees it).
+/// A bus's volume as the render applies it (VoiceMix's gain), and the program's last
+/// change it has seen.
 struct BusGain {
-    var current: Float = 1
-    var seenChange: UInt32 = 0
-    var target: Float = 1
-    var delay = 0
-    var pending = false
-    var rampFrom: Float?
-    var rampFrames = 0
-    var step: Float = 0
-    var rampLeft = 0
+    var gain: VoiceGain
+    var seenChange: UInt32
 
     /// A change of the program's, seen at the start of a render.
     mutating func begin(_ bus: MixerBus) {
         seenChange = bus.volumeChange
-        target = bus.volume
-        delay = Int(bus.delay)
-        rampFrom = bus.rampFrom
-        rampFrames = Int(bus.rampFrames)
-        pending = true
-    }
-
-    /// The gain of each of the next `frames` frames, into `gains`; false (nothing
-    /// written) when it is `current` throughout.
-    mutating func advance(frames: Int, into gains: UnsafeMutablePointer<Float>) -> Bool {
-        guard pending || rampLeft > 0 else { return false }
-        for i in 0..<frames {
-            if pending {
-                if delay > 0 {
-                    delay -= 1
-                } else {
-                    pending = false
-                    if rampFrames > 0 {
-                        current = rampFrom ?? current
-                        step = (target - current) / Float(rampFrames)
-                        rampLeft = rampFrames
-                    } else {
-                        current = target
-                        rampLeft = 0
-                    }
-                }
-            }
-            if rampLeft > 0 {
-                current += step
-                rampLeft -= 1
-                if rampLeft == 0 { current = target }
-            }
-            gains[i] = current
-        }
-        return true
+        gain.change(to: bus.volume, delay: Int(bus.delay), rampFrom: bus.rampFrom, rampFrames: Int(bus.rampFrames))
     }
 }
 
@@ -144,7 +85,7 @@ final class MixerStorage {
         live.initialize(from: buses, count: busCount)
         gains = .allocate(capacity: busCount)
         for (i, bus) in buses.enumerated() {
-            (gains + i).initialize(to: BusGain(current: bus.volume, seenChange: bus.volumeChange, target: bus.volume))
+            (gains + i).initialize(to: BusGain(gain: VoiceGain(bus.volume), seenChange: bus.volumeChange))
         }
         mix = .allocate(capacity: maximumFrames * 2)
         mix.initialize(repeating: 0, count: maximumFrames * 2)
@@ -244,7 +185,7 @@ extension MixerUnit {
         for index in 0..<s.busCount {
             let bus = s.live[index]
             if s.gains[index].seenChange != bus.volumeChange { s.gains[index].begin(bus) }
-            let moving = s.gains[index].advance(frames: frames, into: s.ramp)
+            let moving = s.gains[index].gain.advance(frames: frames, into: s.ramp)
             guard bus.enabled, let callback = bus.callback else {
                 // Silence, as far as the meters go: a level does not stay where it was.
                 if bus.metering {
@@ -260,42 +201,18 @@ extension MixerUnit {
                 _ = config.withLockIfAvailable { $0.lastRenderError = status }
                 throw UnitError(rawValue: status) ?? .cannotDoInCurrentContext
             }
-            let volume = s.gains[index].current
-            // Pan places a bus between two sides; a mono output has one.
-            let pan = output.channels == 1 ? 0 : bus.pan
-            let left = min(1, 1 - pan), right = min(1, 1 + pan)
-            let samples = pipe.samples
-            let channels = pipe.floatLayout.channels
+            let volume = s.gains[index].gain.current
+            let sides = VoiceMix.sides(pan: bus.pan, outputChannels: output.channels)
+            let levels = VoiceMix.add(pipe.samples, channels: pipe.floatLayout.channels, frames: frames, into: s.mix,
+                                      gain: volume, ramp: moving ? UnsafePointer(s.ramp) : nil, sides: sides,
+                                      measure: bus.metering)
             if bus.metering {
                 metered = true
-                var sumL: Float = 0, sumR: Float = 0, peakL: Float = 0, peakR: Float = 0
-                for f in 0..<frames {
-                    let l = samples[f * channels], r = samples[f * channels + channels - 1]
-                    sumL += l * l
-                    sumR += r * r
-                    peakL = max(peakL, abs(l))
-                    peakR = max(peakR, abs(r))
-                }
-                let n = Float(frames)
-                s.meters[2 * index].take(meanSquare: max(sumL, sumR) / n, peak: max(peakL, peakR), frames: frames,
-                                         rate: rate)
-                let gl = volume * left, gr = volume * right
-                s.meters[2 * index + 1].take(meanSquare: max(sumL * gl * gl, sumR * gr * gr) / n,
-                                             peak: max(peakL * gl, peakR * gr), frames: frames, rate: rate)
-            }
-            let sum = s.mix
-            if moving {
-                for f in 0..<frames {
-                    let g = s.ramp[f]
-                    sum[2 * f] += samples[f * channels] * g * left
-                    sum[2 * f + 1] += samples[f * channels + channels - 1] * g * right
-                }
-            } else if volume != 0 {
-                let gl = volume * left, gr = volume * right
-                for f in 0..<frames {
-                    sum[2 * f] += samples[f * channels] * gl
-                    sum[2 * f + 1] += samples[f * channels + channels - 1] * gr
-                }
+                let after = levels.scaled(left: volume * sides.left, right: volume * sides.right)
+                s.meters[2 * index].take(meanSquare: max(levels.meanSquare.left, levels.meanSquare.right),
+                                         peak: max(levels.peak.left, levels.peak.right), frames: frames, rate: rate)
+                s.meters[2 * index + 1].take(meanSquare: max(after.meanSquare.left, after.meanSquare.right),
+                                             peak: max(after.peak.left, after.peak.right), frames: frames, rate: rate)
             }
         }
         let outputGain = plan.outputEnabled ? plan.outputVolume : 0

@@ -101,23 +101,27 @@ public struct DecodedSound: Sendable {
         }
     }
 
-    /// The sound as 16-bit stereo at `rate`: channels mapped (mono to both sides, more
-    /// than two: the first two), the rate converted by the Resampler.
+    /// The sound as 16-bit stereo at `rate` (see `stereo(atRate:)`).
     public func converted(toRate rate: Int) -> [Int16] {
+        // 16-bit samples are read as n / 32768: scaling back by 32768 gives the file's own
+        // samples exactly when nothing was converted.
+        stereo(atRate: rate).map { sample in
+            let scaled = (sample * 32768).rounded()
+            return Int16(max(-32768, min(32767, scaled)))
+        }
+    }
+
+    /// The sound as Float stereo at `rate`, as the mix takes it: channels mapped (mono to
+    /// both sides, more than two: the first two), the rate converted by the Resampler.
+    public func stereo(atRate rate: Int) -> [Float] {
         var stereo = [Float](repeating: 0, count: frameCount * 2)
         for frame in 0..<frameCount {
             let left = samples[frame * channels]
             stereo[frame * 2] = left
             stereo[frame * 2 + 1] = channels > 1 ? samples[frame * channels + 1] : left
         }
-        let output = rate != sampleRate && frameCount > 0
+        return rate != sampleRate && frameCount > 0
             ? Resampler.convert(stereo, channels: 2, ratio: Double(rate) / Double(sampleRate))
             : stereo
-        // 16-bit samples are read as n / 32768: scaling back by 32768 gives the file's own
-        // samples exactly when nothing was converted.
-        return output.map { sample in
-            let scaled = (sample * 32768).rounded()
-            return Int16(max(-32768, min(32767, scaled)))
-        }
     }
 }

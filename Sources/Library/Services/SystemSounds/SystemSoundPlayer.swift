@@ -2,6 +2,7 @@ import AudioSessionCore
 import AudioStreams
 import Glibc
 import Locking
+import Mixing
 
 /// Every system sound of the process: the sounds created from files (and the
 /// predefined ones), their properties, and one mixer thread that plays whatever is
@@ -22,7 +23,7 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
         /// The file it came from (nil for predefined sounds).
         public let path: String?
         /// The sound converted for the mixer's rate, made on its first play there.
-        var converted: (rate: Int, frames: [Int16])?
+        var converted: (rate: Int, frames: [Float])?
         /// Predefined sounds cannot be disposed.
         let predefined: Bool
         public var isUISound: UInt32 = 1
@@ -32,7 +33,7 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
     private struct Voice {
         let soundID: UInt32
         /// Stereo frames at the mixer's rate; empty until the mixer thread converts them.
-        var frames: [Int16]?
+        var frames: [Float]?
         var position = 0
     }
 
@@ -169,7 +170,8 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
     private func play(into sink: Sink) {
         var written: Int64 = 0
         let periodFrames = sink.periodFrames
-        var period = [Int32](repeating: 0, count: periodFrames * 2)
+        // The voices' sum (VoiceMix, the engine the mixer unit renders with), then 16 bits.
+        var period = [Float](repeating: 0, count: periodFrames * 2)
         var out = [Int16](repeating: 0, count: periodFrames * 2)
         while true {
             let (level, silent) = fed.withLock { (max(0, min(1, $0.level)), $0.silentSwitch) }
@@ -186,7 +188,14 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
                     let count = min(periodFrames, frames.count / 2 - start)
                     // A UI sound under the silent switch plays on, unheard, and completes.
                     let muted = silent && s.sounds[s.voices[index].soundID]?.isUISound == 1
-                    if !muted { for i in 0..<(count * 2) { period[i] += Int32(frames[start * 2 + i]) } }
+                    if !muted && count > 0 {
+                        frames.withUnsafeBufferPointer { voice in
+                            period.withUnsafeMutableBufferPointer { sum in
+                                _ = VoiceMix.add(voice.baseAddress! + start * 2, channels: 2, frames: count, into: sum.baseAddress!,
+                                                 gain: 1, sides: VoiceMix.sides(pan: 0), measure: false)
+                            }
+                        }
+                    }
                     s.voices[index].position += count
                     if s.voices[index].position * 2 >= frames.count {
                         s.pending.append((written + Int64(count), s.voices[index].soundID))
@@ -197,10 +206,8 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
                 return false
             }
             if idle { return }
-            // Saturate, never wrap: loud sounds together clip like an analogue mix.
-            for i in period.indices {
-                let scaled = level == 1 ? period[i] : Int32((Float(period[i]) * level).rounded())
-                out[i] = Int16(clamping: scaled)
+            period.withUnsafeBufferPointer { sum in
+                out.withUnsafeMutableBufferPointer { VoiceMix.saturate(sum.baseAddress!, count: periodFrames * 2, gain: level, into: $0.baseAddress!) }
             }
             sink.write(out, frames: periodFrames)
             written += Int64(periodFrames)
@@ -215,10 +222,10 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
     }
 
     /// The stereo frames of a sound at `rate`, converted once per rate.
-    private static func frames(of id: UInt32, at rate: Int, in s: inout State) -> [Int16] {
+    private static func frames(of id: UInt32, at rate: Int, in s: inout State) -> [Float] {
         guard var sound = s.sounds[id] else { return [] }
         if let converted = sound.converted, converted.rate == rate { return converted.frames }
-        let frames = sound.decoded.converted(toRate: rate)
+        let frames = sound.decoded.stereo(atRate: rate)
         sound.converted = (rate, frames)
         s.sounds[id] = sound
         return frames
