@@ -242,7 +242,7 @@ let package = Package(
         .testTarget(name: "ArbiterClientTests",
                     dependencies: ["ArbiterClient", "ArbiterProtocol", "ArbiterSocket", "AudioSessionCore", "RunLoopDispatch",
                                    "POSIXSupport", "audiosessiond"]),
-        .testTarget(name: "AudioUnitsTests", dependencies: ["AudioUnits"]),
+        .testTarget(name: "AudioUnitsTests", dependencies: ["AudioUnits", "Mixing"]),
         .testTarget(name: "EchoCancellationTests", dependencies: ["EchoCancellation"]),
         .testTarget(name: "SystemSoundsTests", dependencies: ["SystemSounds", "AudioSessionCore", "CSndfile"]),
         .testTarget(name: "AudioGraphsTests", dependencies: ["AudioGraphs", "AudioUnits", "AudioSessionCore", "Locking"]),

@@ -614,6 +614,35 @@ def case_g(c):
     check_session(status, b, state="active")
 
 
+def case_g3(c):
+    """A program starts the daemon while the last one is on its way out (idle: its socket
+    already gone, its lock not yet let go, as between its unlink and its exit). The
+    daemon it starts must not give up on seeing the lock held: once the lock is free a
+    daemon serves, and the program is answered within its time."""
+    import fcntl
+    os.makedirs(c.folder, mode=0o700, exist_ok=True)
+    holder = os.open(os.path.join(c.folder, "audiosessiond.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    try:
+        tool = subprocess.Popen([tool_path, "call", "start"], env=c.env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        # Long enough for the tool to find no socket and start a daemon, which finds the
+        # lock held; the "leaving daemon" then exits.
+        time.sleep(1.0)
+    finally:
+        os.close(holder)
+    try:
+        out, err = tool.communicate(timeout=HANG)
+    except subprocess.TimeoutExpired:
+        tool.kill()
+        raise CaseFailure(f"audiosession call start did not finish within {HANG:.0f} s")
+    c.transcript.append(f"$ audiosession call start  -> {tool.returncode}\n{out}{err}")
+    if tool.returncode != 0:
+        raise CaseFailure("a program starting the daemon while the last one left was not answered: "
+                          f"{err.strip() or out.strip()}")
+    c.tool("call", "end")
+
+
 def case_h(c):
     """A call (`audiosession call start|end`): "the phone always wins" (SPEC 7): every
     active session gets Begin, the Ambient one too; every activation fails with 'what'
@@ -1827,6 +1856,7 @@ CASES = [
     ("e-deactivate-in-begin", case_e),
     ("f-interrupter-killed", case_f),
     ("g-daemon-killed", case_g),
+    ("g3-daemon-started-while-the-last-leaves", case_g3),
     ("h-call", case_h),
     ("h2-alarm", case_h2),
     ("h3-reactivate-after-call", case_h3),

@@ -59,7 +59,12 @@ run_case() {
             eval "$("$prefix/bin/vcard" setup "$out/vcard-patterns")" || exit 1
             export VCARD_DIR ALSA_CONFIG_PATH PATH="$prefix/bin:$PATH" AUDIOTOOLBOX_ALSA_JACK_CTLS= \
                 AUDIOTOOLBOX_ALSA_PCM=default AUDIOTOOLBOX_ALSA_CTL=default
-            "$exe" alsa
+            # A failure shows the end of the daemon's log: the folder goes with the case.
+            "$exe" alsa || {
+                rc=$?
+                tail -20 "$runtime/audiotoolbox/audiosessiond.log" 2>/dev/null | sed 's/^/daemon: /'
+                exit $rc
+            }
         )
     fi
 }
@@ -89,7 +94,7 @@ for pattern in $patterns; do
                 pass "$pattern $compiler $mode"
             else
                 fail "$pattern $compiler $mode (log: $exe-$mode.log)"
-                grep -E "^FAIL|passed, .* failed" "$exe-$mode.log" | sed 's/^/    /'
+                grep -E "^FAIL|passed, .* failed|^daemon: " "$exe-$mode.log" | sed 's/^/    /'
             fi
         done
     done

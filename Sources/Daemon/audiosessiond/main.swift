@@ -174,12 +174,19 @@ func openLog(_ path: String) -> Int32 {
 
 /// Another process holds the lock. Many programs starting at once each start a daemon
 /// and all but one land here: when the holder answers as this user's daemon, leaving
-/// is right. When nothing answers, something that is not a working daemon holds the
-/// lock, and saying so (and failing) is what lets the user find it.
-func leaveToTheLockHolder() -> Never {
+/// is right. A holder that is leaving (idle: its socket is gone, its lock not yet) lets
+/// go of the lock soon: then this one takes it and returns to serve, or a program that
+/// started it while the last one left would find nobody. When nothing answers and the
+/// lock stays held, something that is not a working daemon holds it, and saying so (and
+/// failing) is what lets the user find it.
+func leaveToTheLockHolder() {
     let deadline = Deadline(secondsFromNow: 2)
     var lastProblem = EndpointProblem.noAnswer
     while !deadline.hasPassed {
+        if retryingInterrupts({ flock(lock, LOCK_EX | LOCK_NB) }) == 0 {
+            Log.info("the last audiosessiond left: serving in its place")
+            return
+        }
         let hello = ArbiterMessage.hello(version: ArbiterMessage.version, pid: UInt32(getpid()),
                                          program: "audiosessiond", role: .tool)
         do throws(EndpointProblem) {

@@ -19,9 +19,16 @@ public enum DaemonLauncher {
         // The process spawned forks the daemon and leaves at once (--detach): collected
         // here, it leaves no zombie; the daemon itself is init's child.
         if let spawned = spawn(executable) { _ = retryingInterrupts { waitpid(spawned, nil, 0) } }
-        // The daemon is ready in milliseconds; short pauses at first.
+        // The daemon is ready in milliseconds; short pauses at first. One that saw the
+        // lock still held by a daemon on its way out may have left: after a second with
+        // nobody answering, another is started (a spare one sees the lock and leaves).
         var pause: UInt32 = 1_000
+        var respawnAt = Deadline(secondsFromNow: 1)
         while true {
+            if respawnAt.hasPassed {
+                if let spawned = spawn(executable) { _ = retryingInterrupts { waitpid(spawned, nil, 0) } }
+                respawnAt = Deadline(secondsFromNow: 1)
+            }
             do throws(EndpointProblem) {
                 return try endpoint.connect(until: deadline)
             } catch {
