@@ -33,6 +33,9 @@ struct PropertyIDTests {
         ("kAudioUnitProperty_MeteringMode", UnitProperties.meteringMode, bits(kAudioUnitProperty_MeteringMode)),
         ("kAudioUnitProperty_SampleRateConverterComplexity", UnitProperties.sampleRateConverterComplexity,
          bits(kAudioUnitProperty_SampleRateConverterComplexity)),
+        ("kAudioUnitProperty_ParameterList", UnitProperties.parameterList, bits(kAudioUnitProperty_ParameterList)),
+        ("kAudioUnitProperty_ParameterInfo", UnitProperties.parameterInfo, bits(kAudioUnitProperty_ParameterInfo)),
+        ("kAudioUnitProperty_BypassEffect", UnitProperties.bypassEffect, bits(kAudioUnitProperty_BypassEffect)),
     ]
 
     static let queues: [(String, UInt32, UInt32)] = [
@@ -202,5 +205,11 @@ struct PropertyIDTests {
                                                                    bytesPerPacket: 4, framesPerPacket: 1, bytesPerFrame: 4,
                                                                    channelsPerFrame: 2, bitsPerChannel: 16))
         #expect(item.count == MemoryLayout<AudioFormatListItem>.stride)
+        // ParameterInfo's bytes, at the places C reads them.
+        typealias Info = AudioUnitParameterInfo
+        #expect(MemoryLayout<Info>.size == UnitProperties.parameterInfoSize)
+        #expect(MemoryLayout<Info>.offset(of: \.unit) == 80 && MemoryLayout<Info>.offset(of: \.minValue) == 84)
+        #expect(MemoryLayout<Info>.offset(of: \.maxValue) == 88 && MemoryLayout<Info>.offset(of: \.defaultValue) == 92)
+        #expect(MemoryLayout<Info>.offset(of: \.flags) == 96 && MemoryLayout<Info>.offset(of: \.cfNameString) == 72)
     }
 }

@@ -11,7 +11,8 @@
  *   - never sleeps or waits on a condition or a semaphore,
  * except in the device's own exchange, which is the period's clock. Then the same for
  * audio queues, for a VoiceProcessingIO unit, for graphs (a converter node; a mixer of
- * four buses changed from the main thread), and for a hand-built chain (RemoteIO's
+ * four buses changed from the main thread; an effect chain swept from the main thread),
+ * and for a hand-built chain (RemoteIO's
  * callback calling AudioUnitRender on a GenericOutput the main thread also calls).
  * The interposition is shown to work first: an allocation made inside the library on
  * the main thread is counted.
@@ -486,6 +487,64 @@ static void mixers(void)
     finishGraph(graph, startRenders, 800, "mixer graph");
 }
 
+/* ---- an effect chain -------------------------------------------------------------------- */
+
+/* And for an effect chain as music apps build one: RemoteIO <- LowPass <- HighPass <-
+ * AUConverter <- the tone (SInt16 stereo at 22.05 kHz), while the main thread sweeps the
+ * cutoffs and resonances, bypasses the high-pass now and then, and reads the values back. */
+static void effects(void)
+{
+    AUGraph graph = NULL;
+    CHECK_STATUS(NewAUGraph(&graph), noErr);
+    AudioComponentDescription rio = {kAudioUnitType_Output, kAudioUnitSubType_RemoteIO, kAudioUnitManufacturer_Apple, 0, 0};
+    AudioComponentDescription conv = {kAudioUnitType_FormatConverter, kAudioUnitSubType_AUConverter,
+                                      kAudioUnitManufacturer_Apple, 0, 0};
+    AudioComponentDescription lowPass = {kAudioUnitType_Effect, kAudioUnitSubType_LowPassFilter, kAudioUnitManufacturer_Apple,
+                                         0, 0};
+    AudioComponentDescription highPass = {kAudioUnitType_Effect, kAudioUnitSubType_HighPassFilter,
+                                          kAudioUnitManufacturer_Apple, 0, 0};
+    AUNode output = 0, converterNode = 0, lowNode = 0, highNode = 0;
+    CHECK_STATUS(AUGraphAddNode(graph, &rio, &output), noErr);
+    CHECK_STATUS(AUGraphAddNode(graph, &conv, &converterNode), noErr);
+    CHECK_STATUS(AUGraphAddNode(graph, &lowPass, &lowNode), noErr);
+    CHECK_STATUS(AUGraphAddNode(graph, &highPass, &highNode), noErr);
+    CHECK_STATUS(AUGraphOpen(graph), noErr);
+    AudioUnit converter = NULL, low = NULL, high = NULL;
+    AUGraphNodeInfo(graph, converterNode, NULL, &converter);
+    AUGraphNodeInfo(graph, lowNode, NULL, &low);
+    AUGraphNodeInfo(graph, highNode, NULL, &high);
+    AudioStreamBasicDescription program = {22050, kAudioFormatLinearPCM,
+                                           kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
+    AudioStreamBasicDescription effect = {44100, kAudioFormatLinearPCM,
+                                          kAudioFormatFlagsNativeFloatPacked | kAudioFormatFlagIsNonInterleaved, 4, 1, 4, 2, 32, 0};
+    CHECK_STATUS(AudioUnitSetProperty(converter, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &program,
+                                      sizeof program), noErr);
+    CHECK_STATUS(AudioUnitSetProperty(converter, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &effect,
+                                      sizeof effect), noErr);
+    AURenderCallbackStruct feed = {render, NULL};
+    CHECK_STATUS(AUGraphSetNodeInputCallback(graph, converterNode, 0, &feed), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(graph, converterNode, 0, highNode, 0), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(graph, highNode, 0, lowNode, 0), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(graph, lowNode, 0, output, 0), noErr);
+    CHECK_STATUS(AUGraphInitialize(graph), noErr);
+    CHECK_STATUS(AUGraphStart(graph), noErr);
+    awaitRenders(50);
+    resetCounts();
+    armed = 1;
+    long startRenders = renders;
+    for (int i = 0; renders < startRenders + 400; i++) {
+        AudioUnitSetParameter(low, kLowPassParam_CutoffFrequency, kAudioUnitScope_Global, 0, 200.0f + (float)(i % 50) * 300, 0);
+        AudioUnitSetParameter(low, kLowPassParam_Resonance, kAudioUnitScope_Global, 0, (float)(i % 20) - 10, 0);
+        AudioUnitSetParameter(high, kHipassParam_CutoffFrequency, kAudioUnitScope_Global, 0, 50.0f + (float)(i % 30) * 20, 0);
+        UInt32 bypass = i % 7 == 0;
+        AudioUnitSetProperty(high, kAudioUnitProperty_BypassEffect, kAudioUnitScope_Global, 0, &bypass, sizeof bypass);
+        Float32 value = 0;
+        AudioUnitGetParameter(low, kLowPassParam_CutoffFrequency, kAudioUnitScope_Global, 0, &value);
+        CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.001, true);
+    }
+    finishGraph(graph, startRenders, 400, "effect graph");
+}
+
 int main(void)
 {
     installWatchdog("test_realtime");
@@ -542,6 +601,7 @@ int main(void)
     voiceProcessing();
     graphs();
     mixers();
+    effects();
     chains();
     return worldFinish("test_realtime");
 }

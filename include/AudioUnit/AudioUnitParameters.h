@@ -2,7 +2,8 @@
  * AudioToolbox for Linux — <AudioUnit/AudioUnitParameters.h>.
  *
  * Parameter IDs of Apple's units, as the iPhone SDK (iOS 7) numbers them: the output
- * units' volume, the multichannel mixer's and Varispeed's.
+ * units' volume, the multichannel mixer's, Varispeed's and the effects' provided so far
+ * (the low-pass and high-pass filters).
  */
 #ifndef __AudioUnitParameters
 #define __AudioUnitParameters
@@ -28,6 +29,21 @@ enum {
 enum {
     kVarispeedParam_PlaybackRate  = 0,
     kVarispeedParam_PlaybackCents = 1
+};
+
+/* The resonant low-pass filter (kAudioUnitSubType_LowPassFilter), global scope: the
+ * cutoff in Hz (10 to half the sample rate, 6900 at first) and the resonance in dB (-20
+ * to 40, 0 at first), which is the filter's gain at the cutoff. */
+enum {
+    kLowPassParam_CutoffFrequency = 0,
+    kLowPassParam_Resonance       = 1
+};
+
+/* The resonant high-pass filter (kAudioUnitSubType_HighPassFilter): the same two
+ * parameters, ranges and first values. */
+enum {
+    kHipassParam_CutoffFrequency = 0,
+    kHipassParam_Resonance       = 1
 };
 
 #endif /* __AudioUnitParameters */

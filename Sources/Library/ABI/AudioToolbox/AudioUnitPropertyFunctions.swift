@@ -42,7 +42,9 @@ public func audioUnitGetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
         guard let outData, let ioSize, ioSize.pointee > 0 else { throw .parameter }
         guard Int(ioSize.pointee) >= property.size else { throw .invalidPropertyValue }
         let value = try property.value()
-        value.withUnsafeBytes { outData.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        value.withUnsafeBytes { bytes in
+            if let base = bytes.baseAddress { outData.copyMemory(from: base, byteCount: bytes.count) }
+        }
         ioSize.pointee = UInt32(value.count)
     }
 }

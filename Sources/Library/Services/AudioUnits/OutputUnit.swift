@@ -11,6 +11,8 @@ public enum UnitError: Int32, Error, Sendable {
     case invalidProperty = -10879
     case invalidParameter = -10878
     case invalidElement = -10877
+    /// kAudioUnitErr_NoConnection: an effect pulled with nothing feeding its input.
+    case noConnection = -10876
     case tooManyFramesToProcess = -10874
     case formatNotSupported = -10868
     case uninitialized = -10867

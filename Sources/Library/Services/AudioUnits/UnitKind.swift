@@ -13,7 +13,8 @@ import FourCharCodes
 ///   interleaving between its input and its output;
 /// - Varispeed, a converter whose rate ratio follows its PlaybackRate parameter (speed
 ///   and pitch together, as a tape does);
-/// - MultiChannelMixer (MixerUnit), which sums any number of input buses into one output.
+/// - MultiChannelMixer (MixerUnit), which sums any number of input buses into one output;
+/// - the effects (EffectUnit, with a definition each): LowPass and HighPass today.
 public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
     /// What a kind of unit can do, beyond rendering.
     public struct Traits: OptionSet, Hashable, Sendable {
@@ -101,7 +102,14 @@ public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
     public static let multiChannelMixer: UnitKind = UnitKind("aumx", "mcmx", "Apple: AUMultiChannelMixer", [.countedInputs]) { _ in
         MixerUnit()
     }
+    public static let lowPass: UnitKind = UnitKind("aufx", "lpas", "Apple: AULowpass", []) { _ in
+        EffectUnit(kind: .lowPass, definition: .lowPass)
+    }
+    public static let highPass: UnitKind = UnitKind("aufx", "hpas", "Apple: AUHipass", []) { _ in
+        EffectUnit(kind: .highPass, definition: .highPass)
+    }
 
     /// Every component, in AudioComponentFindNext's order.
-    public static let all: [UnitKind] = [remoteIO, voiceProcessingIO, genericOutput, converter, varispeed, multiChannelMixer]
+    public static let all: [UnitKind] = [remoteIO, voiceProcessingIO, genericOutput, converter, varispeed, multiChannelMixer,
+                                         lowPass, highPass]
 }

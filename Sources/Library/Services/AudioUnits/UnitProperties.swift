@@ -23,11 +23,16 @@ public enum UnitProperties {
                    _ connect: Connector?) throws(UnitError) -> Void)?
         /// A value taken changes the unit's stream format: its listeners hear of it.
         var changesFormat = false
+        /// The value's size where it depends on the unit (a list): nil, `size`.
+        var sizeOf: ((_ unit: any AudioUnitInstance, _ scope: Scope, _ element: UInt32) -> Int)? = nil
     }
 
     // The IDs, as AudioUnitProperties.h gives them (checked against the header by
     // AudioToolboxTests.PropertyIDTests).
     public static let makeConnection: UInt32 = 1
+    public static let parameterList: UInt32 = 3
+    public static let parameterInfo: UInt32 = 4
+    public static let bypassEffect: UInt32 = 21
     public static let sampleRate: UInt32 = 2
     public static let streamFormat: UInt32 = 8
     public static let elementCount: UInt32 = 11
@@ -48,6 +53,8 @@ public enum UnitProperties {
     public static let sampleRateConverterComplexity: UInt32 = 3014
 
     static let descriptionSize = 40, callbackSize = 16, connectionSize = 16
+    /// sizeof(AudioUnitParameterInfo): the name's 52 bytes, then pointers at 8-byte places.
+    public static let parameterInfoSize = 104
 
     static let rows: [Row] = [
         Row(id: streamFormat, size: descriptionSize, check: hasFormat,
@@ -122,6 +129,29 @@ public enum UnitProperties {
                 try connect(u, source, bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self),
                             bytes.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
             }),
+        // An effect's parameters (global scope): their IDs, and each one's description.
+        Row(id: parameterList, size: 0,
+            check: { u, _, _ throws(UnitError) in _ = try effect(u); return false },
+            get: { u, scope, _ throws(UnitError) in
+                scope == .global ? try effect(u).definition.parameters.flatMap { word($0.id) } : []
+            }, sizeOf: { u, scope, _ in scope == .global ? 4 * ((u as? EffectUnit)?.definition.parameters.count ?? 0) : 0 }),
+        Row(id: parameterInfo, size: parameterInfoSize,
+            check: { u, scope, element throws(UnitError) in
+                guard try effect(u).definition.parameters.contains(where: { $0.id == element }) else { throw .invalidParameter }
+                guard scope == .global else { throw .invalidScope }
+                return false
+            }, get: { u, _, element throws(UnitError) in
+                let unit = try effect(u)
+                guard let spec = unit.definition.parameters.first(where: { $0.id == element }) else { throw .invalidParameter }
+                return parameterInfoBytes(spec, sampleRate: try unit.format(scope: .output, element: 0).sampleRate)
+            }),
+        Row(id: bypassEffect, size: 4,
+            check: { u, scope, _ throws(UnitError) in
+                _ = try effect(u)
+                guard scope == .global else { throw .invalidScope }
+                return true
+            }, get: { u, _, _ throws(UnitError) in flag(try effect(u).isBypassed) },
+            set: value { u, _, _, bytes throws(UnitError) in try effect(u).setBypassed(bytes.loadUnaligned(as: UInt32.self) != 0) }),
         Row(id: renderQuality, size: 4, check: globalOnly(writable: true),
             get: { u, _, _ in word(u.renderQuality) },
             set: value { u, _, _, bytes throws(UnitError) in try u.setRenderQuality(bytes.loadUnaligned(as: UInt32.self)) }),
@@ -144,7 +174,7 @@ public enum UnitProperties {
         let scope: Scope
         let element: UInt32
         public let writable: Bool
-        public var size: Int { row.size }
+        public var size: Int { row.sizeOf?(unit, scope, element) ?? row.size }
 
         /// The value's bytes; a write-only property (a callback) is not readable.
         public func value() throws(UnitError) -> [UInt8] {
@@ -211,6 +241,27 @@ public enum UnitProperties {
     static func output(_ u: any AudioUnitInstance) throws(UnitError) -> OutputUnit {
         guard let io = u as? OutputUnit else { throw .invalidProperty }
         return io
+    }
+
+    static func effect(_ u: any AudioUnitInstance) throws(UnitError) -> EffectUnit {
+        guard let effect = u as? EffectUnit else { throw .invalidProperty }
+        return effect
+    }
+
+    /// An AudioUnitParameterInfo: the name (NUL-terminated, at most 51 bytes), no CF
+    /// strings, the unit, the range at `sampleRate`, the default, readable and writable.
+    static func parameterInfoBytes(_ spec: ParameterSpec, sampleRate: Double) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: parameterInfoSize)
+        for (i, byte) in spec.name.utf8.prefix(51).enumerated() { bytes[i] = byte }
+        func put(_ value: UInt32, at offset: Int) {
+            withUnsafeBytes(of: value) { for (i, byte) in $0.enumerated() { bytes[offset + i] = byte } }
+        }
+        put(spec.unit, at: 80)
+        put(spec.minimum.bitPattern, at: 84)
+        put(spec.maximum(sampleRate).bitPattern, at: 88)
+        put(spec.defaultValue.bitPattern, at: 92)
+        put(1 << 30 | 1 << 31, at: 96)
+        return bytes
     }
 
     static func mixer(_ u: any AudioUnitInstance) throws(UnitError) -> MixerUnit {

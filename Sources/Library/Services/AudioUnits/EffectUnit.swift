@@ -1,0 +1,322 @@
+import Locking
+import Synchronization
+
+/// A parameter as an effect declares it: what kAudioUnitProperty_ParameterList and
+/// ParameterInfo report, and the range a value set is held to.
+public struct ParameterSpec: Sendable {
+    public let id: UInt32
+    public let name: String
+    /// AudioUnitParameterUnit (kAudioUnitParameterUnit_Hertz ...).
+    public let unit: UInt32
+    public let minimum: Float
+    /// The top of the range at a sample rate (a cutoff reaches half of it).
+    public let maximum: @Sendable (_ sampleRate: Double) -> Float
+    public let defaultValue: Float
+
+    public init(id: UInt32, name: String, unit: UInt32, minimum: Float, maximum: @escaping @Sendable (Double) -> Float,
+                defaultValue: Float) {
+        self.id = id
+        self.name = name
+        self.unit = unit
+        self.minimum = minimum
+        self.maximum = maximum
+        self.defaultValue = defaultValue
+    }
+
+    public static let hertz: UInt32 = 8, decibels: UInt32 = 13
+}
+
+/// What an effect does to its audio, made at Initialize for a rate and channel count:
+/// runs on the render thread, so it allocates nothing and takes no lock.
+public protocol EffectKernel: AnyObject {
+    /// Processes `frames` frames of each of `channels` channels in place; `parameters`
+    /// holds the values in the order of the definition's specs.
+    func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, count: Int, frames: Int,
+                 parameters: UnsafePointer<Float>)
+    /// Forgets the audio it has seen (AudioUnitReset).
+    func reset()
+}
+
+/// One kind of effect: its parameters and how its kernel is made. A new effect is a
+/// definition (and its kernel) and one UnitKind entry naming it.
+public struct EffectDefinition: Sendable {
+    public let parameters: [ParameterSpec]
+    public let makeKernel: @Sendable (_ sampleRate: Double, _ channels: Int) -> any EffectKernel
+}
+
+/// An effect unit (kAudioUnitType_Effect): one input bus fed by a render callback or a
+/// connection, one output bus, in the effect's one format (Float32, non-interleaved, as
+/// the phone's effects take it); pulled by AudioUnitRender or by the unit after it in a
+/// graph. The input is pulled into the caller's buffers and processed there by the
+/// kind's kernel, or passed through while bypassed (kAudioUnitProperty_BypassEffect).
+///
+/// The program's calls change the configuration under a lock; the render copies it only
+/// when that lock is free and otherwise uses its last copy, and reads parameters from
+/// atomics: it never waits for the program and allocates nothing.
+public final class EffectUnit: AudioUnitInstance, @unchecked Sendable {
+    public let kind: UnitKind
+    public let definition: EffectDefinition
+    public var handle: UInt = 0
+
+    /// What a render reads besides the parameters (plain values: copying retains nothing).
+    struct Plan {
+        var layout = PCMLayout(sampleRate: 44100, encoding: .float32, channels: 2, interleaved: false)
+        var callback: RenderCallback?
+        var bypass = false
+        var maximumFrames: UInt32 = 4096
+        var notifies = RenderNotifies()
+    }
+
+    /// Made at Initialize: the kernel and the buffers the input is pulled into.
+    final class Storage {
+        let kernel: any EffectKernel
+        let scratch: Scratch
+        let lent: Scratch
+        let channels: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+        let count: Int
+
+        init(_ definition: EffectDefinition, layout: PCMLayout, maximumFrames: Int) {
+            kernel = definition.makeKernel(layout.sampleRate, layout.channels)
+            scratch = Scratch(count: layout.bufferCount, bytes: maximumFrames * layout.bytesPerFrame)
+            lent = Scratch(count: layout.bufferCount, bytes: maximumFrames * layout.bytesPerFrame)
+            count = layout.channels
+            channels = .allocate(capacity: count)
+            channels.initialize(repeating: lent.buffers[0].assumingMemoryBound(to: Float.self), count: count)
+        }
+
+        deinit { channels.deallocate() }
+    }
+
+    struct Config {
+        var plan = Plan()
+        var storage: Storage?
+        /// Storage a render may still name: freed by a later change once it does not.
+        var retired: [Storage] = []
+        var renderQuality: UInt32 = 0x7F
+        var lastRenderError: Int32 = 0
+    }
+    let config = Locked(Config())
+    /// The render's copy of the plan, and the storage it names by address (0: none).
+    private var renderPlan = Plan()
+    private let renderStorage = Atomic<UInt>(0)
+    private let rendering = Atomic<Bool>(false)
+    private let resetRequested = Atomic<Bool>(false)
+    /// The parameters' values as Float bit patterns, in the definition's order.
+    private let values: UnsafeMutablePointer<Atomic<UInt32>>
+
+    let disposed = Atomic<Bool>(false)
+    public var isDisposed: Bool { disposed.load(ordering: .acquiring) }
+    public func markDisposed() { disposed.store(true, ordering: .releasing) }
+    let kept = Locked<[AnyObject]>([])
+    public func keepAlive(_ object: AnyObject) { kept.withLock { $0.append(object) } }
+    public var keptObjects: [AnyObject] { kept.withLock { $0 } }
+
+    public init(kind: UnitKind, definition: EffectDefinition) {
+        self.kind = kind
+        self.definition = definition
+        values = .allocate(capacity: max(1, definition.parameters.count))
+        for (i, spec) in definition.parameters.enumerated() {
+            (values + i).initialize(to: Atomic<UInt32>(spec.defaultValue.bitPattern))
+        }
+    }
+
+    deinit {
+        config.withLock { c in
+            c.retired.removeAll()
+            c.storage = nil
+        }
+        values.deinitialize(count: definition.parameters.count)
+        values.deallocate()
+    }
+
+    // MARK: Elements and format
+
+    public func elementCount(_ scope: Scope) -> UInt32 { 1 }
+
+    public func format(scope: Scope, element: UInt32) throws(UnitError) -> PCMLayout {
+        guard scope != .global else { throw .invalidScope }
+        guard element == 0 else { throw .invalidElement }
+        return config.withLock { $0.plan.layout }
+    }
+
+    /// The effect works in one format: setting either side sets both. Float32,
+    /// non-interleaved (any layout of one channel), one to eight channels; not while
+    /// initialized.
+    public func setFormat(_ layout: PCMLayout, scope: Scope, element: UInt32) throws(UnitError) {
+        guard scope != .global else { throw .invalidScope }
+        guard element == 0 else { throw .invalidElement }
+        guard layout.encoding == .float32, !layout.interleaved || layout.channels == 1, (1...8).contains(layout.channels)
+        else { throw .formatNotSupported }
+        try config.withLock { c throws(UnitError) in
+            guard c.plan.layout != layout else { return }
+            guard c.storage == nil else { throw .initialized }
+            c.plan.layout = PCMLayout(sampleRate: layout.sampleRate, encoding: .float32, channels: layout.channels,
+                                      interleaved: false)
+        }
+    }
+
+    public var maximumFramesPerSlice: UInt32 { config.withLock { $0.plan.maximumFrames } }
+    public func setMaximumFramesPerSlice(_ frames: UInt32) throws(UnitError) {
+        guard frames >= 1, frames <= 65536 else { throw .invalidPropertyValue }
+        try config.withLock { c throws(UnitError) in
+            guard c.storage == nil else { throw .initialized }
+            c.plan.maximumFrames = frames
+        }
+    }
+
+    public var renderQuality: UInt32 { config.withLock { $0.renderQuality } }
+    public func setRenderQuality(_ quality: UInt32) throws(UnitError) {
+        guard quality <= 0x7F else { throw .invalidPropertyValue }
+        config.withLock { $0.renderQuality = quality }
+    }
+
+    public var lastRenderError: Int32 { config.withLock { $0.lastRenderError } }
+    public var latency: Double { 0 }
+
+    /// kAudioUnitProperty_BypassEffect: the input passes unchanged.
+    public var isBypassed: Bool { config.withLock { $0.plan.bypass } }
+    public func setBypassed(_ on: Bool) {
+        config.withLock { $0.plan.bypass = on }
+    }
+
+    // MARK: Input and notifies
+
+    public func setRenderCallback(_ callback: RenderCallback?, input: UInt32) throws(UnitError) {
+        guard input == 0 else { throw .invalidElement }
+        config.withLock { $0.plan.callback = callback }
+    }
+
+    public func addRenderNotify(_ callback: RenderCallback) throws(UnitError) {
+        try config.withLock { c throws(UnitError) in try c.plan.notifies.add(callback) }
+    }
+
+    public func removeRenderNotify(_ callback: RenderCallback) {
+        config.withLock { $0.plan.notifies.remove(callback) }
+    }
+
+    // MARK: Parameters
+
+    private func index(of id: UInt32, scope: Scope, element: UInt32) throws(UnitError) -> Int {
+        guard let index = definition.parameters.firstIndex(where: { $0.id == id }) else { throw .invalidParameter }
+        guard scope == .global else { throw .invalidScope }
+        guard element == 0 else { throw .invalidElement }
+        return index
+    }
+
+    public func parameter(_ id: UInt32, scope: Scope, element: UInt32) throws(UnitError) -> Float {
+        let i = try index(of: id, scope: scope, element: element)
+        return Float(bitPattern: values[i].load(ordering: .relaxed))
+    }
+
+    /// A value outside the parameter's range is held to it (as a knob stops at its end);
+    /// a value that is not a number is refused. Heard from the next render.
+    public func setParameter(_ id: UInt32, scope: Scope, element: UInt32, value: Float, offset: UInt32) throws(UnitError) {
+        let i = try index(of: id, scope: scope, element: element)
+        guard value.isFinite else { throw .invalidParameter }
+        let spec = definition.parameters[i]
+        let rate = config.withLock { $0.plan.layout.sampleRate }
+        let held = min(max(value, spec.minimum), spec.maximum(rate))
+        values[i].store(held.bitPattern, ordering: .relaxed)
+    }
+
+    // MARK: Life
+
+    public var isInitialized: Bool { config.withLock { $0.storage != nil } }
+
+    public func initialize() throws(UnitError) {
+        config.withLock { c in
+            guard c.storage == nil else { return }
+            c.storage = Storage(definition, layout: c.plan.layout, maximumFrames: Int(c.plan.maximumFrames))
+            freeRetired(&c)
+        }
+    }
+
+    @discardableResult
+    public func uninitialize() -> Bool {
+        config.withLock { c in
+            if let old = c.storage { c.retired.append(old) }
+            c.storage = nil
+            freeRetired(&c)
+        }
+        return false
+    }
+
+    public func reset() { resetRequested.store(true, ordering: .releasing) }
+
+    public func resetAfterFork() {
+        config.reinitializeAfterFork()
+        rendering.store(false, ordering: .releasing)
+    }
+
+    /// A retired storage no render names is freed (under the lock a render takes to name
+    /// another).
+    private func freeRetired(_ c: inout Config) {
+        guard !c.retired.isEmpty else { return }
+        let named = renderStorage.load(ordering: .acquiring)
+        c.retired.removeAll { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) != named }
+    }
+
+    // MARK: Render
+
+    /// AudioUnitRender of the output bus: notifies before; the input pulled into the
+    /// caller's buffers (or ours, lent where the caller gave none); the kernel over them
+    /// unless bypassed; notifies after.
+    public func renderPulled(flags: UnsafeMutablePointer<UInt32>, timeStamp: UnsafeRawPointer, bus: UInt32,
+                             frames: UInt32, list: UnsafeMutableRawPointer) throws(UnitError) {
+        guard bus == 0 else { throw .invalidElement }
+        guard rendering.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+            throw .cannotDoInCurrentContext
+        }
+        defer { rendering.store(false, ordering: .releasing) }
+        _ = config.withLockIfAvailable { c in
+            renderPlan = c.plan
+            let named = c.storage.map { UInt(bitPattern: Unmanaged.passUnretained($0).toOpaque()) } ?? 0
+            renderStorage.store(named, ordering: .releasing)
+        }
+        guard let address = UnsafeRawPointer(bitPattern: renderStorage.load(ordering: .acquiring)) else {
+            throw .uninitialized
+        }
+        let storage = Unmanaged<Storage>.fromOpaque(address).takeUnretainedValue()
+        let plan = renderPlan
+        guard frames <= plan.maximumFrames else { throw .tooManyFramesToProcess }
+        if resetRequested.exchange(false, ordering: .acquiring) { storage.kernel.reset() }
+        let layout = plan.layout
+        let count = try lend(storage.lent, to: list, laidOut: layout, frames: Int(frames))
+        plan.notifies.call(RenderAction.preRender, flags: flags.pointee, timeStamp, bus: 0, frames: frames, list)
+        guard let callback = plan.callback else {
+            _ = config.withLockIfAvailable { $0.lastRenderError = UnitError.noConnection.rawValue }
+            throw .noConnection
+        }
+        // The input into our scratch list, then into the caller's buffers (the callback may
+        // point a buffer elsewhere: read where it says).
+        let input = storage.scratch.list
+        let bytes = UInt32(Int(frames) * 4)
+        for (i, buffer) in storage.scratch.buffers.enumerated() {
+            let entry = input + 8 + 16 * i
+            entry.storeBytes(of: UInt32(1), as: UInt32.self)
+            entry.storeBytes(of: bytes, toByteOffset: 4, as: UInt32.self)
+            entry.storeBytes(of: buffer, toByteOffset: 8, as: UnsafeMutableRawPointer.self)
+        }
+        var inputFlags: UInt32 = 0
+        let status = callback.call(&inputFlags, timeStamp, 0, frames, input)
+        if status != 0 {
+            _ = config.withLockIfAvailable { $0.lastRenderError = status }
+            throw UnitError(rawValue: status) ?? .cannotDoInCurrentContext
+        }
+        for i in 0..<min(count, storage.count) {
+            let to = (list + 8 + 16 * i).load(fromByteOffset: 8, as: UnsafeMutablePointer<Float>.self)
+            let from = (input + 8 + 16 * i).load(fromByteOffset: 8, as: UnsafeMutablePointer<Float>?.self)
+            if let from { to.update(from: from, count: Int(frames)) } else { to.update(repeating: 0, count: Int(frames)) }
+            storage.channels[i] = to
+        }
+        if !plan.bypass {
+            let specs = definition.parameters.count
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: max(1, specs)) { parameters in
+                for i in 0..<specs { parameters[i] = Float(bitPattern: values[i].load(ordering: .relaxed)) }
+                storage.kernel.process(storage.channels, count: min(count, storage.count), frames: Int(frames),
+                                       parameters: UnsafePointer(parameters.baseAddress!))
+            }
+        }
+        plan.notifies.call(RenderAction.postRender, flags: flags.pointee, timeStamp, bus: 0, frames: frames, list)
+    }
+}

@@ -1,0 +1,435 @@
+/*
+ * The effect units provided so far (AULowpass, AUHipass), called as programs call them.
+ *
+ * Found as music apps and audio frameworks find them (AudioComponentFindNext by type
+ * and subtype, and every 'aufx' by a zero subtype), described as a parameter-list UI
+ * reads them (ParameterList, ParameterInfo), and rendered offline in a graph
+ * (GenericOutput <- effect <- a tone), where the measured response is held to the
+ * resonant two-pole filter's within 1 dB: unity in the passband, the resonance at the
+ * cutoff, 12 dB an octave beyond. Bypassed, the input passes bit for bit. Joined without
+ * a graph (kAudioUnitProperty_MakeConnection, as an openFrameworks addon joins units).
+ * Bad inputs answer with Apple's codes and change nothing.
+ *
+ * Live (RemoteIO <- LowPass <- a tone of two frequencies, on the virtual device and the
+ * card, with either arbiter): the card hears the low tone and not the high one.
+ */
+#include <AudioToolbox/AudioToolbox.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "check.h"
+#include "world.h"
+
+static const AudioComponentDescription genericDescription = {kAudioUnitType_Output, kAudioUnitSubType_GenericOutput,
+                                                             kAudioUnitManufacturer_Apple, 0, 0};
+static const AudioComponentDescription rioDescription = {kAudioUnitType_Output, kAudioUnitSubType_RemoteIO,
+                                                         kAudioUnitManufacturer_Apple, 0, 0};
+static const AudioComponentDescription lowPassDescription = {kAudioUnitType_Effect, kAudioUnitSubType_LowPassFilter,
+                                                             kAudioUnitManufacturer_Apple, 0, 0};
+static const AudioComponentDescription highPassDescription = {kAudioUnitType_Effect, kAudioUnitSubType_HighPassFilter,
+                                                              kAudioUnitManufacturer_Apple, 0, 0};
+
+enum { RATE = 44100, SLICE = 512 };
+
+/* The effects' format: Float32, non-interleaved, stereo. */
+static const AudioStreamBasicDescription floatFormat = {RATE, kAudioFormatLinearPCM,
+                                                        kAudioFormatFlagsNativeFloatPacked | kAudioFormatFlagIsNonInterleaved,
+                                                        4, 1, 4, 2, 32, 0};
+
+/* A sum of up to two sines, into every buffer it is given (Float32 non-interleaved). */
+typedef struct {
+    double phase[2], hz[2], amplitude[2];
+    volatile long frames;
+} Tone;
+
+static OSStatus tone(void *refCon, AudioUnitRenderActionFlags *flags, const AudioTimeStamp *ts, UInt32 bus, UInt32 frames,
+                     AudioBufferList *data)
+{
+    (void)flags; (void)ts; (void)bus;
+    Tone *t = refCon;
+    for (UInt32 i = 0; i < frames; i++) {
+        double v = 0;
+        for (int k = 0; k < 2; k++) {
+            v += t->amplitude[k] * sin(t->phase[k]);
+            t->phase[k] += 2 * M_PI * t->hz[k] / RATE;
+        }
+        for (UInt32 b = 0; b < data->mNumberBuffers; b++) ((Float32 *)data->mBuffers[b].mData)[i] = (Float32)v;
+    }
+    __atomic_add_fetch(&t->frames, frames, __ATOMIC_RELAXED);
+    return noErr;
+}
+
+/* The amplitude of `hz` in `n` samples (Goertzel over a Hann window). */
+static double amplitudeAt(const Float32 *s, long n, double hz, double rate)
+{
+    double w = 2 * M_PI * hz / rate, c = 2 * cos(w), s1 = 0, s2 = 0;
+    for (long i = 0; i < n; i++) {
+        double hann = 0.5 * (1 - cos(2 * M_PI * i / (n - 1)));
+        double s0 = s[i] * hann + c * s1 - s2;
+        s2 = s1;
+        s1 = s0;
+    }
+    double power = s1 * s1 + s2 * s2 - c * s1 * s2;
+    return 4 * sqrt(power > 0 ? power : 0) / n;
+}
+
+/* The analogue two-pole filter's gain in dB at `hz` (cutoff fc, resonance in dB = the
+ * gain at the cutoff, so Q = 10^(resonance/20)): what the units are held to. */
+static double expectedDecibels(int highPass, double hz, double fc, double resonance)
+{
+    double x = hz / fc, q = pow(10, resonance / 20);
+    double denominator = sqrt((1 - x * x) * (1 - x * x) + (x / q) * (x / q));
+    return 20 * log10((highPass ? x * x : 1) / denominator);
+}
+
+/* ---- offline ------------------------------------------------------------------------- */
+
+static AUGraph graph;
+static AudioUnit generic, effect;
+static Tone source;
+static Float32 left[RATE], right[RATE];
+static double sampleTime;
+
+/* Renders `frames` (a multiple of SLICE) of the graph's output into left/right. */
+static OSStatus render(AudioUnit unit, long frames)
+{
+    for (long done = 0; done < frames; done += SLICE) {
+        struct { UInt32 count; AudioBuffer b[2]; } list = {2, {{1, SLICE * 4, left + done}, {1, SLICE * 4, right + done}}};
+        AudioTimeStamp ts;
+        memset(&ts, 0, sizeof ts);
+        ts.mSampleTime = sampleTime;
+        ts.mFlags = kAudioTimeStampSampleTimeValid;
+        AudioUnitRenderActionFlags flags = 0;
+        OSStatus status = AudioUnitRender(unit, &flags, &ts, 0, SLICE, (AudioBufferList *)&list);
+        if (status != noErr) return status;
+        sampleTime += SLICE;
+    }
+    return noErr;
+}
+
+/* GenericOutput <- `kind` <- the tone, in a graph, initialized. */
+static void buildGraph(const AudioComponentDescription *kind)
+{
+    AUNode out = 0, node = 0;
+    CHECK_STATUS(NewAUGraph(&graph), noErr);
+    CHECK_STATUS(AUGraphAddNode(graph, &genericDescription, &out), noErr);
+    CHECK_STATUS(AUGraphAddNode(graph, kind, &node), noErr);
+    CHECK_STATUS(AUGraphOpen(graph), noErr);
+    CHECK_STATUS(AUGraphNodeInfo(graph, node, NULL, &effect), noErr);
+    CHECK_STATUS(AUGraphNodeInfo(graph, out, NULL, &generic), noErr);
+    CHECK_STATUS(AudioUnitSetProperty(effect, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &floatFormat,
+                                      sizeof floatFormat), noErr);
+    CHECK_STATUS(AudioUnitSetProperty(generic, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &floatFormat,
+                                      sizeof floatFormat), noErr);
+    AURenderCallbackStruct feed = {tone, &source};
+    CHECK_STATUS(AUGraphSetNodeInputCallback(graph, node, 0, &feed), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(graph, node, 0, out, 0), noErr);
+    CHECK_STATUS(AUGraphInitialize(graph), noErr);
+}
+
+/* The gain in dB of one sine at `hz` through the effect, after the filter settles. */
+static double measuredDecibels(double hz)
+{
+    memset(&source, 0, sizeof source);
+    source.hz[0] = hz;
+    source.amplitude[0] = 0.1;
+    AudioUnitReset(effect, kAudioUnitScope_Global, 0);
+    long n = RATE / 2;
+    n -= n % SLICE;
+    if (render(generic, n) != noErr) return -999;
+    long settle = RATE / 10;
+    double a = amplitudeAt(left + settle, n - settle, hz, RATE);
+    return 20 * log10(a / 0.1);
+}
+
+static void discovery(void)
+{
+    const AudioComponentDescription kinds[] = {lowPassDescription, highPassDescription};
+    for (int i = 0; i < 2; i++) {
+        AudioComponent c = AudioComponentFindNext(NULL, &kinds[i]);
+        CHECK(c != NULL, "AudioComponentFindNext finds effect %d", i);
+        CFStringRef name = NULL;
+        if (c) CHECK_STATUS(AudioComponentCopyName(c, &name), noErr);
+        CHECK(name && CFStringGetLength(name) > 0, "and it has a name");
+        if (name) CFRelease(name);
+    }
+    /* Every effect, as a host's menu lists them: type 'aufx', subtype 0. */
+    AudioComponentDescription any = {kAudioUnitType_Effect, 0, 0, 0, 0};
+    int effects = 0, lowPass = 0, highPass = 0;
+    for (AudioComponent c = AudioComponentFindNext(NULL, &any); c; c = AudioComponentFindNext(c, &any)) {
+        AudioComponentDescription d;
+        CHECK_STATUS(AudioComponentGetDescription(c, &d), noErr);
+        CHECK(d.componentType == kAudioUnitType_Effect, "the search by type finds only effects");
+        lowPass += d.componentSubType == kAudioUnitSubType_LowPassFilter;
+        highPass += d.componentSubType == kAudioUnitSubType_HighPassFilter;
+        effects++;
+    }
+    CHECK(lowPass == 1 && highPass == 1, "every effect listed once (%d effects)", effects);
+}
+
+static void parameters(void)
+{
+    AudioUnit u = NULL;
+    CHECK_STATUS(AudioComponentInstanceNew(AudioComponentFindNext(NULL, &lowPassDescription), &u), noErr);
+    UInt32 size = 0;
+    Boolean writable = true;
+    CHECK_STATUS(AudioUnitGetPropertyInfo(u, kAudioUnitProperty_ParameterList, kAudioUnitScope_Global, 0, &size, &writable),
+                 noErr);
+    CHECK(size == 2 * sizeof(AudioUnitParameterID) && !writable, "ParameterList: two IDs, read only (%u bytes)", (unsigned)size);
+    AudioUnitParameterID ids[4] = {99, 99, 99, 99};
+    size = sizeof ids;
+    CHECK_STATUS(AudioUnitGetProperty(u, kAudioUnitProperty_ParameterList, kAudioUnitScope_Global, 0, ids, &size), noErr);
+    CHECK(size == 8 && ids[0] == kLowPassParam_CutoffFrequency && ids[1] == kLowPassParam_Resonance,
+          "the cutoff and the resonance (%u, %u)", (unsigned)ids[0], (unsigned)ids[1]);
+    CHECK_STATUS(AudioUnitGetPropertyInfo(u, kAudioUnitProperty_ParameterInfo, kAudioUnitScope_Global,
+                                          kLowPassParam_CutoffFrequency, &size, NULL), noErr);
+    CHECK(size == sizeof(AudioUnitParameterInfo), "ParameterInfo is sizeof(AudioUnitParameterInfo) (%u, %zu)", (unsigned)size,
+          sizeof(AudioUnitParameterInfo));
+    AudioUnitParameterInfo info;
+    memset(&info, 0xAB, sizeof info);
+    size = sizeof info;
+    CHECK_STATUS(AudioUnitGetProperty(u, kAudioUnitProperty_ParameterInfo, kAudioUnitScope_Global,
+                                      kLowPassParam_CutoffFrequency, &info, &size), noErr);
+    /* AULowpass's documented cutoff: Hz, 10 to half the sample rate, 6900. */
+    CHECK(info.unit == kAudioUnitParameterUnit_Hertz && info.minValue == 10 && info.maxValue == RATE / 2 &&
+              info.defaultValue == 6900, "cutoff: unit %u, %g..%g, default %g", (unsigned)info.unit, info.minValue,
+          info.maxValue, info.defaultValue);
+    CHECK((info.flags & kAudioUnitParameterFlag_IsReadable) && (info.flags & kAudioUnitParameterFlag_IsWritable) &&
+              info.cfNameString == NULL && strlen(info.name) > 0 && strlen(info.name) < sizeof info.name,
+          "readable, writable, named \"%s\"", info.name);
+    CHECK_STATUS(AudioUnitGetProperty(u, kAudioUnitProperty_ParameterInfo, kAudioUnitScope_Global, kLowPassParam_Resonance,
+                                      &info, &size), noErr);
+    CHECK(info.unit == kAudioUnitParameterUnit_Decibels && info.minValue == -20 && info.maxValue == 40 && info.defaultValue == 0,
+          "resonance: dB, -20..40, 0 (unit %u, %g..%g, %g)", (unsigned)info.unit, info.minValue, info.maxValue, info.defaultValue);
+    Float32 cutoff = 0, resonance = 99;
+    CHECK_STATUS(AudioUnitGetParameter(u, kLowPassParam_CutoffFrequency, kAudioUnitScope_Global, 0, &cutoff), noErr);
+    CHECK_STATUS(AudioUnitGetParameter(u, kLowPassParam_Resonance, kAudioUnitScope_Global, 0, &resonance), noErr);
+    CHECK(cutoff == 6900 && resonance == 0, "a new unit's values are the defaults (%g, %g)", cutoff, resonance);
+    AudioStreamBasicDescription d;
+    size = sizeof d;
+    CHECK_STATUS(AudioUnitGetProperty(u, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &d, &size), noErr);
+    CHECK(d.mFormatID == kAudioFormatLinearPCM && (d.mFormatFlags & kAudioFormatFlagIsFloat) &&
+              (d.mFormatFlags & kAudioFormatFlagIsNonInterleaved) && d.mChannelsPerFrame == 2 && d.mBitsPerChannel == 32,
+          "its format is Float32 non-interleaved stereo (flags 0x%x, %u channels)", (unsigned)d.mFormatFlags,
+          (unsigned)d.mChannelsPerFrame);
+    CHECK_STATUS(AudioComponentInstanceDispose(u), noErr);
+}
+
+static void response(const AudioComponentDescription *kind, int highPass)
+{
+    buildGraph(kind);
+    const struct { double cutoff, resonance; double hz[4]; } cases[] = {
+        {1000, 0, {250, 1000, 2000, 4000}},
+        {1200, 12, {300, 1200, 2400, 4800}},
+        {500, -6, {125, 500, 1000, 2000}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        CHECK_STATUS(AudioUnitSetParameter(effect, 0, kAudioUnitScope_Global, 0, (Float32)cases[c].cutoff, 0), noErr);
+        CHECK_STATUS(AudioUnitSetParameter(effect, 1, kAudioUnitScope_Global, 0, (Float32)cases[c].resonance, 0), noErr);
+        for (int k = 0; k < 4; k++) {
+            double hz = cases[c].hz[k];
+            double got = measuredDecibels(hz), want = expectedDecibels(highPass, hz, cases[c].cutoff, cases[c].resonance);
+            printf("measured: %s cutoff %.0f Hz resonance %+.0f dB at %.0f Hz: %+.2f dB (filter %+.2f dB)\n",
+                   highPass ? "high-pass" : "low-pass", cases[c].cutoff, cases[c].resonance, hz, got, want);
+            CHECK(fabs(got - want) <= 1, "%s, cutoff %.0f, resonance %+.0f, %.0f Hz: %+.2f dB, within 1 dB of %+.2f",
+                  highPass ? "high-pass" : "low-pass", cases[c].cutoff, cases[c].resonance, hz, got, want);
+        }
+    }
+    /* Bypassed, the input passes unchanged, sample for sample. */
+    UInt32 on = 1, size = sizeof on;
+    CHECK_STATUS(AudioUnitSetProperty(effect, kAudioUnitProperty_BypassEffect, kAudioUnitScope_Global, 0, &on, sizeof on),
+                 noErr);
+    UInt32 read = 0;
+    CHECK_STATUS(AudioUnitGetProperty(effect, kAudioUnitProperty_BypassEffect, kAudioUnitScope_Global, 0, &read, &size), noErr);
+    CHECK(read == 1, "BypassEffect reads back 1");
+    memset(&source, 0, sizeof source);
+    source.hz[0] = 3000;
+    source.amplitude[0] = 0.5;
+    CHECK_STATUS(render(generic, SLICE * 4), noErr);
+    Tone again = {{0, 0}, {3000, 0}, {0.5, 0}, 0};
+    int same = 1;
+    for (long i = 0; i < SLICE * 4; i++) {
+        double v = 0.5 * sin(again.phase[0]);
+        again.phase[0] += 2 * M_PI * 3000 / RATE;
+        if (left[i] != (Float32)v || right[i] != (Float32)v) same = 0;
+    }
+    CHECK(same, "bypassed, the %s passes its input bit for bit", highPass ? "high-pass" : "low-pass");
+    on = 0;
+    CHECK_STATUS(AudioUnitSetProperty(effect, kAudioUnitProperty_BypassEffect, kAudioUnitScope_Global, 0, &on, sizeof on),
+                 noErr);
+    CHECK_STATUS(DisposeAUGraph(graph), noErr);
+}
+
+/* Joined without a graph, as an openFrameworks addon joins units: GenericOutput's input
+ * connected to the low-pass with kAudioUnitProperty_MakeConnection, the low-pass fed
+ * by a render callback, GenericOutput pulled. */
+static void connectedWithoutGraph(void)
+{
+    AudioUnit out = NULL, lp = NULL;
+    CHECK_STATUS(AudioComponentInstanceNew(AudioComponentFindNext(NULL, &genericDescription), &out), noErr);
+    CHECK_STATUS(AudioComponentInstanceNew(AudioComponentFindNext(NULL, &lowPassDescription), &lp), noErr);
+    AURenderCallbackStruct feed = {tone, &source};
+    CHECK_STATUS(AudioUnitSetProperty(lp, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0, &feed, sizeof feed),
+                 noErr);
+    AudioUnitConnection link = {lp, 0, 0};
+    CHECK_STATUS(AudioUnitSetProperty(out, kAudioUnitProperty_MakeConnection, kAudioUnitScope_Input, 0, &link, sizeof link), noErr);
+    CHECK_STATUS(AudioUnitSetProperty(out, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &floatFormat,
+                                      sizeof floatFormat), noErr);
+    CHECK_STATUS(AudioUnitSetParameter(lp, kLowPassParam_CutoffFrequency, kAudioUnitScope_Global, 0, 400, 0), noErr);
+    CHECK_STATUS(AudioUnitInitialize(lp), noErr);
+    CHECK_STATUS(AudioUnitInitialize(out), noErr);
+    memset(&source, 0, sizeof source);
+    source.hz[0] = 200;
+    source.hz[1] = 6400;
+    source.amplitude[0] = source.amplitude[1] = 0.3;
+    long n = RATE / 2;
+    n -= n % SLICE;
+    CHECK_STATUS(render(out, n), noErr);
+    double low = amplitudeAt(left + RATE / 10, n - RATE / 10, 200, RATE);
+    double high = amplitudeAt(left + RATE / 10, n - RATE / 10, 6400, RATE);
+    printf("measured: connected without a graph, 200 Hz %.3f, 6400 Hz %.5f\n", low, high);
+    CHECK(low > 0.25 && high < 0.003, "the connected low-pass keeps 200 Hz (%.3f) and takes 6400 Hz away (%.5f)", low, high);
+    CHECK_STATUS(AudioComponentInstanceDispose(out), noErr);
+    CHECK_STATUS(AudioComponentInstanceDispose(lp), noErr);
+}
+
+static void badInputs(void)
+{
+    AudioUnit u = NULL;
+    CHECK_STATUS(AudioComponentInstanceNew(AudioComponentFindNext(NULL, &lowPassDescription), &u), noErr);
+    CHECK_STATUS(AudioUnitSetParameter(u, kLowPassParam_CutoffFrequency, kAudioUnitScope_Global, 0, 1234, 0), noErr);
+    AudioStreamBasicDescription interleaved = floatFormat, int16 = {RATE, kAudioFormatLinearPCM,
+                                                                    kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked,
+                                                                    4, 1, 4, 2, 16, 0};
+    interleaved.mFormatFlags = kAudioFormatFlagsNativeFloatPacked;
+    interleaved.mBytesPerFrame = interleaved.mBytesPerPacket = 8;
+    AudioUnitParameterInfo info;
+    UInt32 size = sizeof info, one = 1;
+    AudioUnit rio = NULL;
+    CHECK_STATUS(AudioComponentInstanceNew(AudioComponentFindNext(NULL, &rioDescription), &rio), noErr);
+    struct { const char *what; OSStatus got, want; } table[] = {
+        {"an unknown parameter", AudioUnitSetParameter(u, 77, kAudioUnitScope_Global, 0, 1, 0), kAudioUnitErr_InvalidParameter},
+        {"the cutoff in the input scope", AudioUnitSetParameter(u, 0, kAudioUnitScope_Input, 0, 500, 0), kAudioUnitErr_InvalidScope},
+        {"the cutoff on element 1", AudioUnitSetParameter(u, 0, kAudioUnitScope_Global, 1, 500, 0), kAudioUnitErr_InvalidElement},
+        {"a NaN cutoff", AudioUnitSetParameter(u, 0, kAudioUnitScope_Global, 0, NAN, 0), kAudioUnitErr_InvalidParameter},
+        {"an infinite resonance", AudioUnitSetParameter(u, 1, kAudioUnitScope_Global, 0, INFINITY, 0),
+         kAudioUnitErr_InvalidParameter},
+        {"ParameterInfo of an unknown ID", AudioUnitGetProperty(u, kAudioUnitProperty_ParameterInfo, kAudioUnitScope_Global, 9,
+                                                                &info, &size), kAudioUnitErr_InvalidParameter},
+        {"ParameterList set", AudioUnitSetProperty(u, kAudioUnitProperty_ParameterList, kAudioUnitScope_Global, 0, &one,
+                                                   sizeof one), kAudioUnitErr_PropertyNotWritable},
+        {"BypassEffect on the input scope", AudioUnitSetProperty(u, kAudioUnitProperty_BypassEffect, kAudioUnitScope_Input, 0, &one,
+                                                                 sizeof one), kAudioUnitErr_InvalidScope},
+        {"interleaved Float32", AudioUnitSetProperty(u, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &interleaved,
+                                                     sizeof interleaved), kAudioUnitErr_FormatNotSupported},
+        {"SInt16", AudioUnitSetProperty(u, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &int16, sizeof int16),
+         kAudioUnitErr_FormatNotSupported},
+        {"rendered uninitialized", render(u, SLICE), kAudioUnitErr_Uninitialized},
+        {"an effect started", AudioOutputUnitStart(u), kAudio_UnimplementedError},
+        {"BypassEffect of RemoteIO", AudioUnitSetProperty(rio, kAudioUnitProperty_BypassEffect, kAudioUnitScope_Global, 0, &one,
+                                                          sizeof one), kAudioUnitErr_InvalidProperty},
+        {"ParameterInfo of RemoteIO", AudioUnitGetProperty(rio, kAudioUnitProperty_ParameterInfo, kAudioUnitScope_Global, 0, &info,
+                                                           &size), kAudioUnitErr_InvalidProperty},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+        CHECK(table[i].got == table[i].want, "%s: %d (want %d)", table[i].what, (int)table[i].got, (int)table[i].want);
+    Float32 cutoff = 0;
+    CHECK_STATUS(AudioUnitGetParameter(u, kLowPassParam_CutoffFrequency, kAudioUnitScope_Global, 0, &cutoff), noErr);
+    CHECK(cutoff == 1234, "after the refusals the cutoff is as it was (%g)", cutoff);
+    CHECK_STATUS(AudioComponentInstanceDispose(rio), noErr);
+    /* Past its range a value is held to the range's end, as a knob stops. */
+    CHECK_STATUS(AudioUnitSetParameter(u, kLowPassParam_CutoffFrequency, kAudioUnitScope_Global, 0, 96000, 0), noErr);
+    CHECK_STATUS(AudioUnitGetParameter(u, kLowPassParam_CutoffFrequency, kAudioUnitScope_Global, 0, &cutoff), noErr);
+    CHECK(cutoff == RATE / 2, "a cutoff past half the rate is held there (%g)", cutoff);
+    CHECK_STATUS(AudioUnitSetParameter(u, kLowPassParam_Resonance, kAudioUnitScope_Global, 0, -100, 0), noErr);
+    Float32 resonance = 0;
+    CHECK_STATUS(AudioUnitGetParameter(u, kLowPassParam_Resonance, kAudioUnitScope_Global, 0, &resonance), noErr);
+    CHECK(resonance == -20, "a resonance below -20 dB is held there (%g)", resonance);
+    /* Initialized: the format is fixed; rendered with nothing feeding it: NoConnection;
+     * more frames than MaximumFramesPerSlice: TooManyFramesToProcess. */
+    CHECK_STATUS(AudioUnitInitialize(u), noErr);
+    AudioStreamBasicDescription other = floatFormat;
+    other.mSampleRate = 48000;
+    CHECK_STATUS(AudioUnitSetProperty(u, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &other, sizeof other),
+                 kAudioUnitErr_Initialized);
+    CHECK_STATUS(render(u, SLICE), kAudioUnitErr_NoConnection);
+    AURenderCallbackStruct feed = {tone, &source};
+    CHECK_STATUS(AudioUnitSetProperty(u, kAudioUnitProperty_SetRenderCallback, kAudioUnitScope_Input, 0, &feed, sizeof feed),
+                 noErr);
+    UInt32 most = 0;
+    size = sizeof most;
+    CHECK_STATUS(AudioUnitGetProperty(u, kAudioUnitProperty_MaximumFramesPerSlice, kAudioUnitScope_Global, 0, &most, &size),
+                 noErr);
+    static Float32 big[2][65536];
+    struct { UInt32 count; AudioBuffer b[2]; } list = {2, {{1, (most + 1) * 4, big[0]}, {1, (most + 1) * 4, big[1]}}};
+    AudioTimeStamp ts;
+    memset(&ts, 0, sizeof ts);
+    AudioUnitRenderActionFlags flags = 0;
+    CHECK_STATUS(AudioUnitRender(u, &flags, &ts, 0, most + 1, (AudioBufferList *)&list), kAudioUnitErr_TooManyFramesToProcess);
+    CHECK_STATUS(render(u, SLICE), noErr);
+    CHECK_STATUS(AudioComponentInstanceDispose(u), noErr);
+}
+
+/* ---- live ---------------------------------------------------------------------------- */
+
+static void live(void)
+{
+    UInt32 category = kAudioSessionCategory_MediaPlayback;
+    CHECK_STATUS(AudioSessionInitialize(NULL, NULL, NULL, NULL), noErr);
+    CHECK_STATUS(AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category), noErr);
+    if (worldOnCard()) worldRun("vcard %s", "record-reset");
+    AUGraph g = NULL;
+    AUNode out = 0, node = 0;
+    AudioUnit lp = NULL;
+    CHECK_STATUS(NewAUGraph(&g), noErr);
+    CHECK_STATUS(AUGraphAddNode(g, &rioDescription, &out), noErr);
+    CHECK_STATUS(AUGraphAddNode(g, &lowPassDescription, &node), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(g, node, 0, out, 0), noErr);
+    CHECK_STATUS(AUGraphOpen(g), noErr);
+    CHECK_STATUS(AUGraphNodeInfo(g, node, NULL, &lp), noErr);
+    CHECK_STATUS(AudioUnitSetParameter(lp, kLowPassParam_CutoffFrequency, kAudioUnitScope_Global, 0, 500, 0), noErr);
+    Tone t = {{0, 0}, {300, 6000}, {0.3, 0.3}, 0};
+    AURenderCallbackStruct feed = {tone, &t};
+    CHECK_STATUS(AUGraphSetNodeInputCallback(g, node, 0, &feed), noErr);
+    CHECK_STATUS(AUGraphInitialize(g), noErr);
+    CHECK_STATUS(AUGraphStart(g), noErr);
+    for (int i = 0; i < 500 && t.frames < RATE; i++) usleep(10000);
+    CHECK_STATUS(AUGraphStop(g), noErr);
+    CHECK(t.frames >= RATE, "the low-pass node is pulled (%ld frames)", t.frames);
+    if (worldOnCard()) {
+        long frames = 0;
+        short *heard = worldCardRecording(&frames);
+        int rate = worldCardRate();
+        long first = -1;
+        for (long i = 0; heard && i < frames; i++) if (abs(heard[2 * i]) > 200) { first = i; break; }
+        long window = rate / 4;
+        double a300 = 0, a6000 = 0;
+        if (first >= 0 && first + rate / 10 + window < frames) {
+            Float32 *mono = calloc((size_t)window, sizeof *mono);
+            for (long i = 0; i < window; i++) mono[i] = heard[2 * (first + rate / 10 + i)] / 32768.0f;
+            a300 = amplitudeAt(mono, window, 300, rate);
+            a6000 = amplitudeAt(mono, window, 6000, rate);
+            free(mono);
+        }
+        printf("measured: the card heard through the low-pass 300 Hz %.3f, 6000 Hz %.5f\n", a300, a6000);
+        /* 300 Hz below a 500 Hz cutoff passes near unity (+2.9 dB); 6000 Hz is 43 dB down. */
+        CHECK(a300 > 0.3 && a6000 < 0.01, "the card hears 300 Hz (%.3f) and not 6000 Hz (%.5f)", a300, a6000);
+        free(heard);
+    }
+    CHECK_STATUS(DisposeAUGraph(g), noErr);
+}
+
+int main(void)
+{
+    installWatchdog("effects");
+    alarm(120);
+    discovery();
+    parameters();
+    response(&lowPassDescription, 0);
+    response(&highPassDescription, 1);
+    connectedWithoutGraph();
+    badInputs();
+    live();
+    return worldFinish("test_effects");
+}
