@@ -200,7 +200,7 @@ let package = Package(
             name: "Runtime",
             dependencies: ["AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "AudioQueues", "AudioGraphs",
                            "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox", "InProcessArbiter",
-                           "ArbiterClient", "ArbiterSocket", "SystemSounds", "Locking", "Settings"],
+                           "ArbiterClient", "ArbiterSocket", "SystemSounds", "Mixing", "Locking", "Settings"],
             path: "Sources/Library/Runtime",
             swiftSettings: publicHeaders
         ),
@@ -209,7 +209,7 @@ let package = Package(
         .target(
             name: "AVFAudio",
             dependencies: ["Runtime", "AudioSessionCore", "AudioFiles", "AudioQueues", "AudioUnits", "Resampling",
-                           "Mixing", "Locking", "CAudioToolbox"],
+                           "Locking", "CAudioToolbox"],
             path: "Sources/Swift/AVFAudio",
             swiftSettings: publicHeaders
         ),
@@ -246,7 +246,7 @@ let package = Package(
         .testTarget(name: "EchoCancellationTests", dependencies: ["EchoCancellation"]),
         .testTarget(name: "SystemSoundsTests", dependencies: ["SystemSounds", "AudioSessionCore", "CSndfile"]),
         .testTarget(name: "AudioGraphsTests", dependencies: ["AudioGraphs", "AudioUnits", "AudioSessionCore", "Locking"]),
-        .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioToolbox", "CAudioToolbox"],
+        .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioToolbox", "CAudioToolbox", "Runtime"],
                     swiftSettings: publicHeaders),
         .testTarget(
             name: "AudioToolboxTests",

@@ -3,6 +3,7 @@ import AudioToolbox
 import CAudioToolbox
 import Foundation
 import Testing
+import Runtime
 
 // AVAudioPlayer called as a game calls it, from many threads at once: players made from
 // data, played, changed, stopped and dropped on eight threads while the mix's stream

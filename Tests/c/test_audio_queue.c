@@ -841,6 +841,42 @@ static void resumePausedInput(void)
     CHECK_STATUS(AudioQueueDispose(q, true), noErr);
 }
 
+/* Whether the session is active: a mode can be set only while it is inactive (and
+ * Default changes nothing), there being no property that says it directly. */
+static int sessionIsActive(void)
+{
+    UInt32 mode = kAudioSessionMode_Default;
+    OSStatus status = AudioSessionSetProperty(kAudioSessionProperty_Mode, sizeof mode, &mode);
+    CHECK(status == noErr || status == kAudioSessionUnspecifiedError, "activity probe: mode set returned %d", (int)status);
+    return status == kAudioSessionUnspecifiedError;
+}
+
+/* A player paused, its session deactivated (as a game does when it goes to the
+ * background), then resumed: the start asks the session again and activates it, as a
+ * first start does. A pause keeps IsRunning at 1, so a start that looked at IsRunning
+ * would take the queue for running and play with the session left inactive. */
+static void resumePausedOutputActivates(void)
+{
+    UInt32 category = kAudioSessionCategory_MediaPlayback;
+    CHECK_STATUS(AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category), noErr);
+    Player p;
+    newTonePlayer(&p, 44100, 2, 0, NULL, 1L << 40);
+    primeBuffers(&p, 1024);
+    CHECK_STATUS(AudioQueueStart(p.queue, NULL), noErr);
+    while (p.callbacks < 3) usleep(1000);
+    CHECK(sessionIsActive(), "the first start activated the session");
+    CHECK_STATUS(AudioQueuePause(p.queue), noErr);
+    CHECK(isRunning(p.queue) == 1, "a paused queue still reads IsRunning 1");
+    CHECK_STATUS(AudioSessionSetActive(false), noErr);
+    CHECK(!sessionIsActive(), "the session deactivated while the queue is paused");
+    CHECK_STATUS(AudioQueueStart(p.queue, NULL), noErr);
+    CHECK(sessionIsActive(), "resuming the paused queue activated the session again");
+    long before = p.callbacks;
+    for (int i = 0; i < 2000 && p.callbacks < before + 3; i++) usleep(1000);
+    CHECK(p.callbacks >= before + 3, "and it plays on (%ld callbacks)", p.callbacks - before);
+    CHECK_STATUS(AudioQueueDispose(p.queue, true), noErr);
+}
+
 static void forkWithQueue(void)
 {
     Player p;
@@ -994,5 +1030,7 @@ int main(void)
     }
     watchdogName = "resume a paused recorder";
     resumePausedInput();
+    watchdogName = "resume a paused player after deactivation";
+    resumePausedOutputActivates();
     return worldFinish("test_audio_queue");
 }

@@ -13,8 +13,10 @@ package enum ForkCoordinator {
         case systemSounds
         case units
         case queues
-        /// AVAudioPlayer's and AVAudioRecorder's mix and queues (the Swift classes).
+        /// AVAudioPlayer's and AVAudioRecorder's queues (the Swift classes).
         case players
+        /// The players' mix (PlayerMixer), after their queues.
+        case playerMix
     }
 
     private struct Steps {

@@ -168,18 +168,21 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
                                  : Resampler.convert(sound.samples, channels: sound.channels, ratio: ratio,
                                                      quality: .fastest)
         guard !samples.isEmpty else { return nil }
-        let made = MixVoice(samples, channels: sound.channels)
+        let made = mixer.makeVoice(samples, channels: sound.channels)
         made.loopsLeft.store(numberOfLoops, ordering: .relaxed)
         made.setGain(settingsVolume, rampFrames: 0)
         made.panBits.store(settingsPan.bitPattern, ordering: .relaxed)
         made.metering.store(meteringEnabled, ordering: .relaxed)
+        // The mix tells on its own thread; the delegate hears on the main thread.
         made.onFinished = { [weak self] in
             guard let self else { return }
-            self.lock.lock()
-            let loops = self.numberOfLoops
-            self.lock.unlock()
-            self.voice?.loopsLeft.store(loops, ordering: .relaxed)
-            self.delegate?.audioPlayerDidFinishPlaying(self, successfully: true)
+            DispatchQueue.main.async {
+                self.lock.lock()
+                let loops = self.numberOfLoops
+                self.lock.unlock()
+                self.voice?.loopsLeft.store(loops, ordering: .relaxed)
+                self.delegate?.audioPlayerDidFinishPlaying(self, successfully: true)
+            }
         }
         guard mixer.add(made) else { return nil }
         voice = made

@@ -42,7 +42,6 @@ enum SessionQueue {
         ForkCoordinator.register(.players) {
             live.reinitializeAfterFork()
             for entry in live.withLock({ $0 }) { entry.queue?.resetAfterFork() }
-            PlayerMixer.existing?.resetAfterFork()
         }
     }()
 

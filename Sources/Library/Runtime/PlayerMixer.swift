@@ -1,41 +1,40 @@
-internal import AudioSessionCore
-internal import AudioUnits
-internal import Foundation
-internal import Glibc
-internal import Locking
-internal import Mixing
-internal import Runtime
-internal import Synchronization
+import AudioSessionCore
+import AudioStreams
+import AudioUnits
+import Glibc
+import Locking
+import Mixing
+import Synchronization
 
 /// One player's sound in the players' mix: the whole sound at the mix's rate, and what
 /// the program's threads and the mix's real-time thread tell each other, all atomics.
 ///
 /// The program's side writes play, seek, loops, gain and metering; the real-time side
 /// writes the position, the levels, and the frame of the mix where the sound ran out.
-final class MixVoice: @unchecked Sendable {
-    let samples: UnsafeMutablePointer<Float>
-    let frames: Int
+package final class MixVoice: @unchecked Sendable {
+    package let samples: UnsafeMutablePointer<Float>
+    package let frames: Int
     /// 1 or 2: a sound of more channels is folded to two when it is made.
-    let channels: Int
+    package let channels: Int
 
     // The program's word.
-    let running = Atomic<Bool>(false)
-    let seekRequest = Atomic<Int>(-1)
+    package let running = Atomic<Bool>(false)
+    package let seekRequest = Atomic<Int>(-1)
     /// Loops left: -1 forever. The real-time side counts it down.
-    let loopsLeft = Atomic<Int>(0)
-    let volumeBits = Atomic<UInt32>(Float(1).bitPattern)
-    let panBits = Atomic<UInt32>(Float(0).bitPattern)
+    package let loopsLeft = Atomic<Int>(0)
+    package let volumeBits = Atomic<UInt32>(Float(1).bitPattern)
+    package let panBits = Atomic<UInt32>(Float(0).bitPattern)
     /// Frames the next volume change takes (a fade); read with `gainGeneration`.
-    let rampFrames = Atomic<Int>(0)
-    let gainGeneration = Atomic<Int>(0)
-    let metering = Atomic<Bool>(false)
+    package let rampFrames = Atomic<Int>(0)
+    package let gainGeneration = Atomic<Int>(0)
+    package let metering = Atomic<Bool>(false)
 
     // The real-time side's word.
-    let position = Atomic<Int>(0)
+    package let position = Atomic<Int>(0)
     /// The mix's frame count when the sound ran out (no loops left), or -1.
-    let endedAt = Atomic<Int>(-1)
-    let leftAverage = Atomic<UInt32>(0), rightAverage = Atomic<UInt32>(0)
-    let leftPeak = Atomic<UInt32>(0), rightPeak = Atomic<UInt32>(0)
+    package let endedAt = Atomic<Int>(-1)
+    package let leftAverage = Atomic<UInt32>(0), rightAverage = Atomic<UInt32>(0)
+    package let leftPeak = Atomic<UInt32>(0), rightPeak = Atomic<UInt32>(0)
 
     // The real-time side's own: the gain as the mix applies it, and a gain per frame
     // while it moves (a run of the render is at most `rampCapacity` frames).
@@ -44,8 +43,9 @@ final class MixVoice: @unchecked Sendable {
     private let ramp: UnsafeMutablePointer<Float>
     private static let rampCapacity = 1024
 
-    /// Called on the main thread once the sound has been heard to its end.
-    var onFinished: (@Sendable () -> Void)?
+    /// Called on the mix's watcher thread (no lock held) once the sound has been heard
+    /// to its end: the player moves it to its own thread.
+    package var onFinished: (@Sendable () -> Void)?
 
     /// `interleaved` samples of `channels` channels, already at the mix's rate.
     init(_ interleaved: [Float], channels sourceChannels: Int) {
@@ -137,12 +137,12 @@ final class MixVoice: @unchecked Sendable {
     }
 
     /// Each output channel's (average, peak), linear, of the last period it played in.
-    var levels: [(Float, Float)] {
+    package var levels: [(Float, Float)] {
         [(Float(bitPattern: leftAverage.load(ordering: .relaxed)), Float(bitPattern: leftPeak.load(ordering: .relaxed))),
          (Float(bitPattern: rightAverage.load(ordering: .relaxed)), Float(bitPattern: rightPeak.load(ordering: .relaxed)))]
     }
 
-    func setGain(_ volume: Float, rampFrames frames: Int) {
+    package func setGain(_ volume: Float, rampFrames frames: Int) {
         volumeBits.store(volume.bitPattern, ordering: .relaxed)
         rampFrames.store(frames, ordering: .relaxed)
         gainGeneration.add(1, ordering: .releasing)
@@ -160,22 +160,22 @@ final class MixVoice: @unchecked Sendable {
 /// real-time thread through a POSIX semaphore (sem_post never blocks), tells the players
 /// whose sound has been heard to its end, and stops the unit after a second with nothing
 /// to play, so an idle program holds no stream.
-final class PlayerMixer: @unchecked Sendable {
-    static var shared: PlayerMixer? { made.withLock { made in
+package final class PlayerMixer: @unchecked Sendable {
+    package static var shared: PlayerMixer? { made.withLock { made in
         if made == nil { made = .some(PlayerMixer()) }
         return made!
     } }
     /// The mix if one was made (a fork step must not make one).
-    static var existing: PlayerMixer? { made.withLock { $0 ?? nil } }
+    package static var existing: PlayerMixer? { made.withLock { $0 ?? nil } }
     private static let made = Locked<PlayerMixer??>(nil)
 
     /// More players than this at once get a queue of their own.
-    static let slotCount = 64
+    package static let slotCount = 64
     /// Nothing playing for this long: the stream is closed.
     static let idleSeconds = 1.0
 
     let unit: OutputUnit
-    let rate: Double
+    package let rate: Double
     /// Unmanaged<MixVoice> addresses (0: free), read by the real-time thread.
     private let slots: UnsafeMutablePointer<Atomic<UInt>>
     /// Frames mixed and periods rendered so far.
@@ -189,14 +189,17 @@ final class PlayerMixer: @unchecked Sendable {
     private struct Control {
         var voices: [MixVoice?] = Array(repeating: nil, count: PlayerMixer.slotCount)
         /// Voices taken out, kept until the real-time thread is past them.
-        var retired: [(voice: MixVoice, period: Int, time: TimeInterval)] = []
-        var idleSince: TimeInterval?
+        var retired: [(voice: MixVoice, period: Int, time: Double)] = []
+        var idleSince: Double?
         var systemStopsApplied = 0
     }
     private let control = Locked(Control())
 
     private init?() {
-        _ = SessionQueue.installForkStep
+        ForkCoordinator.register(.playerMix) {
+            PlayerMixer.made.reinitializeAfterFork()
+            PlayerMixer.existing?.resetAfterFork()
+        }
         guard let made = UnitHandles.sessionUnit(.remoteIO) else { return nil }
         unit = made
         let hardware = made.sessionSnapshot.sampleRate
@@ -229,15 +232,13 @@ final class PlayerMixer: @unchecked Sendable {
     }
 
     private func startWatcher() {
-        let thread = Thread { [unowned(unsafe) self] in watch() }
-        thread.name = "AVAudioPlayer mix"
-        thread.start()
+        _ = IOThread.spawn(name: "AVAudioPlayer mix") { [unowned(unsafe) self] in watch() }
     }
 
-    /// In the child of a fork (SessionQueue's fork step): only the forking thread exists,
+    /// In the child of a fork (its step, after the queues'): only the forking thread exists,
     /// so the lock is made anew, the unit forgets the parent's stream, and the players'
     /// voices are stopped (their sound was the parent's); a new watcher is started.
-    func resetAfterFork() {
+    private func resetAfterFork() {
         control.reinitializeAfterFork()
         unit.resetAfterFork()
         sem_init(wake, 0, 0)
@@ -254,8 +255,14 @@ final class PlayerMixer: @unchecked Sendable {
 
     // MARK: the program's threads
 
+    /// A voice of `interleaved` samples of `channels` channels, already at the mix's
+    /// rate; it plays once `add` takes it in.
+    package func makeVoice(_ interleaved: [Float], channels: Int) -> MixVoice {
+        MixVoice(interleaved, channels: channels)
+    }
+
     /// Takes `voice` in; false when every slot is taken.
-    func add(_ voice: MixVoice) -> Bool {
+    package func add(_ voice: MixVoice) -> Bool {
         control.withLock { c in
             guard let free = c.voices.firstIndex(where: { $0 == nil }) else { return false }
             c.voices[free] = voice
@@ -265,7 +272,7 @@ final class PlayerMixer: @unchecked Sendable {
     }
 
     /// Takes `voice` out (its player is gone); it is released once no period can hold it.
-    func remove(_ voice: MixVoice) {
+    package func remove(_ voice: MixVoice) {
         voice.running.store(false, ordering: .releasing)
         control.withLock { c in
             guard let index = c.voices.firstIndex(where: { $0 === voice }) else { return }
@@ -278,7 +285,7 @@ final class PlayerMixer: @unchecked Sendable {
 
     /// Plays `voice` from where it is: the session is activated (as a queue's start
     /// activates it) and the stream started if it is not running.
-    func play(_ voice: MixVoice) -> Bool {
+    package func play(_ voice: MixVoice) -> Bool {
         guard Runtime.startingService(unit) == 0 else { return false }
         return control.withLock { c -> Bool in
             pauseAfterSystemStop(&c)
@@ -298,7 +305,7 @@ final class PlayerMixer: @unchecked Sendable {
 
     /// Stops `voice` where it is; the stream closes at once when nothing else plays (a
     /// program that pauses its last player may deactivate its session next).
-    func pause(_ voice: MixVoice) {
+    package func pause(_ voice: MixVoice) {
         voice.running.store(false, ordering: .releasing)
         control.withLock { c in
             if unit.isRunning && !c.voices.contains(where: { $0?.running.load(ordering: .acquiring) == true }) {
@@ -316,10 +323,10 @@ final class PlayerMixer: @unchecked Sendable {
     }
 
     /// Whether `voice` is being heard: playing, on a running stream.
-    func isPlaying(_ voice: MixVoice) -> Bool { voice.running.load(ordering: .acquiring) && unit.isRunning }
+    package func isPlaying(_ voice: MixVoice) -> Bool { voice.running.load(ordering: .acquiring) && unit.isRunning }
 
     /// Frames the device holds after the mix.
-    var latencyFrames: Int { Int(min(0.5, unit.latency) * rate) }
+    package var latencyFrames: Int { Int(min(0.5, unit.latency) * rate) }
 
     // MARK: the real-time thread
 
@@ -342,7 +349,12 @@ final class PlayerMixer: @unchecked Sendable {
 
     // MARK: the watcher
 
-    private static var now: TimeInterval { SessionQueue.deviceTime }
+    /// Seconds of the monotonic clock.
+    private static var now: Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
 
     /// Tells the players whose end has been heard, frees retired voices, and closes an
     /// idle stream. Sleeps on the semaphore: a few milliseconds while an end is pending,
@@ -406,7 +418,7 @@ final class PlayerMixer: @unchecked Sendable {
         }
         released.removeAll()
         for voice in finished {
-            if let told = voice.onFinished { DispatchQueue.main.async { told() } }
+            voice.onFinished?()
         }
         return result
     }
