@@ -39,4 +39,21 @@ private struct Numbered: Coalescing {
         while CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, true) == .handledSource {}
         #expect(delivered.withLock { $0 } == [1, 2])
     }
+
+    /// The descriptor costs a system call per callback only once a program asks for it;
+    /// asked for late, it is readable at once for what already waits, and follows the
+    /// queue from then on.
+    @Test func aDescriptorAskedForLateIsReadableForWhatWaits() throws {
+        let queue = try #require(CallbackQueue<Numbered>(runLoop: CFRunLoopGetCurrent(), mode: kCFRunLoopDefaultMode!) { _ in })
+        queue.enqueue([Numbered(number: 1)])
+        var readable = pollfd(fd: queue.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&readable, 1, 0) == 1, "asked for after an item waits, the descriptor is readable")
+        #expect(queue.drain() == 1)
+        readable.revents = 0
+        #expect(poll(&readable, 1, 0) == 0, "drained, it is not")
+        queue.enqueue([Numbered(number: 2)])
+        readable.revents = 0
+        #expect(poll(&readable, 1, 0) == 1, "an item enqueued later makes it readable again")
+        #expect(queue.drain() == 1)
+    }
 }

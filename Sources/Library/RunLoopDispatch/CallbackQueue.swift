@@ -50,8 +50,13 @@ public final class CallbackQueue<Item: Coalescing>: @unchecked Sendable {
         wake()
     }
 
-    /// The descriptor that polls readable while items wait.
-    public var fileDescriptor: Int32 { wakeup.fileDescriptor }
+    /// The descriptor that polls readable while items wait. It is kept readable only
+    /// once asked for (the first ask makes it readable if items wait already), so a
+    /// program that runs its run loop pays no system call for it per callback.
+    public var fileDescriptor: Int32 {
+        state.withLock { s in wakeup.startPolling(itemsWaiting: !s.items.isEmpty) }
+        return wakeup.fileDescriptor
+    }
 
     /// Adds `items` in order, each as its type says (`Coalescing.add`), and in the same
     /// step makes the descriptor readable and marks the run loop's source signalled, so

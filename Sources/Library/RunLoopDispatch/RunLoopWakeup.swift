@@ -7,15 +7,19 @@ import Synchronization
 /// Wakes whoever delivers callbacks: a version-0 `CFRunLoopSource` on the program's run
 /// loop and mode, and a pollable descriptor for programs that run no CF run loop.
 ///
-/// The descriptor is a non-blocking eventfd. `CallbackQueue` makes it readable and
-/// unreadable under its own lock (`markReadable`, `markUnreadable`: one system call
-/// each), so the descriptor is readable exactly while callbacks wait; the run-loop
-/// source is marked signalled under that lock too, and the loop woken outside it.
+/// The descriptor is a non-blocking eventfd. Once a program has asked for it,
+/// `CallbackQueue` makes it readable and unreadable under its own lock (`markReadable`,
+/// `markUnreadable`: one system call each), so the descriptor is readable exactly while
+/// callbacks wait; the run-loop source is marked signalled under that lock too, and the
+/// loop woken outside it.
 final class RunLoopWakeup: @unchecked Sendable {
     /// The descriptor that polls readable while callbacks wait.
     let fileDescriptor: Int32
     /// Whether the eventfd's count is not zero. Guarded by the queue's lock.
     private var readable = false
+    /// Whether a program has asked for the descriptor: until then nobody polls it, and an
+    /// event costs no system call for it. Guarded by the queue's lock.
+    private var polled = false
     /// Set in the child of `fork`: this wakeup, and what it wakes, belong to the parent.
     private let detached = Atomic<Bool>(false)
     // CF objects are thread-safe for the calls made here (signal, wake up). The run loop
@@ -81,10 +85,17 @@ final class RunLoopWakeup: @unchecked Sendable {
 
     /// Makes the descriptor readable. Called under the queue's lock.
     func markReadable() {
-        guard !readable, !isDetached else { return }
+        guard polled, !readable, !isDetached else { return }
         readable = true
         var one: UInt64 = 1
         _ = write(fileDescriptor, &one, 8)
+    }
+
+    /// The descriptor is polled from now on: readable at once if callbacks wait. Called
+    /// under the queue's lock.
+    func startPolling(itemsWaiting: Bool) {
+        polled = true
+        if itemsWaiting { markReadable() }
     }
 
     /// Makes the descriptor unreadable. Called under the queue's lock.
