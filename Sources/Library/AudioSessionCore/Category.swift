@@ -4,11 +4,19 @@
 /// but behave as the category they alias, through `policy`.
 public struct Category: RawRepresentable, Hashable, CustomStringConvertible, Sendable {
     public let rawValue: UInt32
+    /// The rules that apply to this category: its row of `CategoryPolicy.table`, looked
+    /// up once when the category is made (every transaction asks it several times).
+    public let policy: CategoryPolicy
+
     public init?(rawValue: UInt32) {
-        guard CategoryPolicy.table[rawValue] != nil else { return nil }
+        guard let policy = CategoryPolicy.table[rawValue] else { return nil }
         self.rawValue = rawValue
+        self.policy = policy
     }
-    private init(_ code: StaticString) { rawValue = FourCharCode.make(code) }
+    private init(_ code: StaticString) { self.init(rawValue: FourCharCode.make(code))! }
+
+    public static func == (a: Category, b: Category) -> Bool { a.rawValue == b.rawValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
     /// The corresponding C constant is `kAudioSessionCategory_AmbientSound` ('ambi').
     public static let ambientSound = Category("ambi")
@@ -26,9 +34,6 @@ public struct Category: RawRepresentable, Hashable, CustomStringConvertible, Sen
     public static let userInterfaceSoundEffects = Category("uifx")
     /// The corresponding C constant is `kAudioSessionCategory_LiveAudio` ('live'), deprecated.
     public static let liveAudio = Category("live")
-
-    /// The rules that apply to this category.
-    public var policy: CategoryPolicy { CategoryPolicy.table[rawValue]! }
 
     public var description: String { FourCharCode.describe(rawValue) }
 }
