@@ -1,5 +1,6 @@
 /*
- * The effect units provided so far (AULowpass, AUHipass), called as programs call them.
+ * The effect units provided so far (AULowpass, AUHipass, AUBandpass, the two shelves,
+ * AUParametricEQ), called as programs call them.
  *
  * Found as music apps and audio frameworks find them (AudioComponentFindNext by type
  * and subtype, and every 'aufx' by a zero subtype), described as a parameter-list UI
@@ -14,6 +15,7 @@
  * card, with either arbiter): the card hears the low tone and not the high one.
  */
 #include <AudioToolbox/AudioToolbox.h>
+#include <complex.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,14 @@ static const AudioComponentDescription lowPassDescription = {kAudioUnitType_Effe
                                                              kAudioUnitManufacturer_Apple, 0, 0};
 static const AudioComponentDescription highPassDescription = {kAudioUnitType_Effect, kAudioUnitSubType_HighPassFilter,
                                                               kAudioUnitManufacturer_Apple, 0, 0};
+static const AudioComponentDescription bandPassDescription = {kAudioUnitType_Effect, kAudioUnitSubType_BandPassFilter,
+                                                              kAudioUnitManufacturer_Apple, 0, 0};
+static const AudioComponentDescription highShelfDescription = {kAudioUnitType_Effect, kAudioUnitSubType_HighShelfFilter,
+                                                               kAudioUnitManufacturer_Apple, 0, 0};
+static const AudioComponentDescription lowShelfDescription = {kAudioUnitType_Effect, kAudioUnitSubType_LowShelfFilter,
+                                                              kAudioUnitManufacturer_Apple, 0, 0};
+static const AudioComponentDescription parametricDescription = {kAudioUnitType_Effect, kAudioUnitSubType_ParametricEQ,
+                                                                kAudioUnitManufacturer_Apple, 0, 0};
 
 enum { RATE = 44100, SLICE = 512 };
 
@@ -145,8 +155,9 @@ static double measuredDecibels(double hz)
 
 static void discovery(void)
 {
-    const AudioComponentDescription kinds[] = {lowPassDescription, highPassDescription};
-    for (int i = 0; i < 2; i++) {
+    const AudioComponentDescription kinds[] = {lowPassDescription, highPassDescription, bandPassDescription,
+                                               highShelfDescription, lowShelfDescription, parametricDescription};
+    for (int i = 0; i < 6; i++) {
         AudioComponent c = AudioComponentFindNext(NULL, &kinds[i]);
         CHECK(c != NULL, "AudioComponentFindNext finds effect %d", i);
         CFStringRef name = NULL;
@@ -156,16 +167,18 @@ static void discovery(void)
     }
     /* Every effect, as a host's menu lists them: type 'aufx', subtype 0. */
     AudioComponentDescription any = {kAudioUnitType_Effect, 0, 0, 0, 0};
-    int effects = 0, lowPass = 0, highPass = 0;
+    int effects = 0, lowPass = 0, highPass = 0, others = 0;
     for (AudioComponent c = AudioComponentFindNext(NULL, &any); c; c = AudioComponentFindNext(c, &any)) {
         AudioComponentDescription d;
         CHECK_STATUS(AudioComponentGetDescription(c, &d), noErr);
         CHECK(d.componentType == kAudioUnitType_Effect, "the search by type finds only effects");
         lowPass += d.componentSubType == kAudioUnitSubType_LowPassFilter;
         highPass += d.componentSubType == kAudioUnitSubType_HighPassFilter;
+        others += d.componentSubType == kAudioUnitSubType_BandPassFilter || d.componentSubType == kAudioUnitSubType_HighShelfFilter
+                  || d.componentSubType == kAudioUnitSubType_LowShelfFilter || d.componentSubType == kAudioUnitSubType_ParametricEQ;
         effects++;
     }
-    CHECK(lowPass == 1 && highPass == 1, "every effect listed once (%d effects)", effects);
+    CHECK(lowPass == 1 && highPass == 1 && others == 4, "every effect listed once (%d effects)", effects);
 }
 
 static void parameters(void)
@@ -258,6 +271,105 @@ static void response(const AudioComponentDescription *kind, int highPass)
     on = 0;
     CHECK_STATUS(AudioUnitSetProperty(effect, kAudioUnitProperty_BypassEffect, kAudioUnitScope_Global, 0, &on, sizeof on),
                  noErr);
+    CHECK_STATUS(DisposeAUGraph(graph), noErr);
+}
+
+/* The analogue sections the other filters transform (s = j·x, x the frequency over the
+ * cutoff or centre), read at the frequency the bilinear transform maps `hz` to: their
+ * response at `hz` once digital. A = 10^(gain/40); the shelves have slope 1 (1/Q = √2). */
+static double warped(double hz, double f0) { return tan(M_PI * hz / RATE) / tan(M_PI * f0 / RATE); }
+
+static double shelfDecibels(int high, double hz, double f0, double gain)
+{
+    double complex s = I * warped(hz, f0);
+    double a = pow(10, gain / 40), k = sqrt(a) * sqrt(2.0);
+    double complex h = high ? a * (a * s * s + k * s + 1) / (s * s + k * s + a)
+                            : a * (s * s + k * s + a) / (a * s * s + k * s + 1);
+    return 20 * log10(cabs(h));
+}
+
+static double peakDecibels(double hz, double f0, double q, double gain)
+{
+    double complex s = I * warped(hz, f0);
+    double a = pow(10, gain / 40);
+    return 20 * log10(cabs((s * s + s * a / q + 1) / (s * s + s / (a * q) + 1)));
+}
+
+/* Band-pass, the shelves and the parametric EQ, each at its documented points: the
+ * band-pass unity at its centre and -3 dB at the band's edges; the shelves the full gain
+ * far on their side, half of it at the cutoff; the EQ its gain at the centre. */
+static void otherFilters(void)
+{
+    /* Band-pass: centre 1000 Hz, one octave (1200 cents): -3 dB at 707 and 1414 Hz. */
+    buildGraph(&bandPassDescription);
+    CHECK_STATUS(AudioUnitSetParameter(effect, kBandpassParam_CenterFrequency, kAudioUnitScope_Global, 0, 1000, 0), noErr);
+    CHECK_STATUS(AudioUnitSetParameter(effect, kBandpassParam_Bandwidth, kAudioUnitScope_Global, 0, 1200, 0), noErr);
+    double centre = measuredDecibels(1000), lower = measuredDecibels(1000 / sqrt(2)), upper = measuredDecibels(1000 * sqrt(2));
+    double far = measuredDecibels(62.5);
+    printf("measured: band-pass 1000 Hz, 1200 cents: centre %+.2f dB, edges %+.2f / %+.2f dB, 4 octaves down %+.2f dB\n", centre,
+           lower, upper, far);
+    CHECK(fabs(centre) <= 0.2 && fabs(lower + 3.01) <= 0.5 && fabs(upper + 3.01) <= 0.5 && far < -20,
+          "band-pass: unity at the centre (%+.2f), -3 dB at the octave's edges (%+.2f, %+.2f), %+.2f dB 4 octaves away", centre,
+          lower, upper, far);
+    CHECK_STATUS(DisposeAUGraph(graph), noErr);
+
+    const struct { const AudioComponentDescription *kind; const char *name; int high; double f0, gain, hz[3]; } shelves[] = {
+        {&lowShelfDescription, "low shelf", 0, 100, 12, {25, 100, 2000}},
+        {&lowShelfDescription, "low shelf", 0, 200, -18, {40, 200, 3000}},
+        {&highShelfDescription, "high shelf", 1, 10000, -12, {1000, 10000, 18000}},
+    };
+    for (size_t i = 0; i < sizeof shelves / sizeof *shelves; i++) {
+        buildGraph(shelves[i].kind);
+        CHECK_STATUS(AudioUnitSetParameter(effect, 0, kAudioUnitScope_Global, 0, (Float32)shelves[i].f0, 0), noErr);
+        CHECK_STATUS(AudioUnitSetParameter(effect, 1, kAudioUnitScope_Global, 0, (Float32)shelves[i].gain, 0), noErr);
+        for (int k = 0; k < 3; k++) {
+            double hz = shelves[i].hz[k], got = measuredDecibels(hz);
+            double want = shelfDecibels(shelves[i].high, hz, shelves[i].f0, shelves[i].gain);
+            printf("measured: %s %.0f Hz %+.0f dB at %.0f Hz: %+.2f dB (filter %+.2f dB)\n", shelves[i].name, shelves[i].f0,
+                   shelves[i].gain, hz, got, want);
+            CHECK(fabs(got - want) <= 0.5, "%s %.0f Hz %+.0f dB at %.0f Hz: %+.2f dB, within 0.5 dB of %+.2f", shelves[i].name,
+                  shelves[i].f0, shelves[i].gain, hz, got, want);
+        }
+        /* At the cutoff a shelf gives half its gain. */
+        double half = measuredDecibels(shelves[i].f0);
+        CHECK(fabs(half - shelves[i].gain / 2) <= 0.5, "%s: %+.2f dB at the cutoff, half of %+.0f", shelves[i].name, half,
+              shelves[i].gain);
+        CHECK_STATUS(DisposeAUGraph(graph), noErr);
+    }
+
+    buildGraph(&parametricDescription);
+    const struct { double f0, q, gain, hz[3]; } peaks[] = {{1000, 1, 12, {250, 1000, 3000}}, {3000, 4, -15, {1500, 3000, 3500}}};
+    for (size_t i = 0; i < sizeof peaks / sizeof *peaks; i++) {
+        CHECK_STATUS(AudioUnitSetParameter(effect, kParametricEQParam_CenterFreq, kAudioUnitScope_Global, 0, (Float32)peaks[i].f0, 0),
+                     noErr);
+        CHECK_STATUS(AudioUnitSetParameter(effect, kParametricEQParam_Q, kAudioUnitScope_Global, 0, (Float32)peaks[i].q, 0), noErr);
+        CHECK_STATUS(AudioUnitSetParameter(effect, kParametricEQParam_Gain, kAudioUnitScope_Global, 0, (Float32)peaks[i].gain, 0),
+                     noErr);
+        for (int k = 0; k < 3; k++) {
+            double hz = peaks[i].hz[k], got = measuredDecibels(hz), want = peakDecibels(hz, peaks[i].f0, peaks[i].q, peaks[i].gain);
+            printf("measured: parametric EQ %.0f Hz Q %.1f %+.0f dB at %.0f Hz: %+.2f dB (filter %+.2f dB)\n", peaks[i].f0,
+                   peaks[i].q, peaks[i].gain, hz, got, want);
+            CHECK(fabs(got - want) <= 0.5, "parametric EQ %.0f Hz Q %.1f %+.0f dB at %.0f Hz: %+.2f dB, within 0.5 dB of %+.2f",
+                  peaks[i].f0, peaks[i].q, peaks[i].gain, hz, got, want);
+        }
+    }
+    /* The EQ's three parameters and their documented defaults. */
+    AudioUnit fresh = NULL;
+    CHECK_STATUS(AudioComponentInstanceNew(AudioComponentFindNext(NULL, &parametricDescription), &fresh), noErr);
+    Float32 f = 0, q = 0, g = 99;
+    AudioUnitGetParameter(fresh, kParametricEQParam_CenterFreq, kAudioUnitScope_Global, 0, &f);
+    AudioUnitGetParameter(fresh, kParametricEQParam_Q, kAudioUnitScope_Global, 0, &q);
+    AudioUnitGetParameter(fresh, kParametricEQParam_Gain, kAudioUnitScope_Global, 0, &g);
+    CHECK(f == 2000 && q == 1 && g == 0, "a new parametric EQ: 2000 Hz, Q 1, 0 dB (%g, %g, %g)", f, q, g);
+    UInt32 size = 0;
+    CHECK_STATUS(AudioUnitGetPropertyInfo(fresh, kAudioUnitProperty_ParameterList, kAudioUnitScope_Global, 0, &size, NULL), noErr);
+    CHECK(size == 3 * sizeof(AudioUnitParameterID), "its ParameterList has three IDs (%u bytes)", (unsigned)size);
+    /* A scope with no parameters lists none, read with a size of 0. */
+    AudioUnitParameterID none[1];
+    size = 0;
+    CHECK_STATUS(AudioUnitGetProperty(fresh, kAudioUnitProperty_ParameterList, kAudioUnitScope_Input, 0, none, &size), noErr);
+    CHECK(size == 0, "the input scope lists no parameters (%u bytes)", (unsigned)size);
+    CHECK_STATUS(AudioComponentInstanceDispose(fresh), noErr);
     CHECK_STATUS(DisposeAUGraph(graph), noErr);
 }
 
@@ -428,6 +540,7 @@ int main(void)
     parameters();
     response(&lowPassDescription, 0);
     response(&highPassDescription, 1);
+    otherFilters();
     connectedWithoutGraph();
     badInputs();
     live();

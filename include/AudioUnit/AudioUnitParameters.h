@@ -3,7 +3,7 @@
  *
  * Parameter IDs of Apple's units, as the iPhone SDK (iOS 7) numbers them: the output
  * units' volume, the multichannel mixer's, Varispeed's and the effects' provided so far
- * (the low-pass and high-pass filters).
+ * (the two-pole filters: low-pass, high-pass, band-pass, the shelves, the parametric EQ).
  */
 #ifndef __AudioUnitParameters
 #define __AudioUnitParameters
@@ -44,6 +44,36 @@ enum {
 enum {
     kHipassParam_CutoffFrequency = 0,
     kHipassParam_Resonance       = 1
+};
+
+/* The band-pass filter (kAudioUnitSubType_BandPassFilter), global scope: the centre in
+ * Hz (20 to half the sample rate, 5000) and the bandwidth in cents between the -3 dB
+ * points (100 to 12000, 600). */
+enum {
+    kBandpassParam_CenterFrequency = 0,
+    kBandpassParam_Bandwidth       = 1
+};
+
+/* The high shelf (kAudioUnitSubType_HighShelfFilter): the cutoff in Hz (10000 to half the
+ * sample rate, 10000) and the gain in dB far above it (-40 to 40, 0). */
+enum {
+    kHighShelfParam_CutOffFrequency = 0,
+    kHighShelfParam_Gain            = 1
+};
+
+/* The low shelf (kAudioUnitSubType_LowShelfFilter): the cutoff in Hz (10 to 200, 80) and
+ * the gain in dB far below it (-40 to 40, 0). */
+enum {
+    kAULowShelfParam_CutoffFrequency = 0,
+    kAULowShelfParam_Gain            = 1
+};
+
+/* The parametric EQ (kAudioUnitSubType_ParametricEQ): the centre in Hz (20 to half the
+ * sample rate, 2000), Q (0.1 to 20, 1) and the gain at the centre in dB (-20 to 20, 0). */
+enum {
+    kParametricEQParam_CenterFreq = 0,
+    kParametricEQParam_Q          = 1,
+    kParametricEQParam_Gain       = 2
 };
 
 #endif /* __AudioUnitParameters */

@@ -180,6 +180,7 @@ func openLog(_ path: String) -> Int32 {
 /// lock stays held, something that is not a working daemon holds it, and saying so (and
 /// failing) is what lets the user find it.
 func leaveToTheLockHolder() {
+    Log.info("another process holds \(endpoint.lockPath): waiting for it to serve or to leave")
     let deadline = Deadline(secondsFromNow: 2)
     var lastProblem = EndpointProblem.noAnswer
     while !deadline.hasPassed {
@@ -196,7 +197,12 @@ func leaveToTheLockHolder() {
             exit(0)
         } catch {
             lastProblem = error
-            if case .unreachable = error { usleep(20_000); continue }
+            // Nobody there, or a daemon that closed the connection on its way out: the
+            // lock may come free; anything else is an answer that is not a daemon's.
+            switch error {
+            case .unreachable, .noAnswer: usleep(20_000); continue
+            default: break
+            }
             break
         }
     }

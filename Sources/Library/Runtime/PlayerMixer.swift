@@ -228,11 +228,16 @@ package final class PlayerMixer: @unchecked Sendable {
             systemStops.add(1, ordering: .releasing)
             sem_post(wake)
         }
-        startWatcher()
+        guard startWatcher() else {
+            _ = unit.uninitialize()
+            return nil
+        }
     }
 
-    private func startWatcher() {
-        _ = IOThread.spawn(name: "AVAudioPlayer mix") { [unowned(unsafe) self] in watch() }
+    /// False when no thread could be made (then nothing would tell a player its end).
+    @discardableResult
+    private func startWatcher() -> Bool {
+        IOThread.spawn(name: "AVAudioPlayer mix") { [unowned(unsafe) self] in watch() }
     }
 
     /// In the child of a fork (its step, after the queues'): only the forking thread exists,

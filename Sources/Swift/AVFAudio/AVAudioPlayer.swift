@@ -175,8 +175,10 @@ open class AVAudioPlayer: NSObject, @unchecked Sendable {
         made.metering.store(meteringEnabled, ordering: .relaxed)
         // The mix tells on its own thread; the delegate hears on the main thread.
         made.onFinished = { [weak self] in
-            guard let self else { return }
-            DispatchQueue.main.async {
+            // Weak on the main queue too: a program that never runs it must not keep its
+            // finished players (and their voices' slots) alive.
+            DispatchQueue.main.async { [weak self] in
+                guard let self else { return }
                 self.lock.lock()
                 let loops = self.numberOfLoops
                 self.lock.unlock()

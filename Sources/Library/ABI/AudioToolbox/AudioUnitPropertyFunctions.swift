@@ -39,7 +39,9 @@ public func audioUnitGetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
                                  _ outData: UnsafeMutableRawPointer?, _ ioSize: UnsafeMutablePointer<UInt32>?) -> Int32 {
     unitCall(unit) { u throws(UnitError) in
         let property = try UnitProperties.access(u, id, scope: scope, element: element)
-        guard let outData, let ioSize, ioSize.pointee > 0 else { throw .parameter }
+        // A list that is empty here (an effect's parameters of a scope that has none) is
+        // read with a size of 0.
+        guard let outData, let ioSize, ioSize.pointee > 0 || property.size == 0 else { throw .parameter }
         guard Int(ioSize.pointee) >= property.size else { throw .invalidPropertyValue }
         let value = try property.value()
         value.withUnsafeBytes { bytes in

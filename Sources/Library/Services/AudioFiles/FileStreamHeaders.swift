@@ -108,6 +108,8 @@ struct FrameHeader {
     }
 
     private static let aacFrames = Int(FormatFacts.of(FormatID.mpeg4AAC)!.framesPerPacket(0))
+    /// Layers I, II and III, looked up once (every frame header asks).
+    private static let mpegFacts = [FormatID.mpegLayer1, FormatID.mpegLayer2, FormatID.mpegLayer3].map { FormatFacts.of($0)! }
 
     private static func mpeg(_ b1: UInt8, _ b2: UInt8, _ b3: UInt8, maximumBitRate: Bool) -> FrameHeader? {
         let version = Int(b1 >> 3 & 3)    // 0: MPEG 2.5, 2: MPEG 2, 3: MPEG 1
@@ -119,8 +121,7 @@ struct FrameHeader {
         let kbps = version == 3 ? mpeg1Bitrates[layer - 1][bitrateIndex - 1]
             : mpeg2Bitrates[layer == 1 ? 0 : 1][bitrateIndex - 1]
         let padding = maximumBitRate ? 1 : Int(b2 >> 1 & 1)
-        let frames = Int(FormatFacts.of([FormatID.mpegLayer1, FormatID.mpegLayer2, FormatID.mpegLayer3][layer - 1])!
-            .framesPerPacket(Double(rate)))
+        let frames = Int(mpegFacts[layer - 1].framesPerPacket(Double(rate)))
         let length = layer == 1 ? (12 * kbps * 1000 / rate + padding) * 4 : frames / 8 * kbps * 1000 / rate + padding
         return FrameHeader(kind: .mpeg(version: version, layer: layer), length: length, payloadStart: 0, sampleRate: rate,
                            channels: b3 >> 6 == 3 ? 1 : 2, framesPerPacket: frames, bitRate: kbps * 1000)

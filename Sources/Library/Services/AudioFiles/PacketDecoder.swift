@@ -61,6 +61,9 @@ public final class PacketDecoder {
             let got = Int(MediaDecoderReceive(decoder, out, Int32(frames)))
             if got > 0 { return got }
             if !held.isEmpty {
+                // Nothing more to receive, so the decoder takes it now. Were it refused
+                // again (a decoder in a state FFmpeg does not document), it is dropped as a
+                // damaged packet is: keeping it would loop here for ever.
                 let packet = held.removeFirst()
                 _ = packet.withUnsafeBufferPointer { MediaDecoderSend(decoder, $0.baseAddress, Int32($0.count)) }
                 continue

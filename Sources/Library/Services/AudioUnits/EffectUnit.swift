@@ -23,7 +23,8 @@ public struct ParameterSpec: Sendable {
         self.defaultValue = defaultValue
     }
 
-    public static let hertz: UInt32 = 8, decibels: UInt32 = 13
+    /// AudioUnitParameterUnit values the specs use.
+    public static let hertz: UInt32 = 8, cents: UInt32 = 9, decibels: UInt32 = 13
 }
 
 /// What an effect does to its audio, made at Initialize for a rate and channel count:
@@ -103,6 +104,10 @@ public final class EffectUnit: AudioUnitInstance, @unchecked Sendable {
     private let resetRequested = Atomic<Bool>(false)
     /// The parameters' values as Float bit patterns, in the definition's order.
     private let values: UnsafeMutablePointer<Atomic<UInt32>>
+    /// The format's sample rate (the top of a cutoff's range), for setParameter to read
+    /// without the configuration's lock: a program may set parameters from its render
+    /// callback.
+    private let sampleRateBits = Atomic<UInt64>(Double(44100).bitPattern)
 
     let disposed = Atomic<Bool>(false)
     public var isDisposed: Bool { disposed.load(ordering: .acquiring) }
@@ -152,6 +157,7 @@ public final class EffectUnit: AudioUnitInstance, @unchecked Sendable {
             guard c.storage == nil else { throw .initialized }
             c.plan.layout = PCMLayout(sampleRate: layout.sampleRate, encoding: .float32, channels: layout.channels,
                                       interleaved: false)
+            sampleRateBits.store(layout.sampleRate.bitPattern, ordering: .relaxed)
         }
     }
 
@@ -214,7 +220,7 @@ public final class EffectUnit: AudioUnitInstance, @unchecked Sendable {
         let i = try index(of: id, scope: scope, element: element)
         guard value.isFinite else { throw .invalidParameter }
         let spec = definition.parameters[i]
-        let rate = config.withLock { $0.plan.layout.sampleRate }
+        let rate = Double(bitPattern: sampleRateBits.load(ordering: .relaxed))
         let held = min(max(value, spec.minimum), spec.maximum(rate))
         values[i].store(held.bitPattern, ordering: .relaxed)
     }

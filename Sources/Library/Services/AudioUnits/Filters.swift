@@ -1,23 +1,31 @@
 import Glibc
 
-/// The resonant two-pole filters (AULowPass, AUHipass): a biquad per channel whose
-/// response at the cutoff is the resonance, in dB (so 0 dB passes the cutoff at unity and
-/// a positive resonance peaks there by that much), falling 12 dB an octave beyond it.
-/// Coefficients are the bilinear transform of the analogue prototype, recomputed on the
-/// render thread when a parameter moves (no allocation).
-final class ResonantFilter: EffectKernel {
-    enum Shape { case lowPass, highPass }
+/// The two-pole filters of the phone's effects (AULowpass, AUHipass, AUBandpass, the two
+/// shelves, AUParametricEQ): a biquad per channel, each the bilinear transform of an
+/// analogue second-order section whose response the unit's parameters name (see each
+/// design below and docs/API.md, "Effects"). Coefficients are designed again on the
+/// render thread when a parameter moves; nothing is allocated there.
+final class BiquadFilter: EffectKernel {
+    /// Normalised coefficients (a0 = 1).
+    struct Coefficients {
+        var b0 = 1.0, b1 = 0.0, b2 = 0.0, a1 = 0.0, a2 = 0.0
+    }
+    /// Designs the coefficients for a sample rate from the parameters' values.
+    typealias Design = @Sendable (_ sampleRate: Double, _ parameters: UnsafePointer<Float>) -> Coefficients
 
-    private let shape: Shape
+    private let design: Design
+    private let parameterCount: Int
     private let sampleRate: Double
     /// Per channel: the transposed direct form's two state values.
     private let state: UnsafeMutablePointer<Double>
     private let channels: Int
-    private var b0 = 1.0, b1 = 0.0, b2 = 0.0, a1 = 0.0, a2 = 0.0
-    private var designed: (Float, Float) = (.nan, .nan)
+    private var c = Coefficients()
+    /// The values the coefficients were designed for (NaN: not yet).
+    private var designed: (Float, Float, Float) = (.nan, .nan, .nan)
 
-    init(_ shape: Shape, sampleRate: Double, channels: Int) {
-        self.shape = shape
+    init(_ design: @escaping Design, parameterCount: Int, sampleRate: Double, channels: Int) {
+        self.design = design
+        self.parameterCount = parameterCount
         self.sampleRate = sampleRate
         self.channels = channels
         state = .allocate(capacity: 2 * max(1, channels))
@@ -28,61 +36,143 @@ final class ResonantFilter: EffectKernel {
 
     func reset() { state.update(repeating: 0, count: 2 * max(1, channels)) }
 
-    /// parameters[0]: cutoff in Hz; parameters[1]: resonance in dB.
     func process(_ buffers: UnsafePointer<UnsafeMutablePointer<Float>>, count: Int, frames: Int,
                  parameters: UnsafePointer<Float>) {
-        if designed != (parameters[0], parameters[1]) { design(cutoff: parameters[0], resonance: parameters[1]) }
-        for c in 0..<min(count, channels) {
-            let samples = buffers[c]
-            var z1 = state[2 * c], z2 = state[2 * c + 1]
+        let now = (parameters[0], parameterCount > 1 ? parameters[1] : 0, parameterCount > 2 ? parameters[2] : 0)
+        if now != designed {
+            designed = now
+            c = design(sampleRate, parameters)
+        }
+        let c = self.c
+        for channel in 0..<min(count, channels) {
+            let samples = buffers[channel]
+            var z1 = state[2 * channel], z2 = state[2 * channel + 1]
             for i in 0..<frames {
                 let x = Double(samples[i])
-                let y = b0 * x + z1
-                z1 = b1 * x - a1 * y + z2
-                z2 = b2 * x - a2 * y
+                let y = c.b0 * x + z1
+                z1 = c.b1 * x - c.a1 * y + z2
+                z2 = c.b2 * x - c.a2 * y
                 samples[i] = Float(y)
             }
             // A denormal tail costs more than silence: flush it.
-            state[2 * c] = abs(z1) < 1e-30 ? 0 : z1
-            state[2 * c + 1] = abs(z2) < 1e-30 ? 0 : z2
+            state[2 * channel] = abs(z1) < 1e-30 ? 0 : z1
+            state[2 * channel + 1] = abs(z2) < 1e-30 ? 0 : z2
         }
     }
 
-    private func design(cutoff: Float, resonance: Float) {
-        designed = (cutoff, resonance)
-        let f0 = min(max(Double(cutoff), 10), 0.49 * sampleRate)
-        let q = pow(10, Double(resonance) / 20)
-        let w0 = 2 * Double.pi * f0 / sampleRate
-        let cosine = cos(w0), alpha = sin(w0) / (2 * q)
-        let a0 = 1 + alpha
-        switch shape {
-        case .lowPass:
-            b0 = (1 - cosine) / 2 / a0
-            b1 = (1 - cosine) / a0
-        case .highPass:
-            b0 = (1 + cosine) / 2 / a0
-            b1 = -(1 + cosine) / a0
+    // MARK: Designs
+
+    /// The angle of `hz` at `sampleRate`, kept inside the transform's range.
+    private static func angle(_ hz: Float, _ sampleRate: Double) -> Double {
+        2 * Double.pi * min(max(Double(hz), 10), 0.49 * sampleRate) / sampleRate
+    }
+
+    /// b0...b2 over a0...a2, normalised.
+    private static func normalised(_ b: (Double, Double, Double), _ a: (Double, Double, Double)) -> Coefficients {
+        Coefficients(b0: b.0 / a.0, b1: b.1 / a.0, b2: b.2 / a.0, a1: a.1 / a.0, a2: a.2 / a.0)
+    }
+
+    /// Resonant low-pass or high-pass: 1 / (s² + s/Q + 1) (times s² for the high-pass),
+    /// Q = 10^(resonance/20), so the gain at the cutoff is the resonance in dB.
+    static func resonant(highPass: Bool) -> Design {
+        { rate, p in
+            let w0 = angle(p[0], rate), q = pow(10, Double(p[1]) / 20)
+            let cosine = cos(w0), alpha = sin(w0) / (2 * q)
+            let b = highPass ? ((1 + cosine) / 2, -(1 + cosine), (1 + cosine) / 2) : ((1 - cosine) / 2, 1 - cosine, (1 - cosine) / 2)
+            return normalised(b, (1 + alpha, -2 * cosine, 1 - alpha))
         }
-        b2 = b0
-        a1 = -2 * cosine / a0
-        a2 = (1 - alpha) / a0
+    }
+
+    /// Band-pass: (s/Q) / (s² + s/Q + 1), unity at the centre, the bandwidth (in cents)
+    /// between the -3 dB points.
+    static let bandPass: Design = { rate, p in
+        let w0 = angle(p[0], rate)
+        let octaves = Double(p[1]) / 1200
+        let alpha = sin(w0) * sinh(log(2) / 2 * octaves * w0 / sin(w0))
+        return normalised((alpha, 0, -alpha), (1 + alpha, -2 * cos(w0), 1 - alpha))
+    }
+
+    /// Shelves of slope 1: the full gain (dB) far below (low shelf) or far above (high
+    /// shelf) the cutoff, half of it at the cutoff, unity far on the other side.
+    static func shelf(high: Bool) -> Design {
+        { rate, p in
+            let w0 = angle(p[0], rate), a = pow(10, Double(p[1]) / 40)
+            let cosine = cos(w0), alpha = sin(w0) / 2 * 2.0.squareRoot(), root = 2 * a.squareRoot() * alpha
+            if high {
+                return normalised((a * ((a + 1) + (a - 1) * cosine + root), -2 * a * ((a - 1) + (a + 1) * cosine),
+                                   a * ((a + 1) + (a - 1) * cosine - root)),
+                                  ((a + 1) - (a - 1) * cosine + root, 2 * ((a - 1) - (a + 1) * cosine),
+                                   (a + 1) - (a - 1) * cosine - root))
+            }
+            return normalised((a * ((a + 1) - (a - 1) * cosine + root), 2 * a * ((a - 1) - (a + 1) * cosine),
+                               a * ((a + 1) - (a - 1) * cosine - root)),
+                              ((a + 1) + (a - 1) * cosine + root, -2 * ((a - 1) + (a + 1) * cosine),
+                               (a + 1) + (a - 1) * cosine - root))
+        }
+    }
+
+    /// Peaking EQ: (s² + s·A/Q + 1) / (s² + s/(A·Q) + 1), A = 10^(gain/40): the gain (dB)
+    /// at the centre, unity far from it, Q the centre over the bandwidth.
+    static let parametric: Design = { rate, p in
+        let w0 = angle(p[0], rate), q = max(0.1, Double(p[1])), a = pow(10, Double(p[2]) / 40)
+        let alpha = sin(w0) / (2 * q), cosine = cos(w0)
+        return normalised((1 + alpha * a, -2 * cosine, 1 - alpha * a), (1 + alpha / a, -2 * cosine, 1 - alpha / a))
     }
 }
 
 extension EffectDefinition {
-    /// The cutoff (kLowPassParam_CutoffFrequency, kHipassParam_CutoffFrequency: 10 Hz to
-    /// half the rate, 6900 by default) and the resonance (_Resonance: -20 to 40 dB, 0).
-    private static func resonantParameters() -> [ParameterSpec] {
-        [ParameterSpec(id: 0, name: "Cutoff Frequency", unit: ParameterSpec.hertz, minimum: 10,
-                       maximum: { Float($0 / 2) }, defaultValue: 6900),
-         ParameterSpec(id: 1, name: "Resonance", unit: ParameterSpec.decibels, minimum: -20, maximum: { _ in 40 },
-                       defaultValue: 0)]
+    private static func biquad(_ design: @escaping BiquadFilter.Design, _ parameters: [ParameterSpec]) -> EffectDefinition {
+        let count = parameters.count
+        return EffectDefinition(parameters: parameters) {
+            BiquadFilter(design, parameterCount: count, sampleRate: $0, channels: $1)
+        }
     }
 
-    public static let lowPass = EffectDefinition(parameters: resonantParameters()) {
-        ResonantFilter(.lowPass, sampleRate: $0, channels: $1)
-    }
-    public static let highPass = EffectDefinition(parameters: resonantParameters()) {
-        ResonantFilter(.highPass, sampleRate: $0, channels: $1)
-    }
+    private static let halfRate: @Sendable (Double) -> Float = { Float($0 / 2) }
+
+    /// The cutoff (kLowPassParam_CutoffFrequency, kHipassParam_CutoffFrequency: 10 Hz to
+    /// half the rate, 6900 by default) and the resonance (_Resonance: -20 to 40 dB, 0).
+    private static let resonantParameters = [
+        ParameterSpec(id: 0, name: "Cutoff Frequency", unit: ParameterSpec.hertz, minimum: 10, maximum: halfRate,
+                      defaultValue: 6900),
+        ParameterSpec(id: 1, name: "Resonance", unit: ParameterSpec.decibels, minimum: -20, maximum: { _ in 40 },
+                      defaultValue: 0),
+    ]
+
+    public static let lowPass = biquad(BiquadFilter.resonant(highPass: false), resonantParameters)
+    public static let highPass = biquad(BiquadFilter.resonant(highPass: true), resonantParameters)
+
+    /// kBandpassParam_CenterFrequency (20 Hz to half the rate, 5000) and
+    /// kBandpassParam_Bandwidth (100 to 12000 cents, 600).
+    public static let bandPass = biquad(BiquadFilter.bandPass, [
+        ParameterSpec(id: 0, name: "Center Frequency", unit: ParameterSpec.hertz, minimum: 20, maximum: halfRate,
+                      defaultValue: 5000),
+        ParameterSpec(id: 1, name: "Bandwidth", unit: ParameterSpec.cents, minimum: 100, maximum: { _ in 12000 },
+                      defaultValue: 600),
+    ])
+
+    /// kHighShelfParam_CutOffFrequency (10000 Hz to half the rate, 10000) and
+    /// kHighShelfParam_Gain (-40 to 40 dB, 0).
+    public static let highShelf = biquad(BiquadFilter.shelf(high: true), [
+        ParameterSpec(id: 0, name: "Cut Off Frequency", unit: ParameterSpec.hertz, minimum: 10000, maximum: halfRate,
+                      defaultValue: 10000),
+        ParameterSpec(id: 1, name: "Gain", unit: ParameterSpec.decibels, minimum: -40, maximum: { _ in 40 }, defaultValue: 0),
+    ])
+
+    /// kAULowShelfParam_CutoffFrequency (10 to 200 Hz, 80) and kAULowShelfParam_Gain
+    /// (-40 to 40 dB, 0).
+    public static let lowShelf = biquad(BiquadFilter.shelf(high: false), [
+        ParameterSpec(id: 0, name: "Cutoff Frequency", unit: ParameterSpec.hertz, minimum: 10, maximum: { _ in 200 },
+                      defaultValue: 80),
+        ParameterSpec(id: 1, name: "Gain", unit: ParameterSpec.decibels, minimum: -40, maximum: { _ in 40 }, defaultValue: 0),
+    ])
+
+    /// kParametricEQParam_CenterFreq (20 Hz to half the rate, 2000), kParametricEQParam_Q
+    /// (0.1 to 20, 1) and kParametricEQParam_Gain (-20 to 20 dB, 0).
+    public static let parametricEQ = biquad(BiquadFilter.parametric, [
+        ParameterSpec(id: 0, name: "Center Freq", unit: ParameterSpec.hertz, minimum: 20, maximum: halfRate,
+                      defaultValue: 2000),
+        ParameterSpec(id: 1, name: "Q", unit: ParameterSpec.hertz, minimum: 0.1, maximum: { _ in 20 }, defaultValue: 1),
+        ParameterSpec(id: 2, name: "Gain", unit: ParameterSpec.decibels, minimum: -20, maximum: { _ in 20 }, defaultValue: 0),
+    ])
 }

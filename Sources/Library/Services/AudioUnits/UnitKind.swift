@@ -14,7 +14,8 @@ import FourCharCodes
 /// - Varispeed, a converter whose rate ratio follows its PlaybackRate parameter (speed
 ///   and pitch together, as a tape does);
 /// - MultiChannelMixer (MixerUnit), which sums any number of input buses into one output;
-/// - the effects (EffectUnit, with a definition each): LowPass and HighPass today.
+/// - the effects (EffectUnit, with a definition each): the low-pass, high-pass and
+///   band-pass filters, the two shelves and the parametric EQ today.
 public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
     /// What a kind of unit can do, beyond rendering.
     public struct Traits: OptionSet, Hashable, Sendable {
@@ -108,8 +109,20 @@ public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
     public static let highPass: UnitKind = UnitKind("aufx", "hpas", "Apple: AUHipass", []) { _ in
         EffectUnit(kind: .highPass, definition: .highPass)
     }
+    public static let bandPass: UnitKind = UnitKind("aufx", "bpas", "Apple: AUBandpass", []) { _ in
+        EffectUnit(kind: .bandPass, definition: .bandPass)
+    }
+    public static let highShelf: UnitKind = UnitKind("aufx", "hshf", "Apple: AUHighShelfFilter", []) { _ in
+        EffectUnit(kind: .highShelf, definition: .highShelf)
+    }
+    public static let lowShelf: UnitKind = UnitKind("aufx", "lshf", "Apple: AULowShelfFilter", []) { _ in
+        EffectUnit(kind: .lowShelf, definition: .lowShelf)
+    }
+    public static let parametricEQ: UnitKind = UnitKind("aufx", "pmeq", "Apple: AUParametricEQ", []) { _ in
+        EffectUnit(kind: .parametricEQ, definition: .parametricEQ)
+    }
 
     /// Every component, in AudioComponentFindNext's order.
     public static let all: [UnitKind] = [remoteIO, voiceProcessingIO, genericOutput, converter, varispeed, multiChannelMixer,
-                                         lowPass, highPass]
+                                         lowPass, highPass, bandPass, highShelf, lowShelf, parametricEQ]
 }
