@@ -623,12 +623,24 @@ def case_g3(c):
     os.makedirs(c.folder, mode=0o700, exist_ok=True)
     holder = os.open(os.path.join(c.folder, "audiosessiond.lock"), os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(holder, fcntl.LOCK_EX)
+    log = os.path.join(c.folder, "audiosessiond.log")
+    env = dict(c.env, AUDIOTOOLBOX_LOG="info")
     try:
-        tool = subprocess.Popen([tool_path, "call", "start"], env=c.env, stdout=subprocess.PIPE,
+        tool = subprocess.Popen([tool_path, "call", "start"], env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
-        # Long enough for the tool to find no socket and start a daemon, which finds the
-        # lock held; the "leaving daemon" then exits.
-        time.sleep(1.0)
+        # The lock is let go only once the daemon the tool started has found it held, so
+        # the hand-over is what this case runs, however slowly the daemon starts.
+        deadline = time.monotonic() + HANG
+        while time.monotonic() < deadline:
+            try:
+                with open(log, errors="replace") as f:
+                    if "waiting for it to serve or to leave" in f.read():
+                        break
+            except OSError:
+                pass
+            time.sleep(0.01)
+        else:
+            raise CaseFailure("the daemon the tool started never said it found the lock held")
     finally:
         os.close(holder)
     try:
@@ -640,6 +652,9 @@ def case_g3(c):
     if tool.returncode != 0:
         raise CaseFailure("a program starting the daemon while the last one left was not answered: "
                           f"{err.strip() or out.strip()}")
+    with open(log, errors="replace") as f:
+        if "the last audiosessiond left: serving in its place" not in f.read():
+            raise CaseFailure("the daemon that found the lock held did not take it over when it came free")
     c.tool("call", "end")
 
 
