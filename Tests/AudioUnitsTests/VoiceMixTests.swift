@@ -18,7 +18,7 @@ struct VoiceMixTests {
     func monoVoiceAdds() {
         let voice: [Float] = [0.5, -0.25, 1]
         var sum: [Float] = [0.1, 0.1, 0, 0, 0, 0]
-        let levels = voice.withUnsafeBufferPointer { v in
+        let (levels, after) = voice.withUnsafeBufferPointer { v in
             sum.withUnsafeMutableBufferPointer { s in
                 VoiceMix.add(v.baseAddress!, channels: 1, frames: 3, into: s.baseAddress!, gain: 0.5,
                              sides: VoiceMix.sides(pan: 0.5), measure: true)
@@ -28,6 +28,27 @@ struct VoiceMixTests {
         #expect(sum == [0.1 + 0.125, 0.1 + 0.25, -0.0625, -0.125, 0.25, 0.5])
         #expect(levels.peak == (1, 1))
         #expect(abs(levels.meanSquare.left - (0.25 + 0.0625 + 1) / 3) < 1e-6)
+        // After the gain and the sides: what the voice added.
+        #expect(after.peak == (0.25, 0.5))
+        #expect(abs(after.meanSquare.right - (0.0625 + 0.015625 + 0.25) / 3) < 1e-6)
+    }
+
+    @Test("while a gain ramps, the levels after it are each frame's own")
+    func levelsDuringARamp() {
+        let voice: [Float] = [1, 1, 1, 1]
+        let ramp: [Float] = [0, 0.25, 0.5, 1]
+        var sum = [Float](repeating: 0, count: 8)
+        let after = voice.withUnsafeBufferPointer { v in
+            ramp.withUnsafeBufferPointer { r in
+                sum.withUnsafeMutableBufferPointer { s in
+                    VoiceMix.add(v.baseAddress!, channels: 1, frames: 4, into: s.baseAddress!, gain: 1, ramp: r.baseAddress!,
+                                 sides: VoiceMix.sides(pan: 0), measure: true).after
+                }
+            }
+        }
+        #expect(sum == [0, 0, 0.25, 0.25, 0.5, 0.5, 1, 1])
+        #expect(after.peak == (1, 1))
+        #expect(abs(after.meanSquare.left - (0 + 0.0625 + 0.25 + 1) / 4) < 1e-6)
     }
 
     @Test("a ramp reaches its target exactly after its frames, after its delay, and then holds")

@@ -6,17 +6,10 @@ import Glibc
 /// sounds' mix all call it, so a gain ramp or a pan law is written once. Everything here
 /// runs on real-time threads: no allocation, no lock.
 public enum VoiceMix {
-    /// A voice's levels over one call, before its gain: the mean of the squares and the
-    /// peak of each side.
+    /// A voice's levels over one call: the mean of the squares and the peak of each side.
     public struct Levels {
         public var meanSquare: (left: Float, right: Float) = (0, 0)
         public var peak: (left: Float, right: Float) = (0, 0)
-
-        /// The same levels after a gain of `left` and `right` on the two sides.
-        public func scaled(left: Float, right: Float) -> Levels {
-            Levels(meanSquare: (meanSquare.left * left * left, meanSquare.right * right * right),
-                   peak: (peak.left * left, peak.right * right))
-        }
     }
 
     /// The gains of the two sides for `pan` (-1 left ... 1 right): the far side falls
@@ -29,24 +22,33 @@ public enum VoiceMix {
     /// Adds `frames` frames of `samples` (one or two channels, interleaved) into the
     /// stereo `sum`: at `gain`, or at `ramp[f]` for each frame when a gain moves, times
     /// the sides of `pan`. A mono voice goes to both sides. With `measure`, returns its
-    /// levels before the gain (else zeros).
+    /// levels before the gain and after it (each frame at its own gain while one moves);
+    /// else zeros.
     @discardableResult
     public static func add(_ samples: UnsafePointer<Float>, channels: Int, frames: Int,
                            into sum: UnsafeMutablePointer<Float>, gain: Float, ramp: UnsafePointer<Float>? = nil,
-                           sides: (left: Float, right: Float), measure: Bool) -> Levels {
-        var levels = Levels()
+                           sides: (left: Float, right: Float), measure: Bool) -> (before: Levels, after: Levels) {
+        var before = Levels(), after = Levels()
         let last = channels - 1
         if measure && frames > 0 {
             var sumL: Float = 0, sumR: Float = 0, peakL: Float = 0, peakR: Float = 0
+            var gainedL: Float = 0, gainedR: Float = 0, gainedPeakL: Float = 0, gainedPeakR: Float = 0
             for f in 0..<frames {
                 let l = samples[f * channels], r = samples[f * channels + last]
+                let g = ramp?[f] ?? gain
+                let gl = l * g * sides.left, gr = r * g * sides.right
                 sumL += l * l
                 sumR += r * r
                 peakL = max(peakL, abs(l))
                 peakR = max(peakR, abs(r))
+                gainedL += gl * gl
+                gainedR += gr * gr
+                gainedPeakL = max(gainedPeakL, abs(gl))
+                gainedPeakR = max(gainedPeakR, abs(gr))
             }
             let n = Float(frames)
-            levels = Levels(meanSquare: (sumL / n, sumR / n), peak: (peakL, peakR))
+            before = Levels(meanSquare: (sumL / n, sumR / n), peak: (peakL, peakR))
+            after = Levels(meanSquare: (gainedL / n, gainedR / n), peak: (gainedPeakL, gainedPeakR))
         }
         if let ramp {
             for f in 0..<frames {
@@ -61,7 +63,7 @@ public enum VoiceMix {
                 sum[2 * f + 1] += samples[f * channels + last] * gr
             }
         }
-        return levels
+        return (before, after)
     }
 
     /// The stereo `sum` as 16-bit samples at `gain`, saturating as an analogue mix clips

@@ -112,12 +112,11 @@ package final class MixVoice: @unchecked Sendable {
             }
             let run = min(count - done, frames - at, Self.rampCapacity)
             let moving = gain.advance(frames: run, into: ramp)
-            let levels = VoiceMix.add(samples + at * channels, channels: channels, frames: run, into: out + done * 2,
-                                      gain: gain.current, ramp: moving ? UnsafePointer(ramp) : nil, sides: sides,
-                                      measure: meter)
+            let after = VoiceMix.add(samples + at * channels, channels: channels, frames: run, into: out + done * 2,
+                                     gain: gain.current, ramp: moving ? UnsafePointer(ramp) : nil, sides: sides,
+                                     measure: meter).after
             if meter {
                 // The player's meters read what it adds to the mix: after its gain and pan.
-                let after = levels.scaled(left: gain.current * sides.left, right: gain.current * sides.right)
                 sums.0 += after.meanSquare.left * Float(run)
                 sums.1 += after.meanSquare.right * Float(run)
                 peaks.0 = max(peaks.0, after.peak.left)

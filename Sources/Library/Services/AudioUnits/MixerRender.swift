@@ -203,12 +203,11 @@ extension MixerUnit {
             }
             let volume = s.gains[index].gain.current
             let sides = VoiceMix.sides(pan: bus.pan, outputChannels: output.channels)
-            let levels = VoiceMix.add(pipe.samples, channels: pipe.floatLayout.channels, frames: frames, into: s.mix,
-                                      gain: volume, ramp: moving ? UnsafePointer(s.ramp) : nil, sides: sides,
-                                      measure: bus.metering)
+            let (levels, after) = VoiceMix.add(pipe.samples, channels: pipe.floatLayout.channels, frames: frames, into: s.mix,
+                                               gain: volume, ramp: moving ? UnsafePointer(s.ramp) : nil, sides: sides,
+                                               measure: bus.metering)
             if bus.metering {
                 metered = true
-                let after = levels.scaled(left: volume * sides.left, right: volume * sides.right)
                 s.meters[2 * index].take(meanSquare: max(levels.meanSquare.left, levels.meanSquare.right),
                                          peak: max(levels.peak.left, levels.peak.right), frames: frames, rate: rate)
                 s.meters[2 * index + 1].take(meanSquare: max(after.meanSquare.left, after.meanSquare.right),

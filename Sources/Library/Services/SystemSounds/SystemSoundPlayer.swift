@@ -23,7 +23,7 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
         /// The file it came from (nil for predefined sounds).
         public let path: String?
         /// The sound converted for the mixer's rate, made on its first play there.
-        var converted: (rate: Int, frames: [Float])?
+        var converted: (rate: Int, frames: [Int16])?
         /// Predefined sounds cannot be disposed.
         let predefined: Bool
         public var isUISound: UInt32 = 1
@@ -33,7 +33,7 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
     private struct Voice {
         let soundID: UInt32
         /// Stereo frames at the mixer's rate; empty until the mixer thread converts them.
-        var frames: [Float]?
+        var frames: [Int16]?
         var position = 0
     }
 
@@ -172,6 +172,8 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
         let periodFrames = sink.periodFrames
         // The voices' sum (VoiceMix, the engine the mixer unit renders with), then 16 bits.
         var period = [Float](repeating: 0, count: periodFrames * 2)
+        // A voice's stretch as Float for the engine; sounds stay 16-bit in memory.
+        var voiceFloats = [Float](repeating: 0, count: periodFrames * 2)
         var out = [Int16](repeating: 0, count: periodFrames * 2)
         while true {
             let (level, silent) = fed.withLock { (max(0, min(1, $0.level)), $0.silentSwitch) }
@@ -189,9 +191,10 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
                     // A UI sound under the silent switch plays on, unheard, and completes.
                     let muted = silent && s.sounds[s.voices[index].soundID]?.isUISound == 1
                     if !muted && count > 0 {
-                        frames.withUnsafeBufferPointer { voice in
+                        for i in 0..<(count * 2) { voiceFloats[i] = Float(frames[start * 2 + i]) / 32768 }
+                        voiceFloats.withUnsafeBufferPointer { voice in
                             period.withUnsafeMutableBufferPointer { sum in
-                                _ = VoiceMix.add(voice.baseAddress! + start * 2, channels: 2, frames: count, into: sum.baseAddress!,
+                                _ = VoiceMix.add(voice.baseAddress!, channels: 2, frames: count, into: sum.baseAddress!,
                                                  gain: 1, sides: VoiceMix.sides(pan: 0), measure: false)
                             }
                         }
@@ -222,10 +225,10 @@ public final class SystemSoundPlayer: AudioService, @unchecked Sendable {
     }
 
     /// The stereo frames of a sound at `rate`, converted once per rate.
-    private static func frames(of id: UInt32, at rate: Int, in s: inout State) -> [Float] {
+    private static func frames(of id: UInt32, at rate: Int, in s: inout State) -> [Int16] {
         guard var sound = s.sounds[id] else { return [] }
         if let converted = sound.converted, converted.rate == rate { return converted.frames }
-        let frames = sound.decoded.stereo(atRate: rate)
+        let frames = sound.decoded.converted(toRate: rate)
         sound.converted = (rate, frames)
         s.sounds[id] = sound
         return frames
