@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
+#include "tone_level.h"
 #include "world.h"
 
 static const AudioComponentDescription genericDescription = {kAudioUnitType_Output, kAudioUnitSubType_GenericOutput,
@@ -68,20 +69,6 @@ static OSStatus tone(void *refCon, AudioUnitRenderActionFlags *flags, const Audi
     }
     __atomic_add_fetch(&t->frames, frames, __ATOMIC_RELAXED);
     return noErr;
-}
-
-/* The amplitude of `hz` in `n` samples (Goertzel over a Hann window). */
-static double amplitudeAt(const Float32 *s, long n, double hz, double rate)
-{
-    double w = 2 * M_PI * hz / rate, c = 2 * cos(w), s1 = 0, s2 = 0;
-    for (long i = 0; i < n; i++) {
-        double hann = 0.5 * (1 - cos(2 * M_PI * i / (n - 1)));
-        double s0 = s[i] * hann + c * s1 - s2;
-        s2 = s1;
-        s1 = s0;
-    }
-    double power = s1 * s1 + s2 * s2 - c * s1 * s2;
-    return 4 * sqrt(power > 0 ? power : 0) / n;
 }
 
 /* The analogue two-pole filter's gain in dB at `hz` (cutoff fc, resonance in dB = the

@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "check.h"
+#include "tone_level.h"
 #include "world.h"
 
 static const AudioComponentDescription rioDescription = {kAudioUnitType_Output, kAudioUnitSubType_RemoteIO,
@@ -81,21 +82,6 @@ static const AudioStreamBasicDescription floatStereoHalf = {RATE / 2, kAudioForm
 static const AudioStreamBasicDescription outputFormat = {RATE, kAudioFormatLinearPCM,
                                                          kAudioFormatFlagsNativeFloatPacked | kAudioFormatFlagIsNonInterleaved,
                                                          4, 1, 4, 2, 32, 0};
-
-/* The amplitude of `hz` in `n` samples (a Goertzel filter over a Hann window, so a
- * neighbouring tone does not leak in). */
-static double amplitudeAt(const Float32 *s, long n, double hz, double rate)
-{
-    double w = 2 * M_PI * hz / rate, c = 2 * cos(w), s1 = 0, s2 = 0;
-    for (long i = 0; i < n; i++) {
-        double hann = 0.5 * (1 - cos(2 * M_PI * i / (n - 1)));
-        double s0 = s[i] * hann + c * s1 - s2;
-        s2 = s1;
-        s1 = s0;
-    }
-    double power = s1 * s1 + s2 * s2 - c * s1 * s2;
-    return 4 * sqrt(power > 0 ? power : 0) / n;
-}
 
 /* What the card played since its recording was reset: the samples, the left channel as
  * Float, the loud part (above 200) and its size. The caller frees samples and mono. */
