@@ -18,6 +18,9 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out"
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 flags=$(pkg-config --cflags --libs AudioToolbox) || { echo "FAIL pkg-config cannot find AudioToolbox in $prefix"; exit 1; }
+# A suite that says "Compiled as iPhone code" in its opening comment is built as a ported
+# program is: with the -ios module, where TARGET_OS_IPHONE is 1 (the iPhone-only names).
+iosFlags=$(pkg-config --cflags --libs AudioToolbox-ios) || { echo "FAIL pkg-config cannot find AudioToolbox-ios"; exit 1; }
 export PATH=$prefix/bin:$PATH
 
 suites=("$@")
@@ -37,7 +40,9 @@ stop_daemon() {
 }
 
 for name in "${suites[@]}"; do
-    if ! cc -std=gnu11 -Wall -Wextra -Werror -o "$out/$name" "$here/Tests/c/$name.c" $flags -lsndfile -lpthread -lm \
+    suiteFlags=$flags
+    head -20 "$here/Tests/c/$name.c" | grep -q "Compiled as iPhone code" && suiteFlags=$iosFlags
+    if ! cc -std=gnu11 -Wall -Wextra -Werror -o "$out/$name" "$here/Tests/c/$name.c" $suiteFlags -lsndfile -lpthread -lm \
             2>"$out/$name.err"; then
         echo "FAIL $name (does not compile)"; cat "$out/$name.err"; continue
     fi

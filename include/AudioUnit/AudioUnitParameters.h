@@ -2,8 +2,9 @@
  * AudioToolbox for Linux — <AudioUnit/AudioUnitParameters.h>.
  *
  * Parameter IDs of Apple's units, as the iPhone SDK (iOS 7) numbers them: the output
- * units' volume, the multichannel mixer's, Varispeed's and the effects' provided so far
- * (the two-pole filters: low-pass, high-pass, band-pass, the shelves, the parametric EQ).
+ * units' volume, the multichannel mixer's, Varispeed's and the effects' (the two-pole
+ * filters, the N-band EQ, the limiter, the dynamics processor, the delay, the distortion
+ * and the reverb). Every parameter named here is in the global scope, element 0.
  */
 #ifndef __AudioUnitParameters
 #define __AudioUnitParameters
@@ -74,6 +75,123 @@ enum {
     kParametricEQParam_CenterFreq = 0,
     kParametricEQParam_Q          = 1,
     kParametricEQParam_Gain       = 2
+};
+
+/* The peak limiter (kAudioUnitSubType_PeakLimiter): the attack in seconds (0.001 to
+ * 0.03, 0.012), which is also how long the signal is held back (the unit's latency); the
+ * decay in seconds (0.001 to 0.06, 0.024); the gain before limiting in dB (-40 to 40, 0).
+ * The output never goes above full scale. */
+enum {
+    kLimiterParam_AttackTime = 0,
+    kLimiterParam_DecayTime  = 1,
+    kLimiterParam_PreGain    = 2
+};
+
+/* The dynamics processor (kAudioUnitSubType_DynamicsProcessor): a compressor above the
+ * threshold (-40 to 20 dB, -20) whose output stays below the threshold plus the headroom
+ * (0.1 to 40 dB, 5), a downward expander below the expansion threshold (-120 to 0 dB,
+ * -100) by the expansion ratio (1 to 50, 2), the attack (0.0001 to 0.2 s, 0.001) and
+ * release (0.01 to 3 s, 0.05) of its level detector, and a gain after (-40 to 40 dB, 0).
+ * The last three are meters in dB, read-only: the compressor's gain change (0 or less),
+ * the input's level and the output's. */
+enum {
+    kDynamicsProcessorParam_Threshold          = 0,
+    kDynamicsProcessorParam_HeadRoom           = 1,
+    kDynamicsProcessorParam_ExpansionRatio     = 2,
+    kDynamicsProcessorParam_ExpansionThreshold = 3,
+    kDynamicsProcessorParam_AttackTime         = 4,
+    kDynamicsProcessorParam_ReleaseTime        = 5,
+    kDynamicsProcessorParam_MasterGain         = 6,
+    kDynamicsProcessorParam_OverallGain        = 6,
+    kDynamicsProcessorParam_CompressionAmount  = 1000,
+    kDynamicsProcessorParam_InputAmplitude     = 2000,
+    kDynamicsProcessorParam_OutputAmplitude    = 3000
+};
+
+/* The delay (kAudioUnitSubType_Delay): the equal-power blend of dry and delayed signal
+ * (0 to 100, 50), the delay in seconds (0 to 2, 1), the feedback in percent (-100 to 100,
+ * 50) and the cutoff of the low-pass in the delayed path in Hz (10 to half the sample
+ * rate, 15000). */
+enum {
+    kDelayParam_WetDryMix    = 0,
+    kDelayParam_DelayTime    = 1,
+    kDelayParam_Feedback     = 2,
+    kDelayParam_LopassCutoff = 3
+};
+
+/* The distortion (kAudioUnitSubType_Distortion): five stages, each with its own mix in
+ * percent, then a final mix with the input. Echo: delay in ms (0.1 to 500, 0.1), decay
+ * (0.1 to 50, 1), mix (50). Decimation: amount (%, 50), rounding to fewer bits (%, 0),
+ * mix (50). Polynomial: linear (0 to 1, 1), squared and cubic terms (0 to 20, 0), mix
+ * (50). Ring modulator: two frequencies (0.5 to 8000 Hz, 100), their balance (%, 50), mix
+ * (0). Soft clip: the gain into it in dB (-80 to 20, -6). Final mix (%, 50). */
+enum {
+    kDistortionParam_Delay          = 0,
+    kDistortionParam_Decay          = 1,
+    kDistortionParam_DelayMix       = 2,
+    kDistortionParam_Decimation     = 3,
+    kDistortionParam_Rounding       = 4,
+    kDistortionParam_DecimationMix  = 5,
+    kDistortionParam_LinearTerm     = 6,
+    kDistortionParam_SquaredTerm    = 7,
+    kDistortionParam_CubicTerm      = 8,
+    kDistortionParam_PolynomialMix  = 9,
+    kDistortionParam_RingModFreq1   = 10,
+    kDistortionParam_RingModFreq2   = 11,
+    kDistortionParam_RingModBalance = 12,
+    kDistortionParam_RingModMix     = 13,
+    kDistortionParam_SoftClipGain   = 14,
+    kDistortionParam_FinalMix       = 15
+};
+
+/* The reverb (kAudioUnitSubType_Reverb2): the dry-to-wet crossfade (0 to 100, 100: all
+ * wet), the output gain in dB (-20 to 20, 0), the shortest and longest delay of its
+ * reflections in seconds (0.0001 to 1, 0.008 and 0.050), the time to fall by 60 dB at
+ * low frequencies and at the highest (0.001 to 20 s, 1 and 0.5), and a seed for the
+ * reflections' pattern (1 to 1000, 1). Thirteen factory presets (kAudioUnitProperty_
+ * FactoryPresets), the rooms of AVAudioUnitReverbPreset in its order. */
+enum {
+    kReverb2Param_DryWetMix            = 0,
+    kReverb2Param_Gain                 = 1,
+    kReverb2Param_MinDelayTime         = 2,
+    kReverb2Param_MaxDelayTime         = 3,
+    kReverb2Param_DecayTimeAt0Hz       = 4,
+    kReverb2Param_DecayTimeAtNyquist   = 5,
+    kReverb2Param_RandomizeReflections = 6
+};
+
+/* The N-band EQ (kAudioUnitSubType_NBandEQ): a gain over all bands in dB (-96 to 24, 0);
+ * per band, the band-0 ID plus the band's index: bypassed (0 or 1, 1 at first), its
+ * filter type (one of the kAUNBandEQFilterType_ values, 0), frequency in Hz (20 to half
+ * the sample rate, 1000), gain in dB (-96 to 24, 0) and width in octaves (0.05 to 5, 0.5).
+ * kAUNBandEQProperty_NumberOfBands says how many bands are in use. */
+enum {
+    kAUNBandEQParam_GlobalGain = 0,
+    kAUNBandEQParam_BypassBand = 1000,
+    kAUNBandEQParam_FilterType = 2000,
+    kAUNBandEQParam_Frequency  = 3000,
+    kAUNBandEQParam_Gain       = 4000,
+    kAUNBandEQParam_Bandwidth  = 5000
+};
+
+/* A band's filter: a peak (the gain at the frequency, half of it in dB at the band's
+ * edges); second-order Butterworth low-pass and high-pass (-3 dB at the frequency); the
+ * same with a resonance set by the width; band-pass and band-stop (the width between the
+ * -3 dB points); low and high shelves of the gain, and the same with a resonance set by
+ * the width. */
+enum {
+    kAUNBandEQFilterType_Parametric                 = 0,
+    kAUNBandEQFilterType_2ndOrderButterworthLowPass  = 1,
+    kAUNBandEQFilterType_2ndOrderButterworthHighPass = 2,
+    kAUNBandEQFilterType_ResonantLowPass            = 3,
+    kAUNBandEQFilterType_ResonantHighPass           = 4,
+    kAUNBandEQFilterType_BandPass                   = 5,
+    kAUNBandEQFilterType_BandStop                   = 6,
+    kAUNBandEQFilterType_LowShelf                   = 7,
+    kAUNBandEQFilterType_HighShelf                  = 8,
+    kAUNBandEQFilterType_ResonantLowShelf           = 9,
+    kAUNBandEQFilterType_ResonantHighShelf          = 10,
+    kNumAUNBandEQFilterTypes                        = 11
 };
 
 #endif /* __AudioUnitParameters */

@@ -103,6 +103,33 @@ enum {
     kAUVoiceIOProperty_MuteOutput              = 2104
 };
 
+/* AUNBandEQ (global scope): the bands in use (UInt32, 1 to the maximum, settable while
+ * uninitialized; 2 at first), the most it can have (16 here), and five Float64 a band in
+ * use (b0, b1, b2, a1, a2, with a0 = 1) for drawing its response. */
+enum {
+    kAUNBandEQProperty_NumberOfBands      = 2200,
+    kAUNBandEQProperty_MaxNumberOfBands   = 2201,
+    kAUNBandEQProperty_BiquadCoefficients = 2203
+};
+
+/* The keys of the dictionary kAudioUnitProperty_ClassInfo gives and takes, as .aupreset
+ * files hold it. An effect's dictionary has the version (0), the component's type,
+ * subtype and manufacturer, the preset's name and its parameters' values as data. */
+#define kAUPresetVersionKey       "version"
+#define kAUPresetTypeKey          "type"
+#define kAUPresetSubtypeKey       "subtype"
+#define kAUPresetManufacturerKey  "manufacturer"
+#define kAUPresetDataKey          "data"
+#define kAUPresetNameKey          "name"
+#define kAUPresetRenderQualityKey "render-quality"
+#define kAUPresetCPULoadKey       "cpu-load"
+#define kAUPresetElementNameKey   "element-name"
+#define kAUPresetExternalFileRefs "file-references"
+#define kAUPresetVSTDataKey       "vstdata"
+#define kAUPresetVSTPresetKey     "vstpreset"
+#define kAUPresetMASDataKey       "masdata"
+#define kAUPresetPartKey          "part"
+
 /* Mixers: metering on (non-zero) or off for one bus (input scope) or the output.
  * MatrixLevels: Float32 crosspoint gains, of the whole matrix mixer or of one input of the
  * multichannel mixer (input scope). MatrixDimensions (two UInt32: the input and output

@@ -43,7 +43,7 @@ public func audioUnitGetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
         // read with a size of 0.
         guard let outData, let ioSize, ioSize.pointee > 0 || property.size == 0 else { throw .parameter }
         guard Int(ioSize.pointee) >= property.size else { throw .invalidPropertyValue }
-        let value = try property.value()
+        let value = property.isObject ? UnitObjectValues.bytes(try property.object()) : try property.value()
         value.withUnsafeBytes { bytes in
             if let base = bytes.baseAddress { outData.copyMemory(from: base, byteCount: bytes.count) }
         }
@@ -57,6 +57,15 @@ public func audioUnitSetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
     var changedFormat = false
     let status = unitCall(unit) { u throws(UnitError) in
         let property = try UnitProperties.access(u, id, scope: scope, element: element)
+        if property.isObject {
+            guard let inData else { throw .parameter }
+            guard Int(size) == property.size else { throw .invalidPropertyValue }
+            guard property.writable else { throw .propertyNotWritable }
+            guard let object = UnitObjectValues.object(UnsafeRawBufferPointer(start: inData, count: Int(size)), for: id)
+            else { throw .invalidPropertyValue }
+            try property.set(object: object)
+            return
+        }
         changedFormat = try property.set(inData.map { UnsafeRawBufferPointer(start: $0, count: Int(size)) }) {
             destination, source, output, input throws(UnitError) in
             try UnitConnections.connect(destination, unit, AudioUnitConnection(

@@ -1,50 +1,6 @@
 import Locking
 import Synchronization
 
-/// A parameter as an effect declares it: what kAudioUnitProperty_ParameterList and
-/// ParameterInfo report, and the range a value set is held to.
-public struct ParameterSpec: Sendable {
-    public let id: UInt32
-    public let name: String
-    /// AudioUnitParameterUnit (kAudioUnitParameterUnit_Hertz ...).
-    public let unit: UInt32
-    public let minimum: Float
-    /// The top of the range at a sample rate (a cutoff reaches half of it).
-    public let maximum: @Sendable (_ sampleRate: Double) -> Float
-    public let defaultValue: Float
-
-    public init(id: UInt32, name: String, unit: UInt32, minimum: Float, maximum: @escaping @Sendable (Double) -> Float,
-                defaultValue: Float) {
-        self.id = id
-        self.name = name
-        self.unit = unit
-        self.minimum = minimum
-        self.maximum = maximum
-        self.defaultValue = defaultValue
-    }
-
-    /// AudioUnitParameterUnit values the specs use.
-    public static let hertz: UInt32 = 8, cents: UInt32 = 9, decibels: UInt32 = 13
-}
-
-/// What an effect does to its audio, made at Initialize for a rate and channel count:
-/// runs on the render thread, so it allocates nothing and takes no lock.
-public protocol EffectKernel: AnyObject {
-    /// Processes `frames` frames of each of `channels` channels in place; `parameters`
-    /// holds the values in the order of the definition's specs.
-    func process(_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, count: Int, frames: Int,
-                 parameters: UnsafePointer<Float>)
-    /// Forgets the audio it has seen (AudioUnitReset).
-    func reset()
-}
-
-/// One kind of effect: its parameters and how its kernel is made. A new effect is a
-/// definition (and its kernel) and one UnitKind entry naming it.
-public struct EffectDefinition: Sendable {
-    public let parameters: [ParameterSpec]
-    public let makeKernel: @Sendable (_ sampleRate: Double, _ channels: Int) -> any EffectKernel
-}
-
 /// An effect unit (kAudioUnitType_Effect): one input bus fed by a render callback or a
 /// connection, one output bus, in the effect's one format (Float32, non-interleaved, as
 /// the phone's effects take it); pulled by AudioUnitRender or by the unit after it in a
@@ -76,8 +32,8 @@ public final class EffectUnit: AudioUnitInstance, @unchecked Sendable {
         let channels: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         let count: Int
 
-        init(_ definition: EffectDefinition, layout: PCMLayout, maximumFrames: Int) {
-            kernel = definition.makeKernel(layout.sampleRate, layout.channels)
+        init(_ definition: EffectDefinition, layout: PCMLayout, maximumFrames: Int, bands: Int) {
+            kernel = definition.makeKernel(EffectSetup(sampleRate: layout.sampleRate, channels: layout.channels, bands: bands))
             scratch = Scratch(count: layout.bufferCount, bytes: maximumFrames * layout.bytesPerFrame)
             lent = Scratch(count: layout.bufferCount, bytes: maximumFrames * layout.bytesPerFrame)
             count = layout.channels
@@ -95,6 +51,10 @@ public final class EffectUnit: AudioUnitInstance, @unchecked Sendable {
         var retired: [Storage] = []
         var renderQuality: UInt32 = 0x7F
         var lastRenderError: Int32 = 0
+        /// The bands in use (AUNBandEQ; kAUNBandEQProperty_NumberOfBands).
+        var bands = 0
+        /// kAudioUnitProperty_PresentPreset: none chosen yet.
+        var preset = PresetName(number: -1, name: "Untitled")
     }
     let config = Locked(Config())
     /// The render's copy of the plan, and the storage it names by address (0: none).
@@ -108,6 +68,8 @@ public final class EffectUnit: AudioUnitInstance, @unchecked Sendable {
     /// without the configuration's lock: a program may set parameters from its render
     /// callback.
     private let sampleRateBits = Atomic<UInt64>(Double(44100).bitPattern)
+    /// The specs the kernel writes (meters), by index.
+    private let readOnly: [Int]
 
     let disposed = Atomic<Bool>(false)
     public var isDisposed: Bool { disposed.load(ordering: .acquiring) }
@@ -123,6 +85,8 @@ public final class EffectUnit: AudioUnitInstance, @unchecked Sendable {
         for (i, spec) in definition.parameters.enumerated() {
             (values + i).initialize(to: Atomic<UInt32>(spec.defaultValue.bitPattern))
         }
+        readOnly = definition.parameters.indices.filter { definition.parameters[$0].readOnly }
+        config.withLock { $0.bands = definition.bands?.initial ?? 0 }
     }
 
     deinit {
@@ -177,7 +141,14 @@ public final class EffectUnit: AudioUnitInstance, @unchecked Sendable {
     }
 
     public var lastRenderError: Int32 { config.withLock { $0.lastRenderError } }
-    public var latency: Double { 0 }
+    public var latency: Double { definition.latency?(value(of:)) ?? 0 }
+    public var tailTime: Double { definition.tailTime?(value(of:)) ?? 0 }
+
+    /// The value of parameter `id` (0 for one the definition lacks).
+    private func value(of id: UInt32) -> Float {
+        guard let i = definition.parameters.firstIndex(where: { $0.id == id }) else { return 0 }
+        return Float(bitPattern: values[i].load(ordering: .relaxed))
+    }
 
     /// kAudioUnitProperty_BypassEffect: the input passes unchanged.
     public var isBypassed: Bool { config.withLock { $0.plan.bypass } }
@@ -202,8 +173,30 @@ public final class EffectUnit: AudioUnitInstance, @unchecked Sendable {
 
     // MARK: Parameters
 
+    /// The parameters a program sees now: a banded unit's in its bands in use.
+    public var visibleParameters: [ParameterSpec] {
+        let bands = config.withLock { $0.bands }
+        return definition.parameters.filter { definition.isVisible($0.id, bands: bands) }
+    }
+
+    /// The spec of a parameter the program sees now, and its index.
+    public func spec(of id: UInt32) throws(UnitError) -> (index: Int, spec: ParameterSpec) {
+        guard let index = definition.parameters.firstIndex(where: { $0.id == id }),
+              definition.bands == nil || definition.isVisible(id, bands: config.withLock { $0.bands })
+        else { throw .invalidParameter }
+        return (index, definition.parameters[index])
+    }
+
     private func index(of id: UInt32, scope: Scope, element: UInt32) throws(UnitError) -> Int {
-        guard let index = definition.parameters.firstIndex(where: { $0.id == id }) else { throw .invalidParameter }
+        // The band check takes the lock: only banded units need it, and they do not render
+        // the program's parameter calls under it.
+        let index: Int
+        if definition.bands == nil {
+            guard let found = definition.parameters.firstIndex(where: { $0.id == id }) else { throw .invalidParameter }
+            index = found
+        } else {
+            index = try spec(of: id).index
+        }
         guard scope == .global else { throw .invalidScope }
         guard element == 0 else { throw .invalidElement }
         return index
@@ -215,14 +208,77 @@ public final class EffectUnit: AudioUnitInstance, @unchecked Sendable {
     }
 
     /// A value outside the parameter's range is held to it (as a knob stops at its end);
-    /// a value that is not a number is refused. Heard from the next render.
+    /// a value that is not a number, or a meter's, is refused. Heard from the next render.
     public func setParameter(_ id: UInt32, scope: Scope, element: UInt32, value: Float, offset: UInt32) throws(UnitError) {
         let i = try index(of: id, scope: scope, element: element)
-        guard value.isFinite else { throw .invalidParameter }
+        let spec = definition.parameters[i]
+        guard value.isFinite, !spec.readOnly else { throw .invalidParameter }
+        store(value, at: i)
+    }
+
+    private func store(_ value: Float, at i: Int) {
         let spec = definition.parameters[i]
         let rate = Double(bitPattern: sampleRateBits.load(ordering: .relaxed))
         let held = min(max(value, spec.minimum), spec.maximum(rate))
         values[i].store(held.bitPattern, ordering: .relaxed)
+    }
+
+    // MARK: Bands, presets and state
+
+    public var bandCount: Int { config.withLock { $0.bands } }
+
+    /// kAUNBandEQProperty_NumberOfBands: 1 to the kind's maximum, while uninitialized.
+    public func setBandCount(_ count: Int) throws(UnitError) {
+        guard let bands = definition.bands else { throw .invalidProperty }
+        guard (1...bands.maximum).contains(count) else { throw .invalidPropertyValue }
+        try config.withLock { c throws(UnitError) in
+            guard c.storage == nil else { throw .initialized }
+            c.bands = count
+        }
+    }
+
+    public var factoryPresets: [PresetName] { definition.presets.map { PresetName(number: $0.number, name: $0.name) } }
+
+    public var presentPreset: PresetName { config.withLock { $0.preset } }
+
+    /// A factory preset's number gives its values; a negative number only names what the
+    /// parameters hold now (a program's own preset); another number is refused.
+    public func setPresentPreset(_ preset: PresetName) throws(UnitError) {
+        if preset.number >= 0 {
+            guard let factory = definition.presets.first(where: { $0.number == preset.number }) else {
+                throw .invalidPropertyValue
+            }
+            for (id, value) in factory.values {
+                if let i = definition.parameters.firstIndex(where: { $0.id == id }) { store(value, at: i) }
+            }
+            config.withLock { $0.preset = PresetName(number: factory.number, name: factory.name) }
+        } else {
+            config.withLock { $0.preset = preset }
+        }
+    }
+
+    /// kAudioUnitProperty_ClassInfo: the values the program can set, named as the present
+    /// preset.
+    public var state: UnitState {
+        let settable = visibleParameters.filter { !$0.readOnly }.map { ($0.id, value(of: $0.id)) }
+        return UnitState(type: kind.type, subtype: kind.subtype, manufacturer: kind.manufacturer,
+                         name: presentPreset.name, data: UnitState.block(settable))
+    }
+
+    /// Takes a saved state of this kind: every value of the global scope it holds (held
+    /// to its range; IDs this unit lacks are passed over), its name as a preset of the
+    /// program's. A state of another component, another version or data that does not
+    /// parse is refused, and nothing changes.
+    public func restore(_ state: UnitState) throws(UnitError) {
+        guard state.version == 0, state.type == kind.type, state.subtype == kind.subtype,
+              state.manufacturer == kind.manufacturer, let entries = state.entries()
+        else { throw .invalidPropertyValue }
+        for entry in entries where entry.scope == 0 && entry.element == 0 && entry.value.isFinite {
+            if let i = definition.parameters.firstIndex(where: { $0.id == entry.id }), !definition.parameters[i].readOnly {
+                store(entry.value, at: i)
+            }
+        }
+        config.withLock { $0.preset = PresetName(number: -1, name: state.name) }
     }
 
     // MARK: Life
@@ -232,7 +288,7 @@ public final class EffectUnit: AudioUnitInstance, @unchecked Sendable {
     public func initialize() throws(UnitError) {
         config.withLock { c in
             guard c.storage == nil else { return }
-            c.storage = Storage(definition, layout: c.plan.layout, maximumFrames: Int(c.plan.maximumFrames))
+            c.storage = Storage(definition, layout: c.plan.layout, maximumFrames: Int(c.plan.maximumFrames), bands: c.bands)
             freeRetired(&c)
         }
     }
@@ -320,7 +376,8 @@ public final class EffectUnit: AudioUnitInstance, @unchecked Sendable {
             withUnsafeTemporaryAllocation(of: Float.self, capacity: max(1, specs)) { parameters in
                 for i in 0..<specs { parameters[i] = Float(bitPattern: values[i].load(ordering: .relaxed)) }
                 storage.kernel.process(storage.channels, count: min(count, storage.count), frames: Int(frames),
-                                       parameters: UnsafePointer(parameters.baseAddress!))
+                                       parameters: parameters.baseAddress!)
+                for i in readOnly { values[i].store(parameters[i].bitPattern, ordering: .relaxed) }
             }
         }
         plan.notifies.call(RenderAction.postRender, flags: flags.pointee, timeStamp, bus: 0, frames: frames, list)

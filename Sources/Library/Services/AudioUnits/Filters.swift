@@ -37,33 +37,38 @@ final class BiquadFilter: EffectKernel {
     func reset() { state.update(repeating: 0, count: 2 * max(1, channels)) }
 
     func process(_ buffers: UnsafePointer<UnsafeMutablePointer<Float>>, count: Int, frames: Int,
-                 parameters: UnsafePointer<Float>) {
+                 parameters: UnsafeMutablePointer<Float>) {
         let now = (parameters[0], parameterCount > 1 ? parameters[1] : 0, parameterCount > 2 ? parameters[2] : 0)
         if now != designed {
             designed = now
-            c = design(sampleRate, parameters)
+            c = design(sampleRate, UnsafePointer(parameters))
         }
-        let c = self.c
         for channel in 0..<min(count, channels) {
-            let samples = buffers[channel]
-            var z1 = state[2 * channel], z2 = state[2 * channel + 1]
-            for i in 0..<frames {
-                let x = Double(samples[i])
-                let y = c.b0 * x + z1
-                z1 = c.b1 * x - c.a1 * y + z2
-                z2 = c.b2 * x - c.a2 * y
-                samples[i] = Float(y)
-            }
-            // A denormal tail costs more than silence: flush it.
-            state[2 * channel] = abs(z1) < 1e-30 ? 0 : z1
-            state[2 * channel + 1] = abs(z2) < 1e-30 ? 0 : z2
+            BiquadFilter.run(c, buffers[channel], frames: frames, state: state + 2 * channel)
         }
+    }
+
+    /// One section over `frames` samples in place, in the transposed direct form, its two
+    /// state values at `state`.
+    static func run(_ c: Coefficients, _ samples: UnsafeMutablePointer<Float>, frames: Int,
+                    state: UnsafeMutablePointer<Double>) {
+        var z1 = state[0], z2 = state[1]
+        for i in 0..<frames {
+            let x = Double(samples[i])
+            let y = c.b0 * x + z1
+            z1 = c.b1 * x - c.a1 * y + z2
+            z2 = c.b2 * x - c.a2 * y
+            samples[i] = Float(y)
+        }
+        // A denormal tail costs more than silence: flush it.
+        state[0] = abs(z1) < 1e-30 ? 0 : z1
+        state[1] = abs(z2) < 1e-30 ? 0 : z2
     }
 
     // MARK: Designs
 
     /// The angle of `hz` at `sampleRate`, kept inside the transform's range.
-    private static func angle(_ hz: Float, _ sampleRate: Double) -> Double {
+    static func angle(_ hz: Float, _ sampleRate: Double) -> Double {
         2 * Double.pi * min(max(Double(hz), 10), 0.49 * sampleRate) / sampleRate
     }
 
@@ -72,51 +77,74 @@ final class BiquadFilter: EffectKernel {
         Coefficients(b0: b.0 / a.0, b1: b.1 / a.0, b2: b.2 / a.0, a1: a.1 / a.0, a2: a.2 / a.0)
     }
 
-    /// Resonant low-pass or high-pass: 1 / (s² + s/Q + 1) (times s² for the high-pass),
-    /// Q = 10^(resonance/20), so the gain at the cutoff is the resonance in dB.
-    static func resonant(highPass: Bool) -> Design {
-        { rate, p in
-            let w0 = angle(p[0], rate), q = pow(10, Double(p[1]) / 20)
-            let cosine = cos(w0), alpha = sin(w0) / (2 * q)
-            let b = highPass ? ((1 + cosine) / 2, -(1 + cosine), (1 + cosine) / 2) : ((1 - cosine) / 2, 1 - cosine, (1 - cosine) / 2)
-            return normalised(b, (1 + alpha, -2 * cosine, 1 - alpha))
-        }
+    /// The half-width term of a section `octaves` wide between its band edges at `w0`.
+    static func alpha(w0: Double, octaves: Double) -> Double {
+        sin(w0) * sinh(log(2) / 2 * octaves * w0 / sin(w0))
     }
 
-    /// Band-pass: (s/Q) / (s² + s/Q + 1), unity at the centre, the bandwidth (in cents)
-    /// between the -3 dB points.
+    /// 1 / (s² + s/Q + 1), or s² over it for the high-pass.
+    static func pass(high: Bool, w0: Double, q: Double) -> Coefficients {
+        let cosine = cos(w0), alpha = sin(w0) / (2 * q)
+        let b = high ? ((1 + cosine) / 2, -(1 + cosine), (1 + cosine) / 2) : ((1 - cosine) / 2, 1 - cosine, (1 - cosine) / 2)
+        return normalised(b, (1 + alpha, -2 * cosine, 1 - alpha))
+    }
+
+    /// (s/Q) / (s² + s/Q + 1): unity at the centre.
+    static func bandPass(w0: Double, alpha: Double) -> Coefficients {
+        normalised((alpha, 0, -alpha), (1 + alpha, -2 * cos(w0), 1 - alpha))
+    }
+
+    /// (s² + 1) / (s² + s/Q + 1): nothing at the centre.
+    static func bandStop(w0: Double, alpha: Double) -> Coefficients {
+        let cosine = cos(w0)
+        return normalised((1, -2 * cosine, 1), (1 + alpha, -2 * cosine, 1 - alpha))
+    }
+
+    /// A shelf of `decibels` far below (low) or far above (high) `w0`, half of it at
+    /// `w0`; `q` 1/√2 is the slope-1 shelf, larger values overshoot near the corner.
+    static func shelf(high: Bool, w0: Double, decibels: Double, q: Double) -> Coefficients {
+        let a = pow(10, decibels / 40)
+        let cosine = cos(w0), alpha = sin(w0) / (2 * q), root = 2 * a.squareRoot() * alpha
+        if high {
+            return normalised((a * ((a + 1) + (a - 1) * cosine + root), -2 * a * ((a - 1) + (a + 1) * cosine),
+                               a * ((a + 1) + (a - 1) * cosine - root)),
+                              ((a + 1) - (a - 1) * cosine + root, 2 * ((a - 1) - (a + 1) * cosine),
+                               (a + 1) - (a - 1) * cosine - root))
+        }
+        return normalised((a * ((a + 1) - (a - 1) * cosine + root), 2 * a * ((a - 1) - (a + 1) * cosine),
+                           a * ((a + 1) - (a - 1) * cosine - root)),
+                          ((a + 1) + (a - 1) * cosine + root, -2 * ((a - 1) + (a + 1) * cosine),
+                           (a + 1) + (a - 1) * cosine - root))
+    }
+
+    /// (s² + s·A/Q + 1) / (s² + s/(A·Q) + 1), A = 10^(dB/40): the gain at the centre,
+    /// unity far from it.
+    static func peak(w0: Double, alpha: Double, decibels: Double) -> Coefficients {
+        let a = pow(10, decibels / 40), cosine = cos(w0)
+        return normalised((1 + alpha * a, -2 * cosine, 1 - alpha * a), (1 + alpha / a, -2 * cosine, 1 - alpha / a))
+    }
+
+    /// Resonant low-pass or high-pass: Q = 10^(resonance/20), so the gain at the cutoff
+    /// is the resonance in dB.
+    static func resonant(highPass: Bool) -> Design {
+        { rate, p in pass(high: highPass, w0: angle(p[0], rate), q: pow(10, Double(p[1]) / 20)) }
+    }
+
+    /// Band-pass, the bandwidth (in cents) between the -3 dB points.
     static let bandPass: Design = { rate, p in
         let w0 = angle(p[0], rate)
-        let octaves = Double(p[1]) / 1200
-        let alpha = sin(w0) * sinh(log(2) / 2 * octaves * w0 / sin(w0))
-        return normalised((alpha, 0, -alpha), (1 + alpha, -2 * cos(w0), 1 - alpha))
+        return bandPass(w0: w0, alpha: alpha(w0: w0, octaves: Double(p[1]) / 1200))
     }
 
-    /// Shelves of slope 1: the full gain (dB) far below (low shelf) or far above (high
-    /// shelf) the cutoff, half of it at the cutoff, unity far on the other side.
+    /// Shelves of slope 1.
     static func shelf(high: Bool) -> Design {
-        { rate, p in
-            let w0 = angle(p[0], rate), a = pow(10, Double(p[1]) / 40)
-            let cosine = cos(w0), alpha = sin(w0) / 2 * 2.0.squareRoot(), root = 2 * a.squareRoot() * alpha
-            if high {
-                return normalised((a * ((a + 1) + (a - 1) * cosine + root), -2 * a * ((a - 1) + (a + 1) * cosine),
-                                   a * ((a + 1) + (a - 1) * cosine - root)),
-                                  ((a + 1) - (a - 1) * cosine + root, 2 * ((a - 1) - (a + 1) * cosine),
-                                   (a + 1) - (a - 1) * cosine - root))
-            }
-            return normalised((a * ((a + 1) - (a - 1) * cosine + root), 2 * a * ((a - 1) - (a + 1) * cosine),
-                               a * ((a + 1) - (a - 1) * cosine - root)),
-                              ((a + 1) + (a - 1) * cosine + root, -2 * ((a - 1) + (a + 1) * cosine),
-                               (a + 1) + (a - 1) * cosine - root))
-        }
+        { rate, p in shelf(high: high, w0: angle(p[0], rate), decibels: Double(p[1]), q: 0.5.squareRoot()) }
     }
 
-    /// Peaking EQ: (s² + s·A/Q + 1) / (s² + s/(A·Q) + 1), A = 10^(gain/40): the gain (dB)
-    /// at the centre, unity far from it, Q the centre over the bandwidth.
+    /// Peaking EQ, Q the centre over the bandwidth.
     static let parametric: Design = { rate, p in
-        let w0 = angle(p[0], rate), q = max(0.1, Double(p[1])), a = pow(10, Double(p[2]) / 40)
-        let alpha = sin(w0) / (2 * q), cosine = cos(w0)
-        return normalised((1 + alpha * a, -2 * cosine, 1 - alpha * a), (1 + alpha / a, -2 * cosine, 1 - alpha / a))
+        let w0 = angle(p[0], rate)
+        return peak(w0: w0, alpha: sin(w0) / (2 * max(0.1, Double(p[1]))), decibels: Double(p[2]))
     }
 }
 
@@ -124,7 +152,7 @@ extension EffectDefinition {
     private static func biquad(_ design: @escaping BiquadFilter.Design, _ parameters: [ParameterSpec]) -> EffectDefinition {
         let count = parameters.count
         return EffectDefinition(parameters: parameters) {
-            BiquadFilter(design, parameterCount: count, sampleRate: $0, channels: $1)
+            BiquadFilter(design, parameterCount: count, sampleRate: $0.sampleRate, channels: $0.channels)
         }
     }
 

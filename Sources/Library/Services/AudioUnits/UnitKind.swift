@@ -15,7 +15,8 @@ import FourCharCodes
 ///   and pitch together, as a tape does);
 /// - MultiChannelMixer (MixerUnit), which sums any number of input buses into one output;
 /// - the effects (EffectUnit, with a definition each): the low-pass, high-pass and
-///   band-pass filters, the two shelves and the parametric EQ today.
+///   band-pass filters, the two shelves, the parametric EQ, the N-band EQ, the peak
+///   limiter, the dynamics processor, the delay, the distortion and the reverb.
 public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
     /// What a kind of unit can do, beyond rendering.
     public struct Traits: OptionSet, Hashable, Sendable {
@@ -121,8 +122,27 @@ public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
     public static let parametricEQ: UnitKind = UnitKind("aufx", "pmeq", "Apple: AUParametricEQ", []) { _ in
         EffectUnit(kind: .parametricEQ, definition: .parametricEQ)
     }
+    public static let peakLimiter: UnitKind = UnitKind("aufx", "lmtr", "Apple: AUPeakLimiter", []) { _ in
+        EffectUnit(kind: .peakLimiter, definition: .peakLimiter)
+    }
+    public static let dynamicsProcessor: UnitKind = UnitKind("aufx", "dcmp", "Apple: AUDynamicsProcessor", []) { _ in
+        EffectUnit(kind: .dynamicsProcessor, definition: .dynamicsProcessor)
+    }
+    public static let delay: UnitKind = UnitKind("aufx", "dely", "Apple: AUDelay", []) { _ in
+        EffectUnit(kind: .delay, definition: .delay)
+    }
+    public static let distortion: UnitKind = UnitKind("aufx", "dist", "Apple: AUDistortion", []) { _ in
+        EffectUnit(kind: .distortion, definition: .distortion)
+    }
+    public static let reverb2: UnitKind = UnitKind("aufx", "rvb2", "Apple: AUReverb2", []) { _ in
+        EffectUnit(kind: .reverb2, definition: .reverb2)
+    }
+    public static let bandEQ: UnitKind = UnitKind("aufx", "nbeq", "Apple: AUNBandEQ", []) { _ in
+        EffectUnit(kind: .bandEQ, definition: .bandEQ)
+    }
 
     /// Every component, in AudioComponentFindNext's order.
     public static let all: [UnitKind] = [remoteIO, voiceProcessingIO, genericOutput, converter, varispeed, multiChannelMixer,
-                                         lowPass, highPass, bandPass, highShelf, lowShelf, parametricEQ]
+                                         lowPass, highPass, bandPass, highShelf, lowShelf, parametricEQ,
+                                         peakLimiter, dynamicsProcessor, delay, distortion, reverb2, bandEQ]
 }

@@ -25,11 +25,21 @@ public enum UnitProperties {
         var changesFormat = false
         /// The value's size where it depends on the unit (a list): nil, `size`.
         var sizeOf: ((_ unit: any AudioUnitInstance, _ scope: Scope, _ element: UInt32) -> Int)? = nil
+        /// A value that is an object in C (a CF value, or a struct holding one): read and
+        /// taken as a UnitObject, which the runtime's marshalling turns to and from C.
+        var getObject: ((_ unit: any AudioUnitInstance) throws(UnitError) -> UnitObject)? = nil
+        var setObject: ((_ unit: any AudioUnitInstance, _ value: UnitObject) throws(UnitError) -> Void)? = nil
     }
 
     // The IDs, as AudioUnitProperties.h gives them (checked against the header by
     // AudioToolboxTests.PropertyIDTests).
+    public static let classInfo: UInt32 = 0
     public static let makeConnection: UInt32 = 1
+    public static let factoryPresets: UInt32 = 24
+    public static let presentPreset: UInt32 = 36
+    public static let numberOfBands: UInt32 = 2200
+    public static let maximumNumberOfBands: UInt32 = 2201
+    public static let biquadCoefficients: UInt32 = 2203
     public static let parameterList: UInt32 = 3
     public static let parameterInfo: UInt32 = 4
     public static let bypassEffect: UInt32 = 21
@@ -53,6 +63,8 @@ public enum UnitProperties {
     public static let sampleRateConverterComplexity: UInt32 = 3014
 
     static let descriptionSize = 40, callbackSize = 16, connectionSize = 16
+    /// A CF value's pointer; an AUPreset (a number, then a CFStringRef at 8).
+    public static let objectSize = 8, presetSize = 16
     /// sizeof(AudioUnitParameterInfo): the name's 52 bytes, then pointers at 8-byte places.
     public static let parameterInfoSize = 104
 
@@ -85,7 +97,8 @@ public enum UnitProperties {
                 try output(u).setShouldAllocateBuffer(bytes.loadUnaligned(as: UInt32.self) != 0, scope: scope)
             }),
         Row(id: latency, size: 8, check: globalOnly(writable: false), get: { u, _, _ in float64(u.latency) }),
-        Row(id: tailTime, size: 8, check: globalOnly(writable: false), get: { _, _, _ in float64(0) }),
+        Row(id: tailTime, size: 8, check: globalOnly(writable: false),
+            get: { u, _, _ in float64((u as? EffectUnit)?.tailTime ?? 0) }),
         // A mixer's input buses are the program's to count.
         Row(id: elementCount, size: 4, check: { u, scope, _ in u.kind.traits.contains(.countedInputs) && scope == .input },
             get: { u, scope, _ in word(u.elementCount(scope)) },
@@ -133,25 +146,59 @@ public enum UnitProperties {
         Row(id: parameterList, size: 0,
             check: { u, _, _ throws(UnitError) in _ = try effect(u); return false },
             get: { u, scope, _ throws(UnitError) in
-                scope == .global ? try effect(u).definition.parameters.flatMap { word($0.id) } : []
-            }, sizeOf: { u, scope, _ in scope == .global ? 4 * ((u as? EffectUnit)?.definition.parameters.count ?? 0) : 0 }),
+                scope == .global ? try effect(u).visibleParameters.flatMap { word($0.id) } : []
+            }, sizeOf: { u, scope, _ in scope == .global ? 4 * ((u as? EffectUnit)?.visibleParameters.count ?? 0) : 0 }),
         Row(id: parameterInfo, size: parameterInfoSize,
             check: { u, scope, element throws(UnitError) in
-                guard try effect(u).definition.parameters.contains(where: { $0.id == element }) else { throw .invalidParameter }
+                _ = try effect(u).spec(of: element)
                 guard scope == .global else { throw .invalidScope }
                 return false
             }, get: { u, _, element throws(UnitError) in
                 let unit = try effect(u)
-                guard let spec = unit.definition.parameters.first(where: { $0.id == element }) else { throw .invalidParameter }
-                return parameterInfoBytes(spec, sampleRate: try unit.format(scope: .output, element: 0).sampleRate)
+                return parameterInfoBytes(try unit.spec(of: element).spec,
+                                          sampleRate: try unit.format(scope: .output, element: 0).sampleRate)
             }),
-        Row(id: bypassEffect, size: 4,
-            check: { u, scope, _ throws(UnitError) in
-                _ = try effect(u)
-                guard scope == .global else { throw .invalidScope }
-                return true
-            }, get: { u, _, _ throws(UnitError) in flag(try effect(u).isBypassed) },
+        Row(id: bypassEffect, size: 4, check: effectGlobal(writable: true),
+            get: { u, _, _ throws(UnitError) in flag(try effect(u).isBypassed) },
             set: value { u, _, _, bytes throws(UnitError) in try effect(u).setBypassed(bytes.loadUnaligned(as: UInt32.self) != 0) }),
+        // Presets and saved state (objects in C).
+        Row(id: factoryPresets, size: objectSize, check: effectGlobal(writable: false), get: nil,
+            getObject: { u throws(UnitError) in .presets(try effect(u).factoryPresets, kind: u.kind) }),
+        Row(id: presentPreset, size: presetSize, check: effectGlobal(writable: true), get: nil,
+            getObject: { u throws(UnitError) in .preset(try effect(u).presentPreset) },
+            setObject: { u, value throws(UnitError) in
+                guard case .preset(let preset) = value else { throw .invalidPropertyValue }
+                try effect(u).setPresentPreset(preset)
+            }),
+        Row(id: classInfo, size: objectSize, check: effectGlobal(writable: true), get: nil,
+            getObject: { u throws(UnitError) in .state(try effect(u).state) },
+            setObject: { u, value throws(UnitError) in
+                guard case .state(let state) = value else { throw .invalidPropertyValue }
+                try effect(u).restore(state)
+            }),
+        // AUNBandEQ's bands.
+        Row(id: numberOfBands, size: 4, check: bandedGlobal(writable: true),
+            get: { u, _, _ throws(UnitError) in word(UInt32(try effect(u).bandCount)) },
+            set: value { u, _, _, bytes throws(UnitError) in
+                try effect(u).setBandCount(Int(bytes.loadUnaligned(as: UInt32.self)))
+            }),
+        Row(id: maximumNumberOfBands, size: 4, check: bandedGlobal(writable: false),
+            get: { u, _, _ throws(UnitError) in word(UInt32(try effect(u).definition.bands?.maximum ?? 0)) }),
+        // Five Float64 a band in use (b0, b1, b2, a1, a2; a0 is 1), bypassed or not.
+        Row(id: biquadCoefficients, size: 0, check: bandedGlobal(writable: false),
+            get: { u, _, _ throws(UnitError) in
+                let unit = try effect(u)
+                let rate = try unit.format(scope: .output, element: 0).sampleRate
+                var bytes: [UInt8] = []
+                for band in 0..<UInt32(unit.bandCount) {
+                    func value(_ id: UInt32) throws(UnitError) -> Float { try unit.parameter(id + band, scope: .global, element: 0) }
+                    let c = BandEQ.coefficients(type: Int(try value(BandEQ.type)), frequency: try value(BandEQ.frequency),
+                                                gain: try value(BandEQ.gain), octaves: try value(BandEQ.bandwidth),
+                                                sampleRate: rate)
+                    bytes += [c.b0, c.b1, c.b2, c.a1, c.a2].flatMap(float64)
+                }
+                return bytes
+            }, sizeOf: { u, _, _ in 40 * ((u as? EffectUnit)?.bandCount ?? 0) }),
         Row(id: renderQuality, size: 4, check: globalOnly(writable: true),
             get: { u, _, _ in word(u.renderQuality) },
             set: value { u, _, _, bytes throws(UnitError) in try u.setRenderQuality(bytes.loadUnaligned(as: UInt32.self)) }),
@@ -180,6 +227,19 @@ public enum UnitProperties {
         public func value() throws(UnitError) -> [UInt8] {
             guard let get = row.get else { throw .invalidProperty }
             return try get(unit, scope, element)
+        }
+
+        /// Whether the value is an object in C: read by `object()`, taken by `set(object:)`.
+        public var isObject: Bool { row.getObject != nil || row.setObject != nil }
+
+        public func object() throws(UnitError) -> UnitObject {
+            guard let get = row.getObject else { throw .invalidProperty }
+            return try get(unit)
+        }
+
+        public func set(object: UnitObject) throws(UnitError) {
+            guard writable, let set = row.setObject else { throw .propertyNotWritable }
+            try set(unit, object)
         }
 
         /// Takes `bytes` (nil: the C value was NULL); returns whether the unit's stream
@@ -248,6 +308,24 @@ public enum UnitProperties {
         return effect
     }
 
+    /// A property every effect has, in the global scope.
+    static func effectGlobal(writable: Bool) -> (any AudioUnitInstance, Scope, UInt32) throws(UnitError) -> Bool {
+        { u, scope, _ throws(UnitError) in
+            _ = try effect(u)
+            guard scope == .global else { throw .invalidScope }
+            return writable
+        }
+    }
+
+    /// A property of the effects with bands (AUNBandEQ), in the global scope.
+    static func bandedGlobal(writable: Bool) -> (any AudioUnitInstance, Scope, UInt32) throws(UnitError) -> Bool {
+        { u, scope, _ throws(UnitError) in
+            guard try effect(u).definition.bands != nil else { throw .invalidProperty }
+            guard scope == .global else { throw .invalidScope }
+            return writable
+        }
+    }
+
     /// An AudioUnitParameterInfo: the name (NUL-terminated, at most 51 bytes), no CF
     /// strings, the unit, the range at `sampleRate`, the default, readable and writable.
     static func parameterInfoBytes(_ spec: ParameterSpec, sampleRate: Double) -> [UInt8] {
@@ -260,7 +338,8 @@ public enum UnitProperties {
         put(spec.minimum.bitPattern, at: 84)
         put(spec.maximum(sampleRate).bitPattern, at: 88)
         put(spec.defaultValue.bitPattern, at: 92)
-        put(1 << 30 | 1 << 31, at: 96)
+        // Readable (and writable, unless a meter).
+        put(spec.readOnly ? 1 << 30 | 1 << 15 : 1 << 30 | 1 << 31, at: 96)
         return bytes
     }
 
