@@ -489,9 +489,12 @@ static void mixers(void)
 
 /* ---- an effect chain -------------------------------------------------------------------- */
 
-/* And for an effect chain as music apps build one: RemoteIO <- LowPass <- HighPass <-
+/* And for an effect chain as music apps build one: RemoteIO <- Reverb2 <- Delay <-
+ * PeakLimiter <- DynamicsProcessor <- NBandEQ <- Distortion <- LowPass <- HighPass <-
  * AUConverter <- the tone (SInt16 stereo at 22.05 kHz), while the main thread sweeps the
- * cutoffs and resonances, bypasses the high-pass now and then, and reads the values back. */
+ * filters' cutoffs and resonances, the EQ's bands, the delay time and the reverb's decay,
+ * picks the reverb's factory presets, restores a saved state, bypasses the high-pass now
+ * and then, and reads the values and meters back. */
 static void effects(void)
 {
     AUGraph graph = NULL;
@@ -499,20 +502,25 @@ static void effects(void)
     AudioComponentDescription rio = {kAudioUnitType_Output, kAudioUnitSubType_RemoteIO, kAudioUnitManufacturer_Apple, 0, 0};
     AudioComponentDescription conv = {kAudioUnitType_FormatConverter, kAudioUnitSubType_AUConverter,
                                       kAudioUnitManufacturer_Apple, 0, 0};
-    AudioComponentDescription lowPass = {kAudioUnitType_Effect, kAudioUnitSubType_LowPassFilter, kAudioUnitManufacturer_Apple,
-                                         0, 0};
-    AudioComponentDescription highPass = {kAudioUnitType_Effect, kAudioUnitSubType_HighPassFilter,
-                                          kAudioUnitManufacturer_Apple, 0, 0};
-    AUNode output = 0, converterNode = 0, lowNode = 0, highNode = 0;
+    /* The chain's effects, from the output back; 'rvb2' is iPhone-only in the headers and
+     * this suite is built with the plain module. */
+    const OSType subtypes[] = {0x72766232 /* 'rvb2' */, kAudioUnitSubType_Delay, kAudioUnitSubType_PeakLimiter,
+                               kAudioUnitSubType_DynamicsProcessor, kAudioUnitSubType_NBandEQ,
+                               kAudioUnitSubType_Distortion, kAudioUnitSubType_LowPassFilter,
+                               kAudioUnitSubType_HighPassFilter};
+    enum { REVERB, DELAY, LIMITER, DYNAMICS, EQ, DISTORTION, LOW, HIGH, COUNT };
+    AUNode output = 0, converterNode = 0, nodes[COUNT];
+    AudioUnit units[COUNT];
     CHECK_STATUS(AUGraphAddNode(graph, &rio, &output), noErr);
     CHECK_STATUS(AUGraphAddNode(graph, &conv, &converterNode), noErr);
-    CHECK_STATUS(AUGraphAddNode(graph, &lowPass, &lowNode), noErr);
-    CHECK_STATUS(AUGraphAddNode(graph, &highPass, &highNode), noErr);
+    for (int i = 0; i < COUNT; i++) {
+        AudioComponentDescription d = {kAudioUnitType_Effect, subtypes[i], kAudioUnitManufacturer_Apple, 0, 0};
+        CHECK_STATUS(AUGraphAddNode(graph, &d, &nodes[i]), noErr);
+    }
     CHECK_STATUS(AUGraphOpen(graph), noErr);
-    AudioUnit converter = NULL, low = NULL, high = NULL;
+    AudioUnit converter = NULL;
     AUGraphNodeInfo(graph, converterNode, NULL, &converter);
-    AUGraphNodeInfo(graph, lowNode, NULL, &low);
-    AUGraphNodeInfo(graph, highNode, NULL, &high);
+    for (int i = 0; i < COUNT; i++) AUGraphNodeInfo(graph, nodes[i], NULL, &units[i]);
     AudioStreamBasicDescription program = {22050, kAudioFormatLinearPCM,
                                            kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
     AudioStreamBasicDescription effect = {44100, kAudioFormatLinearPCM,
@@ -521,28 +529,55 @@ static void effects(void)
                                       sizeof program), noErr);
     CHECK_STATUS(AudioUnitSetProperty(converter, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &effect,
                                       sizeof effect), noErr);
+    UInt32 bands = 4;
+    CHECK_STATUS(AudioUnitSetProperty(units[EQ], kAUNBandEQProperty_NumberOfBands, kAudioUnitScope_Global, 0, &bands,
+                                      sizeof bands), noErr);
+    for (UInt32 b = 0; b < bands; b++)
+        AudioUnitSetParameter(units[EQ], kAUNBandEQParam_BypassBand + b, kAudioUnitScope_Global, 0, 0, 0);
     AURenderCallbackStruct feed = {render, NULL};
     CHECK_STATUS(AUGraphSetNodeInputCallback(graph, converterNode, 0, &feed), noErr);
-    CHECK_STATUS(AUGraphConnectNodeInput(graph, converterNode, 0, highNode, 0), noErr);
-    CHECK_STATUS(AUGraphConnectNodeInput(graph, highNode, 0, lowNode, 0), noErr);
-    CHECK_STATUS(AUGraphConnectNodeInput(graph, lowNode, 0, output, 0), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(graph, converterNode, 0, nodes[HIGH], 0), noErr);
+    for (int i = COUNT - 1; i > 0; i--) CHECK_STATUS(AUGraphConnectNodeInput(graph, nodes[i], 0, nodes[i - 1], 0), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(graph, nodes[REVERB], 0, output, 0), noErr);
     CHECK_STATUS(AUGraphInitialize(graph), noErr);
+    CFPropertyListRef saved = NULL;
+    UInt32 size = sizeof saved;
+    CHECK_STATUS(AudioUnitGetProperty(units[REVERB], kAudioUnitProperty_ClassInfo, kAudioUnitScope_Global, 0, &saved, &size),
+                 noErr);
     CHECK_STATUS(AUGraphStart(graph), noErr);
     awaitRenders(50);
     resetCounts();
     armed = 1;
     long startRenders = renders;
     for (int i = 0; renders < startRenders + 400; i++) {
+        AudioUnit low = units[LOW], high = units[HIGH];
         AudioUnitSetParameter(low, kLowPassParam_CutoffFrequency, kAudioUnitScope_Global, 0, 200.0f + (float)(i % 50) * 300, 0);
         AudioUnitSetParameter(low, kLowPassParam_Resonance, kAudioUnitScope_Global, 0, (float)(i % 20) - 10, 0);
         AudioUnitSetParameter(high, kHipassParam_CutoffFrequency, kAudioUnitScope_Global, 0, 50.0f + (float)(i % 30) * 20, 0);
         UInt32 bypass = i % 7 == 0;
         AudioUnitSetProperty(high, kAudioUnitProperty_BypassEffect, kAudioUnitScope_Global, 0, &bypass, sizeof bypass);
+        AudioUnitSetParameter(units[EQ], kAUNBandEQParam_FilterType + (UInt32)(i % 4), kAudioUnitScope_Global, 0,
+                              (float)(i % 11), 0);
+        AudioUnitSetParameter(units[EQ], kAUNBandEQParam_Frequency + (UInt32)(i % 4), kAudioUnitScope_Global, 0,
+                              100.0f + (float)(i % 40) * 200, 0);
+        AudioUnitSetParameter(units[DELAY], kDelayParam_DelayTime, kAudioUnitScope_Global, 0, 0.01f + (float)(i % 30) * 0.05f, 0);
+        AudioUnitSetParameter(units[DISTORTION], kDistortionParam_RingModMix, kAudioUnitScope_Global, 0, (float)(i % 100), 0);
+        AudioUnitSetParameter(units[REVERB], 4 /* kReverb2Param_DecayTimeAt0Hz */, kAudioUnitScope_Global, 0,
+                              0.5f + (float)(i % 10), 0);
+        if (i % 25 == 0) {
+            AUPreset preset = {i / 25 % 13, NULL};
+            AudioUnitSetProperty(units[REVERB], kAudioUnitProperty_PresentPreset, kAudioUnitScope_Global, 0, &preset,
+                                 sizeof preset);
+        }
+        if (i % 40 == 0)
+            AudioUnitSetProperty(units[REVERB], kAudioUnitProperty_ClassInfo, kAudioUnitScope_Global, 0, &saved, sizeof saved);
         Float32 value = 0;
         AudioUnitGetParameter(low, kLowPassParam_CutoffFrequency, kAudioUnitScope_Global, 0, &value);
+        AudioUnitGetParameter(units[DYNAMICS], kDynamicsProcessorParam_InputAmplitude, kAudioUnitScope_Global, 0, &value);
         CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.001, true);
     }
     finishGraph(graph, startRenders, 400, "effect graph");
+    CFRelease(saved);
 }
 
 int main(void)
