@@ -154,7 +154,7 @@ let package = Package(
         .target(name: "EchoCancellation", dependencies: ["AudioStreams", "CVoiceProcessing"],
                 path: "Sources/Library/Services/EchoCancellation"),
         .target(name: "AudioUnits", dependencies: ["AudioSessionCore", "AudioStreams", "Resampling", "Mixing", "EchoCancellation",
-                                                   "FourCharCodes", "Locking"],
+                                                   "AudioFiles", "CMusicSynth", "FourCharCodes", "Locking"],
                 path: "Sources/Library/Services/AudioUnits"),
         // AUGraph: its model (nodes, what feeds their inputs, the rules a change keeps; pure)
         // and the graph service over the program's units (AudioGraph).
@@ -164,6 +164,9 @@ let package = Package(
         // face (Debian: libavformat-dev, libavcodec-dev).
         // Not linked: loaded by SONAME on first use (MediaCodecsAvailable).
         .target(name: "CMediaCodecs", path: "Sources/CLibraries/CMediaCodecs", linkerSettings: [.linkedLibrary("dl")]),
+        // FluidSynth (Debian: libfluidsynth-dev; LGPL 2.1), opened on first use, for the
+        // sampler and the music player's synthesizer.
+        .target(name: "CMusicSynth", path: "Sources/CLibraries/CMusicSynth", linkerSettings: [.linkedLibrary("dl")]),
         // Audio files and conversion: Audio File, Extended Audio File, Audio Converter
         // (PCM conversion, decoding, AAC encoding), over CMediaCodecs and libsamplerate.
         .target(name: "AudioFiles", dependencies: ["CDescriptors", "CMediaCodecs", "FourCharCodes", "Resampling"], path: "Sources/Library/Services/AudioFiles"),

@@ -4,7 +4,8 @@
  * Parameter IDs of Apple's units, as the iPhone SDK (iOS 7) numbers them: the output
  * units' volume, the multichannel mixer's, Varispeed's and the effects' (the two-pole
  * filters, the N-band EQ, the limiter, the dynamics processor, the delay, the distortion
- * and the reverb). Every parameter named here is in the global scope, element 0.
+ * and the reverb) and the sampler's. Every parameter named here is in the global scope,
+ * element 0.
  */
 #ifndef __AudioUnitParameters
 #define __AudioUnitParameters
@@ -192,6 +193,16 @@ enum {
     kAUNBandEQFilterType_ResonantLowShelf           = 9,
     kAUNBandEQFilterType_ResonantHighShelf          = 10,
     kNumAUNBandEQFilterTypes                        = 11
+};
+
+/* AUSampler (kAudioUnitSubType_Sampler): its output gain in dB (-90 to 12, 0), the
+ * transposition in semitones (-24 to 24, 0) and in cents (-99 to 99, 0), and the balance
+ * of its two sides (-1 to 1, 0). */
+enum {
+    kAUSamplerParam_Gain         = 900,
+    kAUSamplerParam_CoarseTuning = 901,
+    kAUSamplerParam_FineTuning   = 902,
+    kAUSamplerParam_Pan          = 903
 };
 
 #endif /* __AudioUnitParameters */

@@ -112,6 +112,53 @@ enum {
     kAUNBandEQProperty_BiquadCoefficients = 2203
 };
 
+/* AUSampler (global scope, write-only): what it plays. LoadInstrument takes an
+ * AUSamplerInstrumentData: a SoundFont 2 preset (kInstrumentType_SF2Preset; DLS banks
+ * are not read here: kAudioUnitErr_InvalidFile), an .aupreset file (_AUPreset) or one
+ * audio file (_Audiofile); LoadPresetFromBank an AUSamplerBankPresetData (a SoundFont
+ * preset); LoadAudioFiles a CFArrayRef of file CFURLRefs, each sounding as recorded at
+ * its root key (a WAVE 'smpl' or AIFF 'INST' chunk's, else 60). A missing file answers
+ * fnfErr (-43), one that cannot be read kAudioUnitErr_InvalidFile, a preset the font
+ * lacks kAudioUnitErr_InvalidPropertyValue; the sampler keeps what it had. */
+enum {
+    kAUSamplerProperty_LoadPresetFromBank = 4100,
+    kAUSamplerProperty_BankAndPreset      = kAUSamplerProperty_LoadPresetFromBank,
+    kAUSamplerProperty_LoadAudioFiles     = 4101,
+    kAUSamplerProperty_LoadInstrument     = 4102
+};
+
+typedef struct AUSamplerInstrumentData {
+    CFURLRef fileURL;
+    UInt8    instrumentType;
+    UInt8    bankMSB;
+    UInt8    bankLSB;
+    UInt8    presetID;
+} AUSamplerInstrumentData;
+
+typedef struct AUSamplerBankPresetData {
+    CFURLRef bankURL;
+    UInt8    bankMSB;
+    UInt8    bankLSB;
+    UInt8    presetID;
+    UInt8    reserved;
+} AUSamplerBankPresetData;
+
+enum {
+    kInstrumentType_DLSPreset = 1,
+    kInstrumentType_SF2Preset = kInstrumentType_DLSPreset,
+    kInstrumentType_AUPreset  = 2,
+    kInstrumentType_Audiofile = 3,
+    kInstrumentType_EXS24     = 4
+};
+
+/* The bank MSBs of a SoundFont's melodic presets (bank 0, plus the LSB) and of its
+ * percussion (bank 128). */
+enum {
+    kAUSampler_DefaultPercussionBankMSB = 0x78,
+    kAUSampler_DefaultMelodicBankMSB    = 0x79,
+    kAUSampler_DefaultBankLSB           = 0x00
+};
+
 /* The keys of the dictionary kAudioUnitProperty_ClassInfo gives and takes, as .aupreset
  * files hold it. An effect's dictionary has the version (0), the component's type,
  * subtype and manufacturer, the preset's name and its parameters' values as data. */

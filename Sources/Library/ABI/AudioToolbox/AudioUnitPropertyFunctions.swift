@@ -61,9 +61,8 @@ public func audioUnitSetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
             guard let inData else { throw .parameter }
             guard Int(size) == property.size else { throw .invalidPropertyValue }
             guard property.writable else { throw .propertyNotWritable }
-            guard let object = UnitObjectValues.object(UnsafeRawBufferPointer(start: inData, count: Int(size)), for: id)
-            else { throw .invalidPropertyValue }
-            try property.set(object: object)
+            try property.set(object: try UnitObjectValues.object(UnsafeRawBufferPointer(start: inData, count: Int(size)),
+                                                                  for: id))
             return
         }
         changedFormat = try property.set(inData.map { UnsafeRawBufferPointer(start: $0, count: Int(size)) }) {

@@ -23,6 +23,12 @@ public enum UnitError: Int32, Error, Sendable {
     /// WebRTC audio processing library, for VoiceProcessingIO).
     case failedInitialization = -10875
     case invalidPropertyValue = -10851
+    /// kAudioUnitErr_InvalidFile: an instrument file that is not one the sampler reads.
+    case invalidFile = -10871
+    /// kAudioUnitErr_InstrumentTypeNotFound: an instrument type the sampler does not load.
+    case instrumentTypeNotFound = -10872
+    /// fnfErr: an instrument or sample file that is not there (what the phone answers).
+    case fileNotFound = -43
     case initialized = -10849
     /// kAudio_ParamError: a NULL or unknown argument.
     case parameter = -50

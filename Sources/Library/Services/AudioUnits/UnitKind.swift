@@ -16,7 +16,8 @@ import FourCharCodes
 /// - MultiChannelMixer (MixerUnit), which sums any number of input buses into one output;
 /// - the effects (EffectUnit, with a definition each): the low-pass, high-pass and
 ///   band-pass filters, the two shelves, the parametric EQ, the N-band EQ, the peak
-///   limiter, the dynamics processor, the delay, the distortion and the reverb.
+///   limiter, the dynamics processor, the delay, the distortion and the reverb;
+/// - AUSampler (SamplerUnit), a music device played by MIDI through FluidSynth.
 public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
     /// What a kind of unit can do, beyond rendering.
     public struct Traits: OptionSet, Hashable, Sendable {
@@ -28,6 +29,8 @@ public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
         public static let output = Traits(rawValue: 2)
         /// Its input buses are the program's to count (kAudioUnitProperty_ElementCount).
         public static let countedInputs = Traits(rawValue: 4)
+        /// A music device: no input, played by MIDI (MusicDevice.h).
+        public static let instrument = Traits(rawValue: 8)
     }
 
     public let type: UInt32
@@ -64,7 +67,9 @@ public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
     public var elementCount: UInt32 { hasDevice ? 2 : 1 }
     /// The most input buses an instance can have: what a graph checks an edit against
     /// before the unit exists.
-    public var inputLimit: UInt32 { traits.contains(.countedInputs) ? MixerUnit.maximumBuses : 1 }
+    public var inputLimit: UInt32 {
+        traits.contains(.countedInputs) ? MixerUnit.maximumBuses : traits.contains(.instrument) ? 0 : 1
+    }
     /// The outputs something can pull: a device unit's microphone is its element 1.
     public var outputLimit: UInt32 { hasDevice ? 2 : 1 }
 
@@ -140,9 +145,12 @@ public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
     public static let bandEQ: UnitKind = UnitKind("aufx", "nbeq", "Apple: AUNBandEQ", []) { _ in
         EffectUnit(kind: .bandEQ, definition: .bandEQ)
     }
+    public static let sampler: UnitKind = UnitKind("aumu", "samp", "Apple: AUSampler", [.instrument]) { _ in
+        SamplerUnit(kind: .sampler)
+    }
 
     /// Every component, in AudioComponentFindNext's order.
     public static let all: [UnitKind] = [remoteIO, voiceProcessingIO, genericOutput, converter, varispeed, multiChannelMixer,
                                          lowPass, highPass, bandPass, highShelf, lowShelf, parametricEQ,
-                                         peakLimiter, dynamicsProcessor, delay, distortion, reverb2, bandEQ]
+                                         peakLimiter, dynamicsProcessor, delay, distortion, reverb2, bandEQ, sampler]
 }

@@ -40,6 +40,9 @@ public enum UnitProperties {
     public static let numberOfBands: UInt32 = 2200
     public static let maximumNumberOfBands: UInt32 = 2201
     public static let biquadCoefficients: UInt32 = 2203
+    public static let loadPresetFromBank: UInt32 = 4100
+    public static let loadAudioFiles: UInt32 = 4101
+    public static let loadInstrument: UInt32 = 4102
     public static let parameterList: UInt32 = 3
     public static let parameterInfo: UInt32 = 4
     public static let bypassEffect: UInt32 = 21
@@ -144,17 +147,17 @@ public enum UnitProperties {
             }),
         // An effect's parameters (global scope): their IDs, and each one's description.
         Row(id: parameterList, size: 0,
-            check: { u, _, _ throws(UnitError) in _ = try effect(u); return false },
+            check: { u, _, _ throws(UnitError) in _ = try declared(u); return false },
             get: { u, scope, _ throws(UnitError) in
-                scope == .global ? try effect(u).visibleParameters.flatMap { word($0.id) } : []
-            }, sizeOf: { u, scope, _ in scope == .global ? 4 * ((u as? EffectUnit)?.visibleParameters.count ?? 0) : 0 }),
+                scope == .global ? try declared(u).visibleParameters.flatMap { word($0.id) } : []
+            }, sizeOf: { u, scope, _ in scope == .global ? 4 * ((u as? any DeclaredParameters)?.visibleParameters.count ?? 0) : 0 }),
         Row(id: parameterInfo, size: parameterInfoSize,
             check: { u, scope, element throws(UnitError) in
-                _ = try effect(u).spec(of: element)
+                _ = try declared(u).spec(of: element)
                 guard scope == .global else { throw .invalidScope }
                 return false
             }, get: { u, _, element throws(UnitError) in
-                let unit = try effect(u)
+                let unit = try declared(u)
                 return parameterInfoBytes(try unit.spec(of: element).spec,
                                           sampleRate: try unit.format(scope: .output, element: 0).sampleRate)
             }),
@@ -170,12 +173,21 @@ public enum UnitProperties {
                 guard case .preset(let preset) = value else { throw .invalidPropertyValue }
                 try effect(u).setPresentPreset(preset)
             }),
-        Row(id: classInfo, size: objectSize, check: effectGlobal(writable: true), get: nil,
-            getObject: { u throws(UnitError) in .state(try effect(u).state) },
+        Row(id: classInfo, size: objectSize,
+            check: { u, scope, _ throws(UnitError) in
+                guard u is any SavesState else { throw .invalidProperty }
+                guard scope == .global else { throw .invalidScope }
+                return true
+            }, get: nil,
+            getObject: { u throws(UnitError) in .state(try saves(u).state) },
             setObject: { u, value throws(UnitError) in
                 guard case .state(let state) = value else { throw .invalidPropertyValue }
-                try effect(u).restore(state)
+                try saves(u).restore(state)
             }),
+        // AUSampler's instruments (write-only objects: a URL and a preset, or a list of URLs).
+        samplerLoadRow(loadInstrument, size: presetSize),
+        samplerLoadRow(loadPresetFromBank, size: presetSize),
+        samplerLoadRow(loadAudioFiles, size: objectSize),
         // AUNBandEQ's bands.
         Row(id: numberOfBands, size: 4, check: bandedGlobal(writable: true),
             get: { u, _, _ throws(UnitError) in word(UInt32(try effect(u).bandCount)) },
@@ -303,6 +315,11 @@ public enum UnitProperties {
         return io
     }
 
+    static func declared(_ u: any AudioUnitInstance) throws(UnitError) -> any DeclaredParameters {
+        guard let unit = u as? any DeclaredParameters else { throw .invalidProperty }
+        return unit
+    }
+
     static func effect(_ u: any AudioUnitInstance) throws(UnitError) -> EffectUnit {
         guard let effect = u as? EffectUnit else { throw .invalidProperty }
         return effect
@@ -315,6 +332,26 @@ public enum UnitProperties {
             guard scope == .global else { throw .invalidScope }
             return writable
         }
+    }
+
+    static func saves(_ u: any AudioUnitInstance) throws(UnitError) -> any SavesState {
+        guard let unit = u as? any SavesState else { throw .invalidProperty }
+        return unit
+    }
+
+    static func samplerLoadRow(_ id: UInt32, size: Int) -> Row {
+        Row(id: id, size: size,
+            check: { u, scope, _ throws(UnitError) in
+                guard u is SamplerUnit else { throw .invalidProperty }
+                guard scope == .global else { throw .invalidScope }
+                return true
+            }, get: nil,
+            setObject: { u, value throws(UnitError) in
+                guard let sampler = u as? SamplerUnit, case .instrument(let instrument) = value else {
+                    throw .invalidPropertyValue
+                }
+                try sampler.load(instrument)
+            })
     }
 
     /// A property of the effects with bands (AUNBandEQ), in the global scope.

@@ -116,14 +116,18 @@ public struct UnitState: Sendable, Equatable {
     public var manufacturer: UInt32
     public var name: String
     public var data: [UInt8]
+    /// A sampler's instrument, where the state names one (an .aupreset's zones).
+    public var instrument: SamplerInstrument?
 
-    public init(version: Int32 = 0, type: UInt32, subtype: UInt32, manufacturer: UInt32, name: String, data: [UInt8]) {
+    public init(version: Int32 = 0, type: UInt32, subtype: UInt32, manufacturer: UInt32, name: String, data: [UInt8],
+                instrument: SamplerInstrument? = nil) {
         self.version = version
         self.type = type
         self.subtype = subtype
         self.manufacturer = manufacturer
         self.name = name
         self.data = data
+        self.instrument = instrument
     }
 
     /// One block of global-scope, element-0 values.
@@ -171,6 +175,14 @@ public enum UnitObject: Sendable {
     case preset(PresetName)
     /// kAudioUnitProperty_ClassInfo.
     case state(UnitState)
+    /// A sampler's kAUSamplerProperty_LoadInstrument, _LoadPresetFromBank or _LoadAudioFiles.
+    case instrument(SamplerInstrument)
+}
+
+/// A unit whose state kAudioUnitProperty_ClassInfo saves and restores.
+public protocol SavesState: AudioUnitInstance {
+    var state: UnitState { get }
+    func restore(_ state: UnitState) throws(UnitError)
 }
 
 public struct PresetName: Sendable, Equatable {

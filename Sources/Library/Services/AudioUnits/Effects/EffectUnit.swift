@@ -10,7 +10,7 @@ import Synchronization
 /// The program's calls change the configuration under a lock; the render copies it only
 /// when that lock is free and otherwise uses its last copy, and reads parameters from
 /// atomics: it never waits for the program and allocates nothing.
-public final class EffectUnit: AudioUnitInstance, @unchecked Sendable {
+public final class EffectUnit: AudioUnitInstance, DeclaredParameters, SavesState, @unchecked Sendable {
     public let kind: UnitKind
     public let definition: EffectDefinition
     public var handle: UInt = 0
