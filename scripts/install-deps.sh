@@ -5,6 +5,7 @@ set -euo pipefail
 needed=(libffi-dev pkg-config valgrind libasound2-dev alsa-utils python3 util-linux libsndfile1-dev libsamplerate0-dev
         libpipewire-0.3-dev pipewire pipewire-bin wireplumber pipewire-pulse pulseaudio-utils dbus
         libwebrtc-audio-processing-dev libavformat-dev libavcodec-dev libavutil-dev ffmpeg sox libopenal-dev libsoxr-dev libsoundtouch-dev
+        libfluidsynth-dev fluid-soundfont-gm
         dpkg-dev debhelper lintian)
 missing=()
 for package in "${needed[@]}"; do
