@@ -36,6 +36,16 @@ struct PropertyIDTests {
         ("kAudioUnitProperty_ParameterList", UnitProperties.parameterList, bits(kAudioUnitProperty_ParameterList)),
         ("kAudioUnitProperty_ParameterInfo", UnitProperties.parameterInfo, bits(kAudioUnitProperty_ParameterInfo)),
         ("kAudioUnitProperty_BypassEffect", UnitProperties.bypassEffect, bits(kAudioUnitProperty_BypassEffect)),
+        ("kAudioUnitProperty_ClassInfo", UnitProperties.classInfo, bits(kAudioUnitProperty_ClassInfo)),
+        ("kAudioUnitProperty_FactoryPresets", UnitProperties.factoryPresets, bits(kAudioUnitProperty_FactoryPresets)),
+        ("kAudioUnitProperty_PresentPreset", UnitProperties.presentPreset, bits(kAudioUnitProperty_PresentPreset)),
+        ("kAUNBandEQProperty_NumberOfBands", UnitProperties.numberOfBands, bits(kAUNBandEQProperty_NumberOfBands)),
+        ("kAUNBandEQProperty_MaxNumberOfBands", UnitProperties.maximumNumberOfBands, bits(kAUNBandEQProperty_MaxNumberOfBands)),
+        ("kAUNBandEQProperty_BiquadCoefficients", UnitProperties.biquadCoefficients,
+         bits(kAUNBandEQProperty_BiquadCoefficients)),
+        ("kAUSamplerProperty_LoadPresetFromBank", UnitProperties.loadPresetFromBank, bits(kAUSamplerProperty_LoadPresetFromBank)),
+        ("kAUSamplerProperty_LoadAudioFiles", UnitProperties.loadAudioFiles, bits(kAUSamplerProperty_LoadAudioFiles)),
+        ("kAUSamplerProperty_LoadInstrument", UnitProperties.loadInstrument, bits(kAUSamplerProperty_LoadInstrument)),
     ]
 
     static let queues: [(String, UInt32, UInt32)] = [
@@ -196,6 +206,14 @@ struct PropertyIDTests {
         #expect(MemoryLayout<AURenderCallbackStruct>.size == 16 && MemoryLayout<AudioUnitConnection>.size == 16)
         #expect(MemoryLayout<AudioUnitConnection>.offset(of: \.sourceOutputNumber) == 8)
         #expect(MemoryLayout<AudioUnitConnection>.offset(of: \.destInputNumber) == 12)
+        // The object-valued rows: an AUPreset's name and the sampler's two structs.
+        #expect(MemoryLayout<AUPreset>.size == UnitProperties.presetSize)
+        #expect(MemoryLayout<AUPreset>.offset(of: \.presetName) == 8)
+        #expect(MemoryLayout<AUSamplerInstrumentData>.size == UnitProperties.presetSize)
+        #expect(MemoryLayout<AUSamplerInstrumentData>.offset(of: \.instrumentType) == 8)
+        #expect(MemoryLayout<AUSamplerInstrumentData>.offset(of: \.presetID) == 11)
+        #expect(MemoryLayout<AUSamplerBankPresetData>.size == UnitProperties.presetSize)
+        #expect(MemoryLayout<AUSamplerBankPresetData>.offset(of: \.presetID) == 10)
         #expect(MemoryLayout<AudioFilePacketTableInfo>.size == 16)
         #expect(MemoryLayout<AudioFormatInfo>.offset(of: \.mMagicCookie) == 40)
         #expect(MemoryLayout<AudioFormatInfo>.offset(of: \.mMagicCookieSize) == 48)

@@ -10,6 +10,34 @@
 #ifndef __AudioUnitParameters
 #define __AudioUnitParameters
 
+/* A music device's per-channel controls, set in the group scope with the MIDI channel as
+ * the element: the MIDI controller numbers, and the status bytes of the channel messages
+ * that are not controllers (pitch bend, channel pressure, key pressure by key). */
+enum {
+    kAUGroupParameterID_Volume              = 7,
+    kAUGroupParameterID_Sustain             = 64,
+    kAUGroupParameterID_Sostenuto           = 66,
+    kAUGroupParameterID_AllNotesOff         = 123,
+    kAUGroupParameterID_ModWheel            = 1,
+    kAUGroupParameterID_PitchBend           = 0xE0,
+    kAUGroupParameterID_AllSoundOff         = 120,
+    kAUGroupParameterID_ResetAllControllers = 121,
+    kAUGroupParameterID_Pan                 = 10,
+    kAUGroupParameterID_Foot                = 4,
+    kAUGroupParameterID_ChannelPressure     = 0xD0,
+    kAUGroupParameterID_KeyPressure         = 0xA0,
+    kAUGroupParameterID_Expression          = 11,
+    kAUGroupParameterID_DataEntry           = 6,
+    kAUGroupParameterID_Volume_LSB          = kAUGroupParameterID_Volume + 32,
+    kAUGroupParameterID_ModWheel_LSB        = kAUGroupParameterID_ModWheel + 32,
+    kAUGroupParameterID_Pan_LSB             = kAUGroupParameterID_Pan + 32,
+    kAUGroupParameterID_Foot_LSB            = kAUGroupParameterID_Foot + 32,
+    kAUGroupParameterID_Expression_LSB      = kAUGroupParameterID_Expression + 32,
+    kAUGroupParameterID_DataEntry_LSB       = kAUGroupParameterID_DataEntry + 32,
+    kAUGroupParameterID_KeyPressure_FirstKey = 256,
+    kAUGroupParameterID_KeyPressure_LastKey  = 383
+};
+
 /* Output units: the output volume, 0..1, global scope. */
 enum { kHALOutputParam_Volume = 14 };
 
@@ -193,6 +221,24 @@ enum {
     kAUNBandEQFilterType_ResonantLowShelf           = 9,
     kAUNBandEQFilterType_ResonantHighShelf          = 10,
     kNumAUNBandEQFilterTypes                        = 11
+};
+
+/* The time and pitch units (AUiPodTime, AUNewTimePitch): the playback rate, and for
+ * AUNewTimePitch the pitch shift in cents, the overlap of its analysis frames and whether
+ * it locks spectral peaks. */
+enum { kTimePitchParam_Rate = 0 };
+enum {
+    kNewTimePitchParam_Rate              = 0,
+    kNewTimePitchParam_Pitch             = 1,
+    kNewTimePitchParam_Overlap           = 4,
+    kNewTimePitchParam_EnablePeakLocking = 6
+};
+
+/* AURandom's bounds and curve (the SDK declares them; no unit here uses them). */
+enum {
+    kRandomParam_BoundA = 0,
+    kRandomParam_BoundB = 1,
+    kRandomParam_Curve  = 2
 };
 
 /* AUSampler (kAudioUnitSubType_Sampler): its output gain in dB (-90 to 12, 0), the

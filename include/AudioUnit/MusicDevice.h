@@ -60,6 +60,16 @@ extern OSStatus MusicDeviceStartNote(MusicDeviceComponent inUnit, MusicDeviceIns
 extern OSStatus MusicDeviceStopNote(MusicDeviceComponent inUnit, MusicDeviceGroupID inGroupID,
                                     NoteInstanceID inNoteInstanceID, UInt32 inOffsetSampleFrame);
 
+/* The same calls as a component's functions take them (the unit's own storage first). */
+typedef OSStatus (*MusicDeviceMIDIEventProc)(void *self, UInt32 inStatus, UInt32 inData1, UInt32 inData2,
+                                             UInt32 inOffsetSampleFrame);
+typedef OSStatus (*MusicDeviceSysExProc)(void *self, const UInt8 *inData, UInt32 inLength);
+typedef OSStatus (*MusicDeviceStartNoteProc)(void *self, MusicDeviceInstrumentID inInstrument, MusicDeviceGroupID inGroupID,
+                                             NoteInstanceID *outNoteInstanceID, UInt32 inOffsetSampleFrame,
+                                             const MusicDeviceNoteParams *inParams);
+typedef OSStatus (*MusicDeviceStopNoteProc)(void *self, MusicDeviceGroupID inGroupID, NoteInstanceID inNoteInstanceID,
+                                            UInt32 inOffsetSampleFrame);
+
 /* The component selectors of these calls. */
 enum {
     kMusicDeviceRange                   = 0x0100,
