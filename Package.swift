@@ -156,6 +156,10 @@ let package = Package(
         .target(name: "AudioUnits", dependencies: ["AudioSessionCore", "AudioStreams", "Resampling", "Mixing", "EchoCancellation",
                                                    "AudioFiles", "CMusicSynth", "FourCharCodes", "Locking"],
                 path: "Sources/Library/Services/AudioUnits"),
+        // MusicPlayer.h's model: sequences, tracks and their events, standard MIDI files,
+        // the tempo map, and the player that schedules a sequence into samplers.
+        .target(name: "MusicSequences", dependencies: ["AudioStreams", "AudioUnits", "Locking"],
+                path: "Sources/Library/Services/MusicSequences"),
         // AUGraph: its model (nodes, what feeds their inputs, the rules a change keeps; pure)
         // and the graph service over the program's units (AudioGraph).
         .target(name: "AudioGraphs", dependencies: ["AudioUnits", "FourCharCodes", "Locking"],
@@ -202,7 +206,7 @@ let package = Package(
         .target(
             name: "Runtime",
             dependencies: ["AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "AudioQueues", "AudioGraphs",
-                           "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox", "InProcessArbiter",
+                           "MusicSequences", "VirtualAudioDevice", "ALSABackend", "RunLoopDispatch", "CAudioToolbox", "InProcessArbiter",
                            "ArbiterClient", "ArbiterSocket", "SystemSounds", "Mixing", "Locking", "Settings"],
             path: "Sources/Library/Runtime",
             swiftSettings: publicHeaders
@@ -227,7 +231,8 @@ let package = Package(
         .target(
             name: "AudioToolbox",
             dependencies: ["Runtime", "AudioSessionCore", "AudioStreams", "AudioUnits", "AudioFiles", "AudioQueues", "AudioGraphs",
-                           "RunLoopDispatch", "CAudioToolbox", "SystemSounds", "Locking", "Settings", "Resampling"],
+                           "MusicSequences", "RunLoopDispatch", "CAudioToolbox", "SystemSounds", "Locking", "Settings",
+                           "Resampling"],
             path: "Sources/Library/ABI/AudioToolbox",
             swiftSettings: publicHeaders,
             linkerSettings: [.linkedLibrary("Foundation")]

@@ -21,6 +21,7 @@
 /* The audio units, as the phone's umbrella brings them (through AUGraph.h there). */
 #include <AudioUnit/AudioUnit.h>
 #include <AudioToolbox/AUGraph.h>
+#include <AudioToolbox/MusicPlayer.h>
 /* Audio files, file streams, formats and converters, as the phone's umbrella brings them. */
 #include <AudioToolbox/AudioFile.h>
 #include <AudioToolbox/AudioFileStream.h>

@@ -88,6 +88,17 @@ public final class SPSCRing<Element: BitwiseCopyable>: @unchecked Sendable {
         return element
     }
 
+    /// Consumer only: the first waiting frame, left waiting (until `pop` or `consume`);
+    /// nil if none.
+    public func peek() -> UnsafePointer<Element>? {
+        let tail = read.load(ordering: .relaxed)
+        guard written.load(ordering: .acquiring) > tail else { return nil }
+        return UnsafePointer(storage + (tail % capacity) * channels)
+    }
+
+    /// Consumer only: frees the first waiting frame.
+    public func drop() { _ = consume(upTo: 1) { _, _, _ in } }
+
     /// Consumer only (or with the producer stopped): forgets what waits.
     public func clear() { read.store(written.load(ordering: .acquiring), ordering: .releasing) }
 }

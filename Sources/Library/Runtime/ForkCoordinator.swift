@@ -17,6 +17,8 @@ package enum ForkCoordinator {
         case players
         /// The players' mix (PlayerMixer), after their queues.
         case playerMix
+        /// MusicPlayers (their threads are gone in the child) and their sequences.
+        case music
     }
 
     private struct Steps {

@@ -10,7 +10,8 @@ import Locking
 /// foreign pointer or a handle of another kind is refused with a result code instead of
 /// followed, and events queued for a disposed object never reach the one after it.
 package final class HandleTable<Object>: @unchecked Sendable {
-    package enum Kind: UInt8 { case audioFile = 1, extAudioFile, converter, fileStream, unit, queue, graph, tap }
+    package enum Kind: UInt8 { case audioFile = 1, extAudioFile, converter, fileStream, unit, queue, graph, tap, sequence, track, eventIterator,
+                                  player }
 
     private struct Slot {
         package var object: Object?

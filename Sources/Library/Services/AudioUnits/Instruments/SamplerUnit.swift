@@ -76,6 +76,10 @@ public final class SamplerUnit: AudioUnitInstance, DeclaredParameters, SavesStat
     private let rendering = Atomic<Bool>(false)
     private let resetRequested = Atomic<Bool>(false)
     private let events = MIDIEventQueue()
+    private let scheduled = ScheduledMIDIQueue()
+    /// Frames rendered since Initialize: the clock a music player schedules by.
+    private let rendered = Atomic<Int64>(0)
+    private let generation = Atomic<UInt32>(0)
     private let noteSerial = Atomic<UInt32>(0)
 
     /// kAUSamplerParam_Gain (-90 to 12 dB, 0), _CoarseTuning (-24 to 24 semitones, 0),
@@ -278,6 +282,26 @@ public final class SamplerUnit: AudioUnitInstance, DeclaredParameters, SavesStat
         try midiEvent(status: 0x80 | group, data1: note & 0x7F, data2: 0, offset: offset)
     }
 
+    // MARK: Scheduled MIDI (a music player)
+
+    /// Frames rendered since Initialize.
+    public var renderedFrames: Int64 { rendered.load(ordering: .acquiring) }
+    public var sampleRate: Double { config.withLock { $0.plan.layout.sampleRate } }
+
+    /// Forgets every scheduled event not yet played (a player's Stop or SetTime): returns
+    /// the generation to schedule the next ones in.
+    public func newScheduleGeneration() -> UInt32 { generation.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue }
+    public var scheduleGeneration: UInt32 { generation.load(ordering: .acquiring) }
+
+    /// Queues `bytes` to sound at `frame` of the sampler's output (at once if that has
+    /// passed); false if the queue is full or the message too long.
+    public func schedule(frame: Int64, generation: UInt32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        scheduled.push(frame: frame, generation: generation, bytes)
+    }
+
+    /// Scheduled events waiting to be played.
+    public var scheduledWaiting: Int { scheduled.waiting }
+
     /// Applies one event to the synthesizer (render thread).
     private func apply(_ bytes: UnsafeRawBufferPointer, to engine: Engine) {
         let synth = engine.synth, status = bytes[0]
@@ -316,6 +340,7 @@ public final class SamplerUnit: AudioUnitInstance, DeclaredParameters, SavesStat
             c.engine = try Engine(instrument, layout: c.plan.layout, maximumFrames: Int(c.plan.maximumFrames))
             c.loaded = instrument
             freeRetired(&c)
+            rendered.store(0, ordering: .releasing)
         }
     }
 
@@ -377,17 +402,30 @@ public final class SamplerUnit: AudioUnitInstance, DeclaredParameters, SavesStat
             engine.tuning = tuning
             MusicSynthTune(engine.synth, tuning.0, tuning.1)
         }
-        // Each event at its offset: the synthesizer renders up to it, then hears it.
+        // Each event at its offset (the program's, and a player's scheduled by frame): the
+        // synthesizer renders up to it, then hears it.
+        let start = rendered.load(ordering: .relaxed), current = generation.load(ordering: .acquiring)
         var done = 0
-        events.drain { offset, bytes in
-            let at = min(Int(offset), Int(frames))
+        func advance(to at: Int) {
+            while scheduled.next(before: start + Int64(at), generation: current, { frame, bytes in
+                let offset = max(done, Int(frame - start))
+                if offset > done {
+                    MusicSynthRender(engine.synth, Int32(offset - done), left + done, right + done)
+                    done = offset
+                }
+                apply(bytes, to: engine)
+            }) {}
             if at > done {
                 MusicSynthRender(engine.synth, Int32(at - done), left + done, right + done)
                 done = at
             }
+        }
+        events.drain { offset, bytes in
+            advance(to: min(Int(offset), Int(frames)))
             apply(bytes, to: engine)
         }
-        if Int(frames) > done { MusicSynthRender(engine.synth, Int32(Int(frames) - done), left + done, right + done) }
+        advance(to: Int(frames))
+        rendered.store(start + Int64(frames), ordering: .releasing)
 
         let gain = Float(pow(10, Double(value(0)) / 20)), pan = value(3)
         if count > 1 {
