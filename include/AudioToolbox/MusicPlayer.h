@@ -51,16 +51,16 @@ enum {
 
 typedef UInt32 MusicSequenceType;
 enum {
-    kMusicSequenceType_Beats   = 'beat',
-    kMusicSequenceType_Seconds = 'secs',
-    kMusicSequenceType_Samples = 'samp'
+    kMusicSequenceType_Beats   = AT_FOURCC('b','e','a','t'),
+    kMusicSequenceType_Seconds = AT_FOURCC('s','e','c','s'),
+    kMusicSequenceType_Samples = AT_FOURCC('s','a','m','p')
 };
 
 typedef UInt32 MusicSequenceFileTypeID;
 enum {
     kMusicSequenceFile_AnyType     = 0,
-    kMusicSequenceFile_MIDIType    = 'midi',
-    kMusicSequenceFile_iMelodyType = 'imel'
+    kMusicSequenceFile_MIDIType    = AT_FOURCC('m','i','d','i'),
+    kMusicSequenceFile_iMelodyType = AT_FOURCC('i','m','e','l')
 };
 
 typedef UInt32 MusicSequenceFileFlags;

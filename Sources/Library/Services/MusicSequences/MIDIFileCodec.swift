@@ -60,7 +60,7 @@ public enum MIDIFileCodec {
         if division & 0x8000 == 0 {
             beatsPerTick = 1 / Double(division)
         } else {
-            let fps = Double(-Int8(bitPattern: UInt8(division >> 8))), ticks = Double(division & 0xFF)
+            let fps = Double(-Int(Int8(bitPattern: UInt8(division >> 8)))), ticks = Double(division & 0xFF)
             guard fps > 0, ticks > 0 else { throw .invalidFile }
             beatsPerTick = 2 / (fps * ticks)
         }

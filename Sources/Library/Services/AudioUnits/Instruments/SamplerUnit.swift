@@ -30,6 +30,9 @@ public final class SamplerUnit: AudioUnitInstance, DeclaredParameters, SavesStat
         let spare: UnsafeMutablePointer<Float>
         /// Render thread only: the tuning last given to the synthesizer.
         var tuning: (Float, Float) = (0, 0)
+        /// Render thread only: the sampler's frame at which this synthesizer's first block
+        /// began (its blocks of 64 frames start there).
+        var origin: Int64 = -1
 
         init(_ instrument: LoadedInstrument, layout: PCMLayout, maximumFrames: Int) throws(UnitError) {
             // A sampler's one instrument near full scale, as the phone's; General MIDI's
@@ -405,9 +408,15 @@ public final class SamplerUnit: AudioUnitInstance, DeclaredParameters, SavesStat
         // Each event at its offset (the program's, and a player's scheduled by frame): the
         // synthesizer renders up to it, then hears it.
         let start = rendered.load(ordering: .relaxed), current = generation.load(ordering: .acquiring)
+        if engine.origin < 0 { engine.origin = start }
+        // The synthesizer hears an event at the start of its next 64-frame block: a
+        // scheduled event is given at the block boundary nearest its frame (within half a
+        // block, early or late) instead of at the one after it.
+        let origin = engine.origin
+        let place = { (frame: Int64) -> Int64 in origin + ((frame - origin + 32) >> 6) << 6 }
         var done = 0
         func advance(to at: Int) {
-            while scheduled.next(before: start + Int64(at), generation: current, { frame, bytes in
+            while scheduled.next(before: start + Int64(at), generation: current, place: place, { frame, bytes in
                 let offset = max(done, Int(frame - start))
                 if offset > done {
                     MusicSynthRender(engine.synth, Int32(offset - done), left + done, right + done)

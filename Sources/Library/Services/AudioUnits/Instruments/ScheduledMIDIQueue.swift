@@ -25,18 +25,18 @@ final class ScheduledMIDIQueue: @unchecked Sendable {
         }
     }
 
-    /// Render thread: the next event of `generation` due before `frame`, handed to `body`
-    /// (its frame and bytes) and freed; events of other generations are freed unseen.
-    /// False when none is due.
-    func next(before frame: Int64, generation: UInt32, _ body: (_ frame: Int64, _ bytes: UnsafeRawBufferPointer) -> Void)
-        -> Bool {
+    /// Render thread: the next event of `generation` due before `frame` (once moved by
+    /// `place`), handed to `body` (its placed frame and bytes) and freed; events of other
+    /// generations are freed unseen. False when none is due.
+    func next(before frame: Int64, generation: UInt32, place: (Int64) -> Int64,
+              _ body: (_ frame: Int64, _ bytes: UnsafeRawBufferPointer) -> Void) -> Bool {
         while let head = ring.peek() {
             let raw = UnsafeRawPointer(head)
             if raw.load(fromByteOffset: 8, as: UInt32.self) != generation {
                 ring.drop()
                 continue
             }
-            let at = raw.loadUnaligned(as: Int64.self)
+            let at = place(raw.loadUnaligned(as: Int64.self))
             guard at < frame else { return false }
             body(at, UnsafeRawBufferPointer(start: raw + 16, count: Int(raw.load(fromByteOffset: 12, as: UInt32.self))))
             ring.drop()
