@@ -11,7 +11,9 @@
  * Played (a sampler's sine into RemoteIO, the program's own graph as music apps set it
  * with MusicSequenceSetAUGraph): Preroll, Start, GetTime advancing, IsPlaying, Stop. At
  * the card, each note's onset is measured against the time its beat falls at: the
- * player's timing error (p50, p99, worst) is printed and held within 1 ms.
+ * player's timing error (p50, p99, worst) is printed and held within 1 ms. A call stops
+ * the player and its graph before the Begin listener runs; started again after the End,
+ * it plays on.
  */
 #include <AudioToolbox/AudioToolbox.h>
 #include <math.h>
@@ -364,6 +366,25 @@ static void userCallback(void *data, MusicSequence s, MusicTrack t, MusicTimeSta
     }
 }
 
+/* What the Begin listener saw: whether the player still played and its graph ran. */
+static MusicPlayer heldPlayer;
+static AUGraph heldGraph;
+static volatile int begins, ends, playingAtBegin = -1, runningAtBegin = -1;
+static void interruptionListener(void *data, UInt32 state)
+{
+    (void)data;
+    if (state == kAudioSessionBeginInterruption) {
+        Boolean playing = true, running = true;
+        if (heldPlayer) MusicPlayerIsPlaying(heldPlayer, &playing);
+        if (heldGraph) AUGraphIsRunning(heldGraph, &running);
+        playingAtBegin = playing;
+        runningAtBegin = running;
+        begins++;
+    } else {
+        ends++;
+    }
+}
+
 static int compareDoubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -373,7 +394,7 @@ static int compareDoubles(const void *a, const void *b)
 static void playing(void)
 {
     UInt32 category = kAudioSessionCategory_MediaPlayback;
-    CHECK_STATUS(AudioSessionInitialize(NULL, NULL, NULL, NULL), noErr);
+    CHECK_STATUS(AudioSessionInitialize(NULL, NULL, interruptionListener, NULL), noErr);
     CHECK_STATUS(AudioSessionSetProperty(kAudioSessionProperty_AudioCategory, sizeof category, &category), noErr);
     if (worldOnCard()) worldRun("vcard %s", "record-reset");
     /* The program's graph: a sampler (its sine) into RemoteIO. */
@@ -463,6 +484,38 @@ static void playing(void)
         }
         free(heard);
     }
+    /* A call: the player has stopped, and its graph, before the Begin listener runs; after
+     * the End, as a game does, it starts again from where it was. */
+    heldPlayer = player;
+    heldGraph = graph;
+    CHECK_STATUS(MusicPlayerSetTime(player, 0), noErr);
+    CHECK_STATUS(MusicPlayerStart(player), noErr);
+    usleep(300000);
+    if (worldBeginInterruption() == WORLD_DONE) {
+        for (int i = 0; i < 200 && begins == 0; i++) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+        CHECK(begins == 1 && playingAtBegin == 0 && runningAtBegin == 0,
+              "at Begin the player has stopped (%d) and its graph (%d)", playingAtBegin, runningAtBegin);
+        MusicTimeStamp at = 0, after = 0;
+        MusicPlayerGetTime(player, &at);
+        usleep(200000);
+        MusicPlayerGetTime(player, &after);
+        CHECK(at > 0 && at == after, "its time stands during the call (%g, %g)", at, after);
+        if (worldEndInterruption(1) == WORLD_DONE) {
+            for (int i = 0; i < 200 && ends == 0; i++) CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.01, true);
+            CHECK_STATUS(AudioSessionSetActive(true), noErr);
+            CHECK_STATUS(MusicPlayerStart(player), noErr);
+            MusicTimeStamp resumed = 0;
+            for (int i = 0; i < 100 && resumed <= after + 0.2; i++) {
+                usleep(10000);
+                MusicPlayerGetTime(player, &resumed);
+            }
+            CHECK(resumed > after + 0.2, "started after the End, it plays on from there (%g after %g)", resumed, after);
+            MusicPlayerStop(player);
+        }
+    }
+    heldPlayer = NULL;
+    heldGraph = NULL;
+    AUGraphStop(graph);
     DisposeMusicPlayer(player);
     DisposeMusicSequence(s);
     DisposeAUGraph(graph);

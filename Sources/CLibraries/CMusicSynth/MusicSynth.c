@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 /* MusicSynth.h: FluidSynth's functions through pointers of their own declared types,
  * resolved once from its Debian SONAME. */
 #include "MusicSynth.h"
@@ -7,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define FUNCTIONS(X) \
     X(new_fluid_settings) X(delete_fluid_settings) X(fluid_settings_setnum) X(fluid_settings_setint) \
@@ -25,7 +28,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void quiet(int level, const char *message, void *data) { (void)level; (void)message; (void)data; }
 
-static void load(void) {
+static void resolve(void) {
     /* Never closed: synthesizers and fonts may live as long as the program. */
     void *library = dlopen("libfluidsynth.so.3", RTLD_NOW | RTLD_LOCAL);
     if (!library) return;
@@ -38,7 +41,7 @@ static void load(void) {
 }
 
 int MusicSynthAvailable(void) {
-    pthread_once(&once, load);
+    pthread_once(&once, resolve);
     return loaded;
 }
 
@@ -81,10 +84,10 @@ static int looksLikeSoundFont(const char *path) {
     return count == sizeof head && memcmp(head, "RIFF", 4) == 0 && memcmp(head + 8, "sfbk", 4) == 0;
 }
 
-MusicFont *MusicFontLoad(const char *path) {
+static MusicFont *load(const char *path, int shared) {
     if (!path || !MusicSynthAvailable() || !looksLikeSoundFont(path)) return NULL;
     pthread_mutex_lock(&fontLock);
-    MusicFont *font = fonts;
+    MusicFont *font = shared ? fonts : NULL;
     while (font && strcmp(font->path, path) != 0) font = font->next;
     if (font) {
         font->users++;
@@ -100,7 +103,9 @@ MusicFont *MusicFontLoad(const char *path) {
     fluid_sfont_t *sfont = id == FLUID_FAILED ? NULL : p_fluid_synth_get_sfont_by_id(holder, id);
     if (sfont) {
         font = calloc(1, sizeof *font);
-        if (font) font->path = strdup(path);
+        /* A private font is never found by path: its path names a descriptor that a later
+         * font may reuse. */
+        if (font) font->path = strdup(shared ? path : "");
         if (font && font->path) {
             font->id = id;
             font->sfont = sfont;
@@ -114,6 +119,21 @@ MusicFont *MusicFontLoad(const char *path) {
         }
     }
     pthread_mutex_unlock(&fontLock);
+    return font;
+}
+
+MusicFont *MusicFontLoad(const char *path) { return load(path, 1); }
+
+MusicFont *MusicFontLoadBytes(const void *bytes, size_t length) {
+    int fd = memfd_create("audiotoolbox-instrument", MFD_CLOEXEC);
+    if (fd < 0) return NULL;
+    MusicFont *font = NULL;
+    if (write(fd, bytes, length) == (ssize_t)length) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        font = load(path, 0);
+    }
+    close(fd);
     return font;
 }
 

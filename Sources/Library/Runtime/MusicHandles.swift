@@ -99,6 +99,8 @@ package enum MusicHandles {
         return true
     }
 
+    package static func newIterator(_ track: TrackRef) -> OpaquePointer { iterators.add(IteratorRef(track)) }
+
     package static func newPlayer() -> OpaquePointer {
         _ = forkStep
         let handle = players.add(MusicPlayerEngine(host: host))

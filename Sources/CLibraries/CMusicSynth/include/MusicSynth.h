@@ -17,6 +17,9 @@ int MusicSynthAvailable(void);
 /* The font at `path`, loaded (fully, into memory) on its first use and shared after;
  * NULL if the library is missing or the file is not a SoundFont it can read. */
 MusicFont *MusicFontLoad(const char *path);
+/* A font built by the library (from audio files or zones): written to a file in memory
+ * and loaded from it, shared with no other load. NULL if it cannot be read. */
+MusicFont *MusicFontLoadBytes(const void *bytes, size_t length);
 void MusicFontRelease(MusicFont *font);
 /* 1 if the font has the preset (bank 128 is percussion). */
 int MusicFontHasPreset(MusicFont *font, int bank, int program);

@@ -33,14 +33,7 @@ public func disposeMusicSequence(_ sequence: OpaquePointer?) -> Int32 {
 public func musicSequenceNewTrack(_ sequence: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     sequenceCall(sequence) { s throws(MusicError) in
         guard let out else { throw .parameter }
-        let id = s.state.withLock { state in
-            let id = state.nextID
-            state.nextID += 1
-            state.tracks.append(TrackData(id: id))
-            state.version += 1
-            return id
-        }
-        out.pointee = MusicHandles.track(s, id)
+        out.pointee = MusicHandles.track(s, s.state.withLock { $0.newTrack() })
     }
 }
 
@@ -48,11 +41,7 @@ public func musicSequenceNewTrack(_ sequence: OpaquePointer?, _ out: UnsafeMutab
 public func musicSequenceDisposeTrack(_ sequence: OpaquePointer?, _ track: OpaquePointer?) -> Int32 {
     sequenceCall(sequence) { s throws(MusicError) in
         guard let ref = MusicHandles.tracks.get(track), ref.sequence === s else { throw .trackNotFound }
-        guard ref.id != 0 else { throw .parameter }
-        s.state.withLock { state in
-            state.tracks.removeAll { $0.id == ref.id }
-            state.version += 1
-        }
+        try s.state.withLock { state throws(MusicError) in try state.disposeTrack(ref.id) }
         MusicHandles.forget(s, track: ref.id)
     }
 }
@@ -126,23 +115,9 @@ public func musicSequenceSetMIDIEndpoint(_ sequence: OpaquePointer?, _ endpoint:
     sequenceCall(sequence) { _ throws(MusicError) in throw .unimplemented }
 }
 
-/// Seconds: the tempo is 60 beats a minute, so a beat is a second; samples: a beat is a
-/// frame at 44.1 kHz. Either replaces the tempo track's tempos.
 @_cdecl("MusicSequenceSetSequenceType")
 public func musicSequenceSetSequenceType(_ sequence: OpaquePointer?, _ type: UInt32) -> Int32 {
-    sequenceCall(sequence) { s throws(MusicError) in
-        guard [MusicSequenceModel.beats, MusicSequenceModel.seconds, MusicSequenceModel.samples].contains(type) else {
-            throw .invalidSequenceType
-        }
-        s.state.withLock { state in
-            state.type = type
-            guard type != MusicSequenceModel.beats else { return }
-            state.tracks[0].events.removeAll { $0.type == .extendedTempo }
-            let bpm = type == MusicSequenceModel.seconds ? 60.0 : 60.0 * 44100
-            state.tracks[0].add(MusicEvent(time: 0, type: .extendedTempo, data: MusicEvent.tempo(bpm)))
-            state.version += 1
-        }
-    }
+    sequenceCall(sequence) { s throws(MusicError) in try s.state.withLock { state throws(MusicError) in try state.setType(type) } }
 }
 
 @_cdecl("MusicSequenceGetSequenceType")
@@ -153,25 +128,9 @@ public func musicSequenceGetSequenceType(_ sequence: OpaquePointer?, _ out: Unsa
     }
 }
 
-/// Replaces the sequence's tracks with a MIDI file's.
+/// Replaces the sequence's tracks with a MIDI file's; the old tracks' handles go.
 private func load(_ s: MusicSequenceModel, _ bytes: [UInt8], hint: UInt32, flags: UInt32) throws(MusicError) {
-    guard hint == 0 || hint == 0x6D69_6469 else { throw .unsupportedFileType }
-    let (tracks, resolution) = try MIDIFileCodec.read(bytes, channelsToTracks: flags & 1 != 0)
-    let old = s.state.withLock { state -> [Int] in
-        let old = state.tracks.dropFirst().map(\.id)
-        state.tracks = [TrackData(id: 0)]
-        state.tracks[0].events = tracks[0].events
-        for track in tracks.dropFirst() {
-            var copy = TrackData(id: state.nextID)
-            state.nextID += 1
-            copy.events = track.events
-            copy.explicitLength = track.explicitLength
-            state.tracks.append(copy)
-        }
-        state.resolution = resolution
-        state.version += 1
-        return old
-    }
+    let old = try s.state.withLock { state throws(MusicError) in try state.load(bytes, typeHint: hint, flags: flags) }
     for id in old { MusicHandles.forget(s, track: id) }
 }
 
@@ -205,13 +164,8 @@ public func musicSequenceFileLoadData(_ sequence: OpaquePointer?, _ data: CFData
     }
 }
 
-/// The sequence as a type-1 MIDI file at `resolution` ticks a quarter note (0: the
-/// sequence's own).
 private func fileBytes(_ s: MusicSequenceModel, type: UInt32, resolution: Int16) throws(MusicError) -> [UInt8] {
-    guard type == 0x6D69_6469 else { throw .unsupportedFileType }
-    guard resolution >= 0 else { throw .parameter }
-    let (tracks, own) = s.state.withLock { ($0.tracks, $0.resolution) }
-    return MIDIFileCodec.write(tracks, resolution: resolution == 0 ? own : resolution)
+    try s.state.withLock { state throws(MusicError) in try state.file(type: type, resolution: resolution) }
 }
 
 @_cdecl("MusicSequenceFileCreate")
@@ -245,23 +199,9 @@ public func musicSequenceFileCreateData(_ sequence: OpaquePointer?, _ type: UInt
     }
 }
 
-/// Every track backwards in time: an event at t (lasting d) goes to length - t - d.
 @_cdecl("MusicSequenceReverse")
 public func musicSequenceReverse(_ sequence: OpaquePointer?) -> Int32 {
-    sequenceCall(sequence) { s in
-        s.state.withLock { state in
-            let length = state.tracks.dropFirst().map(\.length).max() ?? 0
-            for i in state.tracks.indices.dropFirst() {
-                let events = state.tracks[i].events
-                state.tracks[i].events = []
-                for var event in events {
-                    event.time = max(0, length - event.time - event.duration)
-                    state.tracks[i].add(event)
-                }
-            }
-            state.version += 1
-        }
-    }
+    sequenceCall(sequence) { s in s.state.withLock { $0.reverse() } }
 }
 
 @_cdecl("MusicSequenceGetSecondsForBeats")
@@ -325,7 +265,7 @@ public func musicSequenceBarBeatTimeToBeats(_ sequence: OpaquePointer?, _ time: 
 public func musicSequenceGetInfoDictionary(_ sequence: OpaquePointer?) -> Unmanaged<CFDictionary>? {
     guard let s = MusicHandles.sequences.get(sequence) else { return nil }
     let (map, length, firstTempo) = s.state.withLock { state in
-        (state.tempoMap, state.tracks.dropFirst().map(\.length).max() ?? 0, state.tracks[0].events.first { $0.bpm != nil }?.bpm)
+        (state.tempoMap, state.length, state.tracks[0].events.first { $0.bpm != nil }?.bpm)
     }
     let pairs: [(CFString, AnyObject)] = [
         (CFValues.string("tempo"), CFValues.string(String(Int((firstTempo ?? 120).rounded())))),

@@ -52,23 +52,16 @@ private func eventBytes(_ type: MusicEventType, _ data: UnsafeRawPointer) -> [UI
     }
 }
 
-/// Adds an event to a track: a time of at least 0; the tempo track takes tempo and meta
-/// events only.
+/// Adds an event to a track (the model keeps the tempo track's rule).
 private func add(_ track: OpaquePointer?, _ time: Double, _ type: MusicEventType, _ data: UnsafeRawPointer?) -> Int32 {
     status(trackCall(track) { ref, state throws(MusicError) in
-        guard let data, time.isFinite, time >= 0 else { throw .parameter }
-        if ref.id == 0 && type != .extendedTempo && type != .meta { throw .invalidEventType }
-        guard let bytes = eventBytes(type, data) else { throw .parameter }
+        guard let data, let bytes = eventBytes(type, data) else { throw .parameter }
         var kept: AnyObjectBox?
         if type == .auPreset {
             guard let preset = data.loadUnaligned(fromByteOffset: 8, as: UnsafeRawPointer?.self) else { throw .parameter }
             kept = AnyObjectBox(Unmanaged<AnyObject>.fromOpaque(preset).takeUnretainedValue())
         }
-        if type == .extendedTempo {
-            let bpm = data.loadUnaligned(as: Double.self)
-            guard bpm.isFinite, bpm > 0 else { throw .parameter }
-        }
-        try state.update(ref.id) { $0.add(MusicEvent(time: time, type: type, data: bytes, kept: kept)) }
+        try state.add(MusicEvent(time: time, type: type, data: bytes, kept: kept), to: ref.id)
     })
 }
 
@@ -165,75 +158,29 @@ public func musicTrackGetDestMIDIEndpoint(_ track: OpaquePointer?, _ out: Unsafe
 
 // MARK: Properties
 
-private enum TrackProperty: UInt32 {
-    case loopInfo = 0, offset, mute, solo, automatedParameters, length, resolution
-    var size: Int {
-        switch self {
-        case .loopInfo: return 16
-        case .offset, .length: return 8
-        case .mute, .solo: return 1
-        case .automatedParameters: return 4
-        case .resolution: return 2
-        }
-    }
-}
-
-/// A NULL `outData` asks the size. The resolution is the tempo track's, read only.
+/// A NULL `outData` asks the size.
 @_cdecl("MusicTrackGetProperty")
 public func musicTrackGetProperty(_ track: OpaquePointer?, _ id: UInt32, _ outData: UnsafeMutableRawPointer?,
                                   _ ioLength: UnsafeMutablePointer<UInt32>?) -> Int32 {
     status(trackCall(track) { ref, state throws(MusicError) in
-        guard let property = TrackProperty(rawValue: id), let ioLength else { throw .parameter }
-        if property == .resolution && ref.id != 0 { throw .parameter }
+        guard let ioLength else { throw .parameter }
+        let size = try TrackProperties.size(id, track: ref.id)
         guard let outData else {
-            ioLength.pointee = UInt32(property.size)
+            ioLength.pointee = UInt32(size)
             return
         }
-        guard Int(ioLength.pointee) >= property.size else { throw .parameter }
-        let t = try state.track(ref.id)
-        switch property {
-        case .loopInfo:
-            outData.storeBytes(of: t.loopDuration, as: Double.self)
-            outData.storeBytes(of: t.loopCount, toByteOffset: 8, as: Int32.self)
-            outData.storeBytes(of: Int32(0), toByteOffset: 12, as: Int32.self)
-        case .offset: outData.storeBytes(of: t.offset, as: Double.self)
-        case .mute: outData.storeBytes(of: UInt8(t.muted ? 1 : 0), as: UInt8.self)
-        case .solo: outData.storeBytes(of: UInt8(t.solo ? 1 : 0), as: UInt8.self)
-        case .automatedParameters: outData.storeBytes(of: t.automatedParameters, as: UInt32.self)
-        case .length: outData.storeBytes(of: t.length, as: Double.self)
-        case .resolution: outData.storeBytes(of: state.resolution, as: Int16.self)
-        }
-        ioLength.pointee = UInt32(property.size)
+        guard Int(ioLength.pointee) >= size else { throw .parameter }
+        let value = try TrackProperties.value(id, of: ref.id, in: state)
+        value.withUnsafeBytes { outData.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        ioLength.pointee = UInt32(value.count)
     })
 }
 
 @_cdecl("MusicTrackSetProperty")
 public func musicTrackSetProperty(_ track: OpaquePointer?, _ id: UInt32, _ inData: UnsafeRawPointer?, _ length: UInt32) -> Int32 {
     status(trackCall(track) { ref, state throws(MusicError) in
-        guard let property = TrackProperty(rawValue: id), let inData, property != .resolution else { throw .parameter }
-        // Mute and solo are a Boolean; programs pass a UInt32 as often.
-        guard Int(length) >= property.size || (property.size == 1 && length >= 1) else { throw .parameter }
-        try state.update(ref.id) { t throws(MusicError) in
-            switch property {
-            case .loopInfo:
-                let duration = inData.loadUnaligned(as: Double.self), count = inData.loadUnaligned(fromByteOffset: 8, as: Int32.self)
-                guard duration.isFinite, duration >= 0, count >= 0 else { throw .parameter }
-                t.loopDuration = duration
-                t.loopCount = count
-            case .offset:
-                let offset = inData.loadUnaligned(as: Double.self)
-                guard offset.isFinite else { throw .parameter }
-                t.offset = offset
-            case .mute: t.muted = inData.load(as: UInt8.self) != 0
-            case .solo: t.solo = inData.load(as: UInt8.self) != 0
-            case .automatedParameters: t.automatedParameters = inData.loadUnaligned(as: UInt32.self)
-            case .length:
-                let length = inData.loadUnaligned(as: Double.self)
-                guard length.isFinite, length >= 0 else { throw .parameter }
-                t.explicitLength = length
-            case .resolution: throw .parameter
-            }
-        }
+        guard let inData else { throw .parameter }
+        try TrackProperties.set(id, of: ref.id, in: &state, UnsafeRawBufferPointer(start: inData, count: Int(length)))
     })
 }
 
@@ -307,7 +254,7 @@ public func musicTrackMerge(_ source: OpaquePointer?, _ start: Double, _ end: Do
 @_cdecl("NewMusicEventIterator")
 public func newMusicEventIterator(_ track: OpaquePointer?, _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
     guard let out, let ref = MusicHandles.tracks.get(track) else { return MusicError.parameter.rawValue }
-    out.pointee = MusicHandles.iterators.add(IteratorRef(ref))
+    out.pointee = MusicHandles.newIterator(ref)
     return 0
 }
 

@@ -163,19 +163,10 @@ final class LoadedInstrument: @unchecked Sendable {
         }
     }
 
-    /// A built SoundFont, through a file of our own that is gone once loaded (the font is
-    /// read whole into memory).
+    /// A built SoundFont, loaded from memory (nothing is written to disk).
     private static func built(_ builder: SoundFontBuilder) throws(UnitError) -> LoadedInstrument {
-        let folder = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        var template = Array((folder + "/audiotoolbox-instrument-XXXXXX").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { throw .failedInitialization }
-        let path = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
-        defer { unlink(path) }
         let bytes = builder.bytes()
-        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-        close(descriptor)
-        guard written == bytes.count, let font = MusicFontLoad(path) else { throw .invalidFile }
+        guard let font = bytes.withUnsafeBytes({ MusicFontLoadBytes($0.baseAddress, $0.count) }) else { throw .invalidFile }
         return LoadedInstrument(font: font, bank: 0, program: 0, generalMIDI: false)
     }
 }
