@@ -12,7 +12,7 @@ if [ -n "$unversioned" ]; then echo "exported without the AUDIOTOOLBOX_0 version
 # What Linux's CoreFoundation declares (CFBase.h) but does not define; we define it.
 for_corefoundation="kCFCoreFoundationVersionNumber"
 declared_or_cf() {
-    { sed -n -E 's/^extern (OSStatus|void|const CFStringRef|AudioComponent|UInt32|Boolean) ([A-Za-z_0-9]+).*/\2/p' \
+    { sed -n -E 's/^extern (OSStatus|void|const CFStringRef|AudioComponent|UInt32|Boolean|CFDictionaryRef) ([A-Za-z_0-9]+).*/\2/p' \
           "$here"/include/AudioToolbox/*.h "$here"/include/AudioUnit/*.h
       echo "$for_corefoundation"; } | sort -u
 }

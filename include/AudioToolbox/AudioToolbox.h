@@ -24,6 +24,7 @@
 #include <AudioToolbox/MusicPlayer.h>
 /* Audio files, file streams, formats and converters, as the phone's umbrella brings them. */
 #include <AudioToolbox/AudioFile.h>
+#include <AudioToolbox/CAFFile.h>
 #include <AudioToolbox/AudioFileStream.h>
 #include <AudioToolbox/AudioFormat.h>
 #include <AudioToolbox/AudioConverter.h>

@@ -10,6 +10,7 @@
 
 #include <AudioUnit/AUComponent.h>
 #include <CoreAudio/CoreAudioTypes.h>
+#include <CoreFoundation/CFURL.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -158,6 +159,63 @@ enum {
     kAUSampler_DefaultMelodicBankMSB    = 0x79,
     kAUSampler_DefaultBankLSB           = 0x00
 };
+
+/* The scheduled sound player (slices of the program's buffers) and the file player
+ * (regions of files), global scope. A slice's or region's time is a sample time on the
+ * player's timeline, which starts at ScheduleStartTimeStamp (a sample time of the
+ * renders that pull the unit; -1: the next render); CurrentPlayTime reads where the
+ * timeline is (-1 before it starts). The program keeps a slice or region structure
+ * until it completes; completions are called on the player's own thread. A region names
+ * a file given by ScheduledFileIDs (AudioFileIDs open for reading, 8 bytes each);
+ * ScheduledFilePrime decodes what is scheduled ahead, now. AudioUnitReset unschedules
+ * everything and forgets the start. */
+enum {
+    kAudioUnitProperty_ScheduleAudioSlice             = 3300,
+    kAudioUnitProperty_ScheduleStartTimeStamp         = 3301,
+    kAudioUnitProperty_CurrentPlayTime                = 3302,
+    kAudioUnitProperty_ScheduledFileIDs               = 3310,
+    kAudioUnitProperty_ScheduledFileRegion            = 3311,
+    kAudioUnitProperty_ScheduledFilePrime             = 3312,
+    kAudioUnitProperty_ScheduledFileBufferSizeFrames  = 3313,
+    kAudioUnitProperty_ScheduledFileNumberBuffers     = 3314
+};
+
+/* A slice's flags, set by the player: it began (late: after its time), it completed. */
+enum {
+    kScheduledAudioSliceFlag_Complete          = 0x01,
+    kScheduledAudioSliceFlag_BeganToRender     = 0x02,
+    kScheduledAudioSliceFlag_BeganToRenderLate = 0x04
+};
+
+struct ScheduledAudioSlice;
+typedef void (*ScheduledAudioSliceCompletionProc)(void *userData, struct ScheduledAudioSlice *bufferList);
+
+typedef struct ScheduledAudioSlice {
+    AudioTimeStamp                    mTimeStamp;
+    ScheduledAudioSliceCompletionProc mCompletionProc;
+    void                             *mCompletionProcUserData;
+    UInt32                            mFlags;
+    UInt32                            mReserved;
+    void                             *mReserved2;
+    UInt32                            mNumberFrames;
+    AudioBufferList                  *mBufferList;
+} ScheduledAudioSlice;
+
+struct ScheduledAudioFileRegion;
+typedef void (*ScheduledAudioFileRegionCompletionProc)(void *userData, struct ScheduledAudioFileRegion *fileRegion,
+                                                       OSStatus result);
+
+/* A region: the file, its first frame, how many frames, played once and then
+ * mLoopCount more times. */
+typedef struct ScheduledAudioFileRegion {
+    AudioTimeStamp                         mTimeStamp;
+    ScheduledAudioFileRegionCompletionProc mCompletionProc;
+    void                                  *mCompletionProcUserData;
+    struct OpaqueAudioFileID              *mAudioFile;
+    UInt32                                 mLoopCount;
+    SInt64                                 mStartFrame;
+    UInt32                                 mFramesToPlay;
+} ScheduledAudioFileRegion;
 
 /* The keys of the dictionary kAudioUnitProperty_ClassInfo gives and takes, as .aupreset
  * files hold it. An effect's dictionary has the version (0), the component's type,

@@ -43,8 +43,8 @@ typedef struct MusicDeviceNoteParams {
 } MusicDeviceNoteParams;
 
 enum {
-    kMusicNoteEvent_UseGroupInstrument = 0xFFFFFFFF,
-    kMusicNoteEvent_Unused             = 0xFFFFFFFF
+    kMusicNoteEvent_UseGroupInstrument = (SInt32)0xFFFFFFFFU, /* all bits, as an int */
+    kMusicNoteEvent_Unused             = (SInt32)0xFFFFFFFFU
 };
 
 typedef UInt32 MusicDeviceGroupID;
