@@ -251,6 +251,7 @@ let package = Package(
                     dependencies: ["ArbiterClient", "ArbiterProtocol", "ArbiterSocket", "AudioSessionCore", "RunLoopDispatch",
                                    "POSIXSupport", "audiosessiond"]),
         .testTarget(name: "AudioUnitsTests", dependencies: ["AudioUnits", "Mixing"]),
+        .testTarget(name: "MusicSequencesTests", dependencies: ["MusicSequences"]),
         .testTarget(name: "EchoCancellationTests", dependencies: ["EchoCancellation"]),
         .testTarget(name: "SystemSoundsTests", dependencies: ["SystemSounds", "AudioSessionCore", "CSndfile"]),
         .testTarget(name: "AudioGraphsTests", dependencies: ["AudioGraphs", "AudioUnits", "AudioSessionCore", "Locking"]),

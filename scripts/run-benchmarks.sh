@@ -163,6 +163,13 @@ fi
 cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_audio_files" "$here/bench/bench_audio_files.c" $flags \
     $(pkg-config --cflags --libs libavformat libavcodec libavutil samplerate soxr) -lm
 "$out/bench_audio_files" "$out/audio-files-media"
+# The effects against the same algorithms as bare C loops, and AUSampler against
+# FluidSynth driven directly (32 voices of the General MIDI piano).
+cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_effects" "$here/bench/bench_effects.c" $flags -lm
+AUDIOTOOLBOX_BACKEND=virtual AUDIOTOOLBOX_ARBITER=local "$out/bench_effects"
+cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_sampler" "$here/bench/bench_sampler.c" $flags \
+    $(pkg-config --cflags --libs fluidsynth) -lm
+AUDIOTOOLBOX_BACKEND=virtual AUDIOTOOLBOX_ARBITER=local "$out/bench_sampler"
 # AVAudioPlayer against its building blocks used directly (Audio File Services into an
 # output queue, bench_player_queue.c), the same one-second file on the virtual card:
 # play() (or AudioQueueStart) to the first loud frame the card plays, and the process's

@@ -1,6 +1,7 @@
 /*
  * The effects beyond the two-pole filters: AUPeakLimiter, AUDynamicsProcessor, AUDelay,
- * AUDistortion, AUReverb2 and AUNBandEQ, called as music apps and game engines call them.
+ * AUDistortion, AUReverb2, AUNBandEQ and AUiPodEQ, called as music apps and game engines
+ * call them.
  *
  * Each is rendered offline in a graph (GenericOutput <- effect <- a source) and measured
  * against what its documentation promises: the limiter's output never above full scale;
@@ -39,6 +40,7 @@ static const AudioComponentDescription delayDescription = EFFECT(kAudioUnitSubTy
 static const AudioComponentDescription distortionDescription = EFFECT(kAudioUnitSubType_Distortion);
 static const AudioComponentDescription reverbDescription = EFFECT(kAudioUnitSubType_Reverb2);
 static const AudioComponentDescription bandEQDescription = EFFECT(kAudioUnitSubType_NBandEQ);
+static const AudioComponentDescription iPodEQDescription = EFFECT(kAudioUnitSubType_AUiPodEQ);
 
 enum { RATE = 44100, SLICE = 512, LONGEST = 4 * RATE };
 
@@ -622,6 +624,44 @@ static void bandEQ(void)
     closeGraph();
 }
 
+/* ---- AUiPodEQ: presets only -------------------------------------------------------------- */
+
+static void iPodEQ(void)
+{
+    buildGraph(&iPodEQDescription);
+    CHECK(parameterCount(effect) == 0, "AUiPodEQ shows no parameters (%u)", parameterCount(effect));
+    AUPreset present = {-5, NULL};
+    UInt32 size = sizeof present;
+    CHECK_STATUS(AudioUnitGetProperty(effect, kAudioUnitProperty_PresentPreset, kAudioUnitScope_Global, 0, &present, &size),
+                 noErr);
+    CHECK(present.presetNumber == 0, "it starts on its first preset (%d)", (int)present.presetNumber);
+    if (present.presetName) CFRelease(present.presetName);
+    double flat = toneThrough(62.5);
+    CHECK(fabs(flat) < 0.1, "the first preset is flat (%.2f dB)", flat);
+    CFArrayRef list = NULL;
+    size = sizeof list;
+    CHECK_STATUS(AudioUnitGetProperty(effect, kAudioUnitProperty_FactoryPresets, kAudioUnitScope_Global, 0, &list, &size),
+                 noErr);
+    int found = -1;
+    for (CFIndex i = 0; list && i < CFArrayGetCount(list); i++) {
+        const AUPreset *p = CFArrayGetValueAtIndex(list, i);
+        if (CFStringCompare(p->presetName, CFSTR("Bass Booster"), 0) == kCFCompareEqualTo) found = (int)i;
+    }
+    CHECK(list && CFArrayGetCount(list) >= 22 && found >= 0, "the presets include Bass Booster (%ld presets)",
+          list ? (long)CFArrayGetCount(list) : -1L);
+    if (found >= 0) {
+        AUPreset bass = *(const AUPreset *)CFArrayGetValueAtIndex(list, found);
+        CHECK_STATUS(AudioUnitSetProperty(effect, kAudioUnitProperty_PresentPreset, kAudioUnitScope_Global, 0, &bass,
+                                          sizeof bass), noErr);
+        double low = toneThrough(62.5), high = toneThrough(4000);
+        printf("measured: AUiPodEQ Bass Booster: 62.5 Hz %+.2f dB, 4 kHz %+.2f dB\n", low, high);
+        CHECK(low > 3 && fabs(high) < 0.5, "Bass Booster lifts the bass and leaves the treble (%.2f, %.2f dB)", low, high);
+    }
+    if (list) CFRelease(list);
+    CHECK_STATUS(AudioUnitSetParameter(effect, 0, kAudioUnitScope_Global, 0, 3, 0), kAudioUnitErr_InvalidParameter);
+    closeGraph();
+}
+
 /* ---- bad inputs -------------------------------------------------------------------------- */
 
 static void badInputs(void)
@@ -728,6 +768,7 @@ int main(void)
     distortion();
     reverb();
     bandEQ();
+    iPodEQ();
     badInputs();
     live();
     return worldFinish("test_effect_units");

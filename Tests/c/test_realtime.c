@@ -580,6 +580,87 @@ static void effects(void)
     CFRelease(saved);
 }
 
+/* ---- instruments and players ---------------------------------------------------------------- */
+
+static volatile long slicesBack;
+static void sliceBack(void *data, ScheduledAudioSlice *slice) { (void)data; (void)slice; slicesBack++; }
+
+/* A game's music graph: RemoteIO <- mixer <- {AUSampler, AUScheduledSoundPlayer, the
+ * tone}; while it renders the main thread plays notes, bends, pedals and controllers,
+ * changes the sampler's gain and tuning, and schedules slices of its own buffers. */
+static void instruments(void)
+{
+    AUGraph graph = NULL;
+    CHECK_STATUS(NewAUGraph(&graph), noErr);
+    AudioComponentDescription rio = {kAudioUnitType_Output, kAudioUnitSubType_RemoteIO, kAudioUnitManufacturer_Apple, 0, 0};
+    AudioComponentDescription mix = {kAudioUnitType_Mixer, kAudioUnitSubType_MultiChannelMixer, kAudioUnitManufacturer_Apple,
+                                     0, 0};
+    AudioComponentDescription samp = {kAudioUnitType_MusicDevice, kAudioUnitSubType_Sampler, kAudioUnitManufacturer_Apple, 0, 0};
+    AudioComponentDescription sspl = {kAudioUnitType_Generator, kAudioUnitSubType_ScheduledSoundPlayer,
+                                      kAudioUnitManufacturer_Apple, 0, 0};
+    AUNode output = 0, mixerNode = 0, samplerNode = 0, playerNode = 0;
+    AUGraphAddNode(graph, &rio, &output);
+    AUGraphAddNode(graph, &mix, &mixerNode);
+    AUGraphAddNode(graph, &samp, &samplerNode);
+    AUGraphAddNode(graph, &sspl, &playerNode);
+    CHECK_STATUS(AUGraphOpen(graph), noErr);
+    AudioUnit mixer = NULL, sampler = NULL, player = NULL;
+    AUGraphNodeInfo(graph, mixerNode, NULL, &mixer);
+    AUGraphNodeInfo(graph, samplerNode, NULL, &sampler);
+    AUGraphNodeInfo(graph, playerNode, NULL, &player);
+    UInt32 buses = 3;
+    AudioUnitSetProperty(mixer, kAudioUnitProperty_ElementCount, kAudioUnitScope_Input, 0, &buses, sizeof buses);
+    AudioStreamBasicDescription program = {44100, kAudioFormatLinearPCM,
+                                           kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
+    CHECK_STATUS(AudioUnitSetProperty(mixer, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 2, &program,
+                                      sizeof program), noErr);
+    AURenderCallbackStruct feed = {render, NULL};
+    CHECK_STATUS(AUGraphSetNodeInputCallback(graph, mixerNode, 2, &feed), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(graph, samplerNode, 0, mixerNode, 0), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(graph, playerNode, 0, mixerNode, 1), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(graph, mixerNode, 0, output, 0), noErr);
+    CHECK_STATUS(AUGraphInitialize(graph), noErr);
+    AudioTimeStamp start;
+    memset(&start, 0, sizeof start);
+    start.mFlags = kAudioTimeStampSampleTimeValid;
+    start.mSampleTime = -1;
+    AudioUnitSetProperty(player, kAudioUnitProperty_ScheduleStartTimeStamp, kAudioUnitScope_Global, 0, &start, sizeof start);
+    CHECK_STATUS(AUGraphStart(graph), noErr);
+    awaitRenders(50);
+    /* The player's timeline now, and buffers of the program's to schedule on it. */
+    static Float32 samples[2][512];
+    for (int i = 0; i < 512; i++) samples[0][i] = samples[1][i] = 0.1f * (float)sin(i * 0.05);
+    struct { UInt32 count; AudioBuffer b[2]; } list = {2, {{1, sizeof samples[0], samples[0]}, {1, sizeof samples[1], samples[1]}}};
+    static ScheduledAudioSlice slices[64];
+    AudioTimeStamp now;
+    UInt32 size = sizeof now;
+    AudioUnitGetProperty(player, kAudioUnitProperty_CurrentPlayTime, kAudioUnitScope_Global, 0, &now, &size);
+    resetCounts();
+    armed = 1;
+    long startRenders = renders;
+    for (int i = 0; renders < startRenders + 400; i++) {
+        MusicDeviceMIDIEvent(sampler, 0x90 | (UInt32)(i % 16), (UInt32)(48 + i % 36), 100, (UInt32)(i * 37 % 512));
+        if (i > 4) MusicDeviceMIDIEvent(sampler, 0x80 | (UInt32)((i - 4) % 16), (UInt32)(48 + (i - 4) % 36), 0, 0);
+        MusicDeviceMIDIEvent(sampler, 0xE0, (UInt32)(i % 128), 64, 0);
+        MusicDeviceMIDIEvent(sampler, 0xB0, 64, i % 8 < 4 ? 127 : 0, 0);
+        AudioUnitSetParameter(sampler, kAUSamplerParam_Gain, kAudioUnitScope_Global, 0, -(float)(i % 12), 0);
+        AudioUnitSetParameter(sampler, kAUSamplerParam_CoarseTuning, kAudioUnitScope_Global, 0, (float)(i % 5) - 2, 0);
+        if (i < 64) {
+            ScheduledAudioSlice *slice = &slices[i];
+            memset(slice, 0, sizeof *slice);
+            slice->mTimeStamp.mFlags = kAudioTimeStampSampleTimeValid;
+            slice->mTimeStamp.mSampleTime = now.mSampleTime + 4096 + 512.0 * i;
+            slice->mNumberFrames = 512;
+            slice->mBufferList = (AudioBufferList *)&list;
+            slice->mCompletionProc = sliceBack;
+            AudioUnitSetProperty(player, kAudioUnitProperty_ScheduleAudioSlice, kAudioUnitScope_Global, 0, slice, sizeof *slice);
+        }
+        CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.001, true);
+    }
+    finishGraph(graph, startRenders, 400, "instruments graph");
+    CHECK(slicesBack > 0, "the scheduled slices played and came back (%ld)", slicesBack);
+}
+
 int main(void)
 {
     installWatchdog("test_realtime");
@@ -637,6 +718,7 @@ int main(void)
     graphs();
     mixers();
     effects();
+    instruments();
     chains();
     return worldFinish("test_realtime");
 }

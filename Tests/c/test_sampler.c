@@ -377,6 +377,103 @@ static void soundFonts(void)
     CFRelease(url);
 }
 
+/* ---- the SoundFont path, fuzzed -------------------------------------------------------- */
+
+typedef struct { unsigned char b[8192]; int n; } Bytes;
+static void add(Bytes *x, const void *d, int n) { memcpy(x->b + x->n, d, (size_t)n); x->n += n; }
+static void le(Bytes *x, unsigned v, int n) { for (int i = 0; i < n; i++) x->b[x->n++] = (unsigned char)(v >> (8 * i)); }
+static void name20(Bytes *x, const char *s) { char n[20] = {0}; strncpy(n, s, 19); add(x, n, 20); }
+static void chunk(Bytes *x, const char *id, const Bytes *body) { add(x, id, 4); le(x, (unsigned)body->n, 4); add(x, body->b, body->n); }
+
+/* A SoundFont 2 of one preset, one instrument and one sample (a 441-frame sine cycle at
+ * 44.1 kHz, looped, at key 69), written from the specification's tables. */
+static Bytes smallSoundFont(void)
+{
+    static Bytes info, sdta, pdta, t, out;
+    memset(&info, 0, sizeof info); memset(&sdta, 0, sizeof sdta); memset(&pdta, 0, sizeof pdta); memset(&out, 0, sizeof out);
+    add(&info, "INFO", 4);
+    memset(&t, 0, sizeof t); le(&t, 2, 2); le(&t, 1, 2); chunk(&info, "ifil", &t);
+    memset(&t, 0, sizeof t); add(&t, "EMU8000\0", 8); chunk(&info, "isng", &t);
+    memset(&t, 0, sizeof t); add(&t, "Fuzz\0\0", 6); chunk(&info, "INAM", &t);
+    add(&sdta, "sdta", 4);
+    memset(&t, 0, sizeof t);
+    for (int i = 0; i < 441; i++) le(&t, (unsigned)(SInt16)lrint(12000 * sin(2 * M_PI * i / 441.0)), 2);
+    for (int i = 0; i < 46; i++) le(&t, 0, 2);
+    chunk(&sdta, "smpl", &t);
+    add(&pdta, "pdta", 4);
+    memset(&t, 0, sizeof t); name20(&t, "Sine"); le(&t, 0, 2); le(&t, 0, 2); le(&t, 0, 2); le(&t, 0, 4); le(&t, 0, 4); le(&t, 0, 4);
+    name20(&t, "EOP"); le(&t, 0, 2); le(&t, 0, 2); le(&t, 1, 2); le(&t, 0, 4); le(&t, 0, 4); le(&t, 0, 4); chunk(&pdta, "phdr", &t);
+    memset(&t, 0, sizeof t); le(&t, 0, 2); le(&t, 0, 2); le(&t, 1, 2); le(&t, 0, 2); chunk(&pdta, "pbag", &t);
+    memset(&t, 0, sizeof t); for (int i = 0; i < 10; i++) le(&t, 0, 1); chunk(&pdta, "pmod", &t);
+    memset(&t, 0, sizeof t); le(&t, 41, 2); le(&t, 0, 2); le(&t, 0, 2); le(&t, 0, 2); chunk(&pdta, "pgen", &t);
+    memset(&t, 0, sizeof t); name20(&t, "Sine"); le(&t, 0, 2); name20(&t, "EOI"); le(&t, 1, 2); chunk(&pdta, "inst", &t);
+    memset(&t, 0, sizeof t); le(&t, 0, 2); le(&t, 0, 2); le(&t, 3, 2); le(&t, 0, 2); chunk(&pdta, "ibag", &t);
+    memset(&t, 0, sizeof t); for (int i = 0; i < 10; i++) le(&t, 0, 1); chunk(&pdta, "imod", &t);
+    memset(&t, 0, sizeof t); le(&t, 54, 2); le(&t, 1, 2); le(&t, 58, 2); le(&t, 69, 2); le(&t, 53, 2); le(&t, 0, 2);
+    le(&t, 0, 2); le(&t, 0, 2); chunk(&pdta, "igen", &t);
+    memset(&t, 0, sizeof t); name20(&t, "Sine"); le(&t, 0, 4); le(&t, 441, 4); le(&t, 0, 4); le(&t, 441, 4); le(&t, 44100, 4);
+    le(&t, 69, 1); le(&t, 0, 1); le(&t, 0, 2); le(&t, 1, 2);
+    name20(&t, "EOS"); for (int i = 0; i < 26; i++) le(&t, 0, 1); chunk(&pdta, "shdr", &t);
+    static Bytes body;
+    memset(&body, 0, sizeof body);
+    add(&body, "sfbk", 4);
+    chunk(&body, "LIST", &info);
+    chunk(&body, "LIST", &sdta);
+    chunk(&body, "LIST", &pdta);
+    chunk(&out, "RIFF", &body);
+    return out;
+}
+
+static OSStatus loadFont(const Bytes *font, const char *file)
+{
+    FILE *f = fopen(file, "wb");
+    fwrite(font->b, 1, (size_t)font->n, f);
+    fclose(f);
+    CFURLRef url = fileURL(file);
+    AUSamplerInstrumentData data = {url, kInstrumentType_SF2Preset, kAUSampler_DefaultMelodicBankMSB, 0, 0};
+    OSStatus status = AudioUnitSetProperty(sampler, kAUSamplerProperty_LoadInstrument, kAudioUnitScope_Global, 0, &data,
+                                           sizeof data);
+    CFRelease(url);
+    return status;
+}
+
+static void fuzzSoundFonts(void)
+{
+    Bytes good = smallSoundFont();
+    char file[320];
+    int loaded = 0, refused = 0;
+    unsigned seed = 777;
+    for (int round = 0; round < 400; round++) {
+        Bytes b = good;
+        snprintf(file, sizeof file, "%s/fuzz-%d.sf2", folder, round);
+        for (int c = 0; c < 1 + round % 6; c++) {
+            seed = seed * 1664525u + 1013904223u;
+            b.b[(seed >> 8) % (unsigned)b.n] = (unsigned char)(seed >> 24);
+        }
+        if (round % 7 == 0) b.n = (int)((seed >> 3) % (unsigned)b.n);
+        if (loadFont(&b, file) == noErr) {
+            loaded++;
+            MusicDeviceMIDIEvent(sampler, 0x90, 69, 100, 0);
+            render(SLICE * 4);
+            MusicDeviceMIDIEvent(sampler, 0xB0, 123, 0, 0);
+        } else {
+            refused++;
+        }
+        unlink(file);
+    }
+    printf("measured: SoundFont fuzz, 400 mutated fonts: %d loaded, %d refused, no crash\n", loaded, refused);
+    CHECK(loaded > 0 && refused > 0, "some mutated fonts load, some are refused");
+    /* The font unmutated plays its sine at its root key. */
+    snprintf(file, sizeof file, "%s/good.sf2", folder);
+    CHECK_STATUS(loadFont(&good, file), noErr);
+    MusicDeviceMIDIEvent(sampler, 0x90, 81, 100, 0);
+    render(RATE / 2);
+    CHECK(level(RATE / 8, RATE / 4, 880) > 0.05, "the small SoundFont plays an octave up at key 81 (%.3f)",
+          level(RATE / 8, RATE / 4, 880));
+    quiet();
+    unlink(file);
+}
+
 /* ---- bad inputs ------------------------------------------------------------------------ */
 
 static void badInputs(void)
@@ -499,6 +596,7 @@ int main(void)
     defaultSine();
     audioFiles();
     preset();
+    fuzzSoundFonts();
     soundFonts();
     badInputs();
     CHECK_STATUS(DisposeAUGraph(graph), noErr);

@@ -70,6 +70,11 @@ static fluid_settings_t *settingsFor(double rate, int polyphony, double gain) {
     p_fluid_settings_setint(settings, "synth.midi-channels", 16);
     p_fluid_settings_setint(settings, "synth.dynamic-sample-loading", 0);
     p_fluid_settings_setstr(settings, "synth.midi-bank-select", "gs");
+    /* No reverb or chorus of FluidSynth's: the phone's sampler adds none, and Debian's
+     * FluidSynth runs them in an OpenMP region, which allocates on every render (effect
+     * units do that job, in a graph). */
+    p_fluid_settings_setint(settings, "synth.reverb.active", 0);
+    p_fluid_settings_setint(settings, "synth.chorus.active", 0);
     return settings;
 }
 

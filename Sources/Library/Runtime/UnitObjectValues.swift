@@ -1,3 +1,4 @@
+import AudioFiles
 import AudioUnits
 import CoreFoundation
 import Glibc
@@ -20,6 +21,8 @@ package enum UnitObjectValues {
             return pointer(Unmanaged.passRetained(dictionary(state)).toOpaque())
         case .instrument:
             return [] // write-only: never read
+        case .files(let files):
+            return files.flatMap { withUnsafeBytes(of: UInt64($0.handle)) { Array($0) } }
         }
     }
 
@@ -60,6 +63,15 @@ package enum UnitObjectValues {
             default:
                 throw .instrumentTypeNotFound
             }
+        case UnitProperties.scheduledFileIDs:
+            // AudioFileIDs of files open for reading.
+            var files: [(handle: UInt, file: AudioFileReader?)] = []
+            for i in 0..<bytes.count / 8 {
+                let handle = UInt(bytes.loadUnaligned(fromByteOffset: 8 * i, as: UInt64.self))
+                guard case .reading(let reader)? = audioFiles.get(handle)?.role else { throw .invalidPropertyValue }
+                files.append((handle, reader))
+            }
+            return .files(files)
         case UnitProperties.loadAudioFiles:
             guard let list = cfObject(bytes, CFArrayGetTypeID()) else { throw .invalidPropertyValue }
             let array = unsafeBitCast(list, to: CFArray.self)

@@ -59,7 +59,7 @@ public func audioUnitSetProperty(_ unit: OpaquePointer?, _ id: UInt32, _ scope: 
         let property = try UnitProperties.access(u, id, scope: scope, element: element)
         if property.isObject {
             guard let inData else { throw .parameter }
-            guard Int(size) == property.size else { throw .invalidPropertyValue }
+            guard property.isList ? size % 8 == 0 : Int(size) == property.size else { throw .invalidPropertyValue }
             guard property.writable else { throw .propertyNotWritable }
             try property.set(object: try UnitObjectValues.object(UnsafeRawBufferPointer(start: inData, count: Int(size)),
                                                                   for: id))

@@ -17,7 +17,8 @@ import FourCharCodes
 /// - the effects (EffectUnit, with a definition each): the low-pass, high-pass and
 ///   band-pass filters, the two shelves, the parametric EQ, the N-band EQ, the peak
 ///   limiter, the dynamics processor, the delay, the distortion and the reverb;
-/// - AUSampler (SamplerUnit), a music device played by MIDI through FluidSynth.
+/// - AUSampler (SamplerUnit), a music device played by MIDI through FluidSynth;
+/// - the scheduled sound and file players (ScheduledPlayerUnit).
 public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
     /// What a kind of unit can do, beyond rendering.
     public struct Traits: OptionSet, Hashable, Sendable {
@@ -31,6 +32,8 @@ public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
         public static let countedInputs = Traits(rawValue: 4)
         /// A music device: no input, played by MIDI (MusicDevice.h).
         public static let instrument = Traits(rawValue: 8)
+        /// A generator: no input (the scheduled sound and file players).
+        public static let generator = Traits(rawValue: 16)
     }
 
     public let type: UInt32
@@ -68,7 +71,8 @@ public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
     /// The most input buses an instance can have: what a graph checks an edit against
     /// before the unit exists.
     public var inputLimit: UInt32 {
-        traits.contains(.countedInputs) ? MixerUnit.maximumBuses : traits.contains(.instrument) ? 0 : 1
+        traits.contains(.countedInputs) ? MixerUnit.maximumBuses
+            : traits.contains(.instrument) || traits.contains(.generator) ? 0 : 1
     }
     /// The outputs something can pull: a device unit's microphone is its element 1.
     public var outputLimit: UInt32 { hasDevice ? 2 : 1 }
@@ -145,12 +149,23 @@ public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
     public static let bandEQ: UnitKind = UnitKind("aufx", "nbeq", "Apple: AUNBandEQ", []) { _ in
         EffectUnit(kind: .bandEQ, definition: .bandEQ)
     }
+    public static let iPodEQ: UnitKind = UnitKind("aufx", "ipeq", "Apple: AUiPodEQ", []) { _ in
+        EffectUnit(kind: .iPodEQ, definition: .iPodEQ)
+    }
     public static let sampler: UnitKind = UnitKind("aumu", "samp", "Apple: AUSampler", [.instrument]) { _ in
         SamplerUnit(kind: .sampler)
+    }
+    public static let scheduledSoundPlayer: UnitKind = UnitKind("augn", "sspl", "Apple: AUScheduledSoundPlayer",
+                                                                [.generator]) { _ in
+        ScheduledPlayerUnit(kind: .scheduledSoundPlayer)
+    }
+    public static let audioFilePlayer: UnitKind = UnitKind("augn", "afpl", "Apple: AUAudioFilePlayer", [.generator]) { _ in
+        ScheduledPlayerUnit(kind: .audioFilePlayer)
     }
 
     /// Every component, in AudioComponentFindNext's order.
     public static let all: [UnitKind] = [remoteIO, voiceProcessingIO, genericOutput, converter, varispeed, multiChannelMixer,
                                          lowPass, highPass, bandPass, highShelf, lowShelf, parametricEQ,
-                                         peakLimiter, dynamicsProcessor, delay, distortion, reverb2, bandEQ, sampler]
+                                         peakLimiter, dynamicsProcessor, delay, distortion, reverb2, bandEQ, iPodEQ, sampler,
+                                         scheduledSoundPlayer, audioFilePlayer]
 }

@@ -43,6 +43,15 @@ public enum UnitProperties {
     public static let loadPresetFromBank: UInt32 = 4100
     public static let loadAudioFiles: UInt32 = 4101
     public static let loadInstrument: UInt32 = 4102
+    public static let offlineRender: UInt32 = 37
+    public static let scheduleAudioSlice: UInt32 = 3300
+    public static let scheduleStartTimeStamp: UInt32 = 3301
+    public static let currentPlayTime: UInt32 = 3302
+    public static let scheduledFileIDs: UInt32 = 3310
+    public static let scheduledFileRegion: UInt32 = 3311
+    public static let scheduledFilePrime: UInt32 = 3312
+    /// ScheduledAudioSlice and ScheduledAudioFileRegion; an AudioTimeStamp.
+    public static let scheduledSize = 112, timeStampSize = 64
     public static let parameterList: UInt32 = 3
     public static let parameterInfo: UInt32 = 4
     public static let bypassEffect: UInt32 = 21
@@ -188,6 +197,38 @@ public enum UnitProperties {
         samplerLoadRow(loadInstrument, size: presetSize),
         samplerLoadRow(loadPresetFromBank, size: presetSize),
         samplerLoadRow(loadAudioFiles, size: objectSize),
+        // The scheduled players: what they play, when their timeline starts, where it is.
+        Row(id: scheduleAudioSlice, size: scheduledSize, check: playerGlobal(writable: true), get: nil,
+            set: value { u, _, _, bytes throws(UnitError) in
+                try player(u).schedule(slice: UnsafeMutableRawPointer(mutating: bytes.baseAddress!))
+            }),
+        Row(id: scheduledFileRegion, size: scheduledSize, check: playerGlobal(writable: true), get: nil,
+            set: value { u, _, _, bytes throws(UnitError) in
+                try player(u).schedule(region: UnsafeMutableRawPointer(mutating: bytes.baseAddress!))
+            }),
+        Row(id: scheduleStartTimeStamp, size: timeStampSize, check: playerGlobal(writable: true),
+            get: { u, _, _ throws(UnitError) in sampleTimeStamp(try player(u).start) },
+            set: value { u, _, _, bytes throws(UnitError) in
+                // A sample time, or a host time (taken as the next render): nothing else.
+                let flags = bytes.loadUnaligned(fromByteOffset: 56, as: UInt32.self)
+                guard flags & 3 != 0 else { throw .invalidPropertyValue }
+                try player(u).setStart(flags & 1 != 0 ? bytes.loadUnaligned(as: Double.self) : -1)
+            }),
+        Row(id: currentPlayTime, size: timeStampSize, check: playerGlobal(writable: false),
+            get: { u, _, _ throws(UnitError) in sampleTimeStamp(try player(u).currentPlayTime) }),
+        Row(id: offlineRender, size: 4, check: playerGlobal(writable: true),
+            get: { u, _, _ throws(UnitError) in flag(try player(u).isOffline) },
+            set: value { u, _, _, bytes throws(UnitError) in try player(u).setOffline(bytes.loadUnaligned(as: UInt32.self) != 0) }),
+        Row(id: scheduledFilePrime, size: 4, check: playerGlobal(writable: true),
+            get: { u, _, _ throws(UnitError) in _ = try player(u); return word(0) },
+            set: value { u, _, _, _ throws(UnitError) in try player(u).prime() }),
+        Row(id: scheduledFileIDs, size: 0, check: playerGlobal(writable: true), get: nil,
+            sizeOf: { u, _, _ in 8 * ((u as? ScheduledPlayerUnit)?.fileHandles.count ?? 0) },
+            getObject: { u throws(UnitError) in .files(try player(u).fileHandles.map { ($0, nil) }) },
+            setObject: { u, value throws(UnitError) in
+                guard case .files(let files) = value else { throw .invalidPropertyValue }
+                try player(u).setFiles(files.compactMap { entry in entry.file.map { (entry.handle, $0) } })
+            }),
         // AUNBandEQ's bands.
         Row(id: numberOfBands, size: 4, check: bandedGlobal(writable: true),
             get: { u, _, _ throws(UnitError) in word(UInt32(try effect(u).bandCount)) },
@@ -243,6 +284,8 @@ public enum UnitProperties {
 
         /// Whether the value is an object in C: read by `object()`, taken by `set(object:)`.
         public var isObject: Bool { row.getObject != nil || row.setObject != nil }
+        /// A list whose length the program chooses (ScheduledFileIDs).
+        public var isList: Bool { row.size == 0 }
 
         public func object() throws(UnitError) -> UnitObject {
             guard let get = row.getObject else { throw .invalidProperty }
@@ -337,6 +380,26 @@ public enum UnitProperties {
     static func saves(_ u: any AudioUnitInstance) throws(UnitError) -> any SavesState {
         guard let unit = u as? any SavesState else { throw .invalidProperty }
         return unit
+    }
+
+    static func player(_ u: any AudioUnitInstance) throws(UnitError) -> ScheduledPlayerUnit {
+        guard let player = u as? ScheduledPlayerUnit else { throw .invalidProperty }
+        return player
+    }
+
+    static func playerGlobal(writable: Bool) -> (any AudioUnitInstance, Scope, UInt32) throws(UnitError) -> Bool {
+        { u, scope, _ throws(UnitError) in
+            _ = try player(u)
+            guard scope == .global else { throw .invalidScope }
+            return writable
+        }
+    }
+
+    /// An AudioTimeStamp of a sample time alone.
+    static func sampleTimeStamp(_ time: Double) -> [UInt8] {
+        var bytes = float64(time) + [UInt8](repeating: 0, count: 56)
+        bytes[56] = 1
+        return bytes
     }
 
     static func samplerLoadRow(_ id: UInt32, size: Int) -> Row {

@@ -1,3 +1,5 @@
+import AudioFiles
+
 /// A parameter as an effect declares it: what kAudioUnitProperty_ParameterList and
 /// ParameterInfo report, and the range a value set is held to.
 public struct ParameterSpec: Sendable {
@@ -11,6 +13,9 @@ public struct ParameterSpec: Sendable {
     public let defaultValue: Float
     /// A meter the kernel writes (a compressor's gain reduction): read, never set.
     public let readOnly: Bool
+    /// Set by presets only: not listed, and neither read nor set by the program (AUiPodEQ's
+    /// band gains, which the phone does not show).
+    public var presetOnly = false
 
     public init(id: UInt32, name: String, unit: UInt32, minimum: Float, maximum: @escaping @Sendable (Double) -> Float,
                 defaultValue: Float, readOnly: Bool = false) {
@@ -79,6 +84,8 @@ public struct EffectDefinition: Sendable {
     public let parameters: [ParameterSpec]
     public var presets: [EffectPreset] = []
     public var bands: EffectBands? = nil
+    /// The factory preset a new unit starts with (AUiPodEQ's "Disabled"); nil: none.
+    public var initialPreset: Int32? = nil
     /// The seconds the effect keeps sounding after its input stops (kAudioUnitProperty_TailTime),
     /// from a parameter reader.
     public var tailTime: (@Sendable (_ value: (UInt32) -> Float) -> Double)? = nil
@@ -87,19 +94,22 @@ public struct EffectDefinition: Sendable {
     public let makeKernel: @Sendable (EffectSetup) -> any EffectKernel
 
     public init(parameters: [ParameterSpec], presets: [EffectPreset] = [], bands: EffectBands? = nil,
-                tailTime: (@Sendable ((UInt32) -> Float) -> Double)? = nil,
+                initialPreset: Int32? = nil, tailTime: (@Sendable ((UInt32) -> Float) -> Double)? = nil,
                 latency: (@Sendable ((UInt32) -> Float) -> Double)? = nil,
                 makeKernel: @escaping @Sendable (EffectSetup) -> any EffectKernel) {
         self.parameters = parameters
         self.presets = presets
         self.bands = bands
+        self.initialPreset = initialPreset
         self.tailTime = tailTime
         self.latency = latency
         self.makeKernel = makeKernel
     }
 
-    /// Whether parameter `id` is one of the first `bands` bands' (or not banded).
+    /// Whether parameter `id` is one of the first `bands` bands' (or not banded), and not
+    /// one only presets set.
     func isVisible(_ id: UInt32, bands: Int) -> Bool {
+        if parameters.contains(where: { $0.id == id && $0.presetOnly }) { return false }
         guard self.bands != nil, id >= 1000 else { return true }
         return Int(id % 1000) < bands
     }
@@ -177,6 +187,9 @@ public enum UnitObject: Sendable {
     case state(UnitState)
     /// A sampler's kAUSamplerProperty_LoadInstrument, _LoadPresetFromBank or _LoadAudioFiles.
     case instrument(SamplerInstrument)
+    /// A file player's kAudioUnitProperty_ScheduledFileIDs: the AudioFileID handles, and
+    /// (when set) the files they name.
+    case files([(handle: UInt, file: AudioFileReader?)])
 }
 
 /// A unit whose state kAudioUnitProperty_ClassInfo saves and restores.

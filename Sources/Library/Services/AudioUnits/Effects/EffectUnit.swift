@@ -87,6 +87,7 @@ public final class EffectUnit: AudioUnitInstance, DeclaredParameters, SavesState
         }
         readOnly = definition.parameters.indices.filter { definition.parameters[$0].readOnly }
         config.withLock { $0.bands = definition.bands?.initial ?? 0 }
+        if let first = definition.initialPreset { try? setPresentPreset(PresetName(number: first, name: "")) }
     }
 
     deinit {
@@ -181,7 +182,7 @@ public final class EffectUnit: AudioUnitInstance, DeclaredParameters, SavesState
 
     /// The spec of a parameter the program sees now, and its index.
     public func spec(of id: UInt32) throws(UnitError) -> (index: Int, spec: ParameterSpec) {
-        guard let index = definition.parameters.firstIndex(where: { $0.id == id }),
+        guard let index = definition.parameters.firstIndex(where: { $0.id == id }), !definition.parameters[index].presetOnly,
               definition.bands == nil || definition.isVisible(id, bands: config.withLock { $0.bands })
         else { throw .invalidParameter }
         return (index, definition.parameters[index])
@@ -192,7 +193,8 @@ public final class EffectUnit: AudioUnitInstance, DeclaredParameters, SavesState
         // the program's parameter calls under it.
         let index: Int
         if definition.bands == nil {
-            guard let found = definition.parameters.firstIndex(where: { $0.id == id }) else { throw .invalidParameter }
+            guard let found = definition.parameters.firstIndex(where: { $0.id == id }), !definition.parameters[found].presetOnly
+            else { throw .invalidParameter }
             index = found
         } else {
             index = try spec(of: id).index
@@ -260,7 +262,10 @@ public final class EffectUnit: AudioUnitInstance, DeclaredParameters, SavesState
     /// kAudioUnitProperty_ClassInfo: the values the program can set, named as the present
     /// preset.
     public var state: UnitState {
-        let settable = visibleParameters.filter { !$0.readOnly }.map { ($0.id, value(of: $0.id)) }
+        // Internal values too: a saved AUiPodEQ keeps its curve.
+        let bands = config.withLock { $0.bands }
+        let settable = definition.parameters.filter { !$0.readOnly && ($0.presetOnly || definition.isVisible($0.id, bands: bands)) }
+            .map { ($0.id, value(of: $0.id)) }
         return UnitState(type: kind.type, subtype: kind.subtype, manufacturer: kind.manufacturer,
                          name: presentPreset.name, data: UnitState.block(settable))
     }
