@@ -379,14 +379,15 @@ static void soundFonts(void)
 
 /* ---- the SoundFont path, fuzzed -------------------------------------------------------- */
 
-typedef struct { unsigned char b[8192]; int n; } Bytes;
+typedef struct { unsigned char b[16384]; int n; } Bytes;
 static void add(Bytes *x, const void *d, int n) { memcpy(x->b + x->n, d, (size_t)n); x->n += n; }
 static void le(Bytes *x, unsigned v, int n) { for (int i = 0; i < n; i++) x->b[x->n++] = (unsigned char)(v >> (8 * i)); }
 static void name20(Bytes *x, const char *s) { char n[20] = {0}; strncpy(n, s, 19); add(x, n, 20); }
 static void chunk(Bytes *x, const char *id, const Bytes *body) { add(x, id, 4); le(x, (unsigned)body->n, 4); add(x, body->b, body->n); }
 
-/* A SoundFont 2 of one preset, one instrument and one sample (a 441-frame sine cycle at
- * 44.1 kHz, looped, at key 69), written from the specification's tables. */
+/* A SoundFont 2 of one preset, one instrument and one sample (a tenth of a second of a
+ * 440 Hz sine at 44.1 kHz: 44 whole cycles, looped, at key 69), written from the
+ * specification's tables. */
 static Bytes smallSoundFont(void)
 {
     static Bytes info, sdta, pdta, t, out;
@@ -397,7 +398,7 @@ static Bytes smallSoundFont(void)
     memset(&t, 0, sizeof t); add(&t, "Fuzz\0\0", 6); chunk(&info, "INAM", &t);
     add(&sdta, "sdta", 4);
     memset(&t, 0, sizeof t);
-    for (int i = 0; i < 441; i++) le(&t, (unsigned)(SInt16)lrint(12000 * sin(2 * M_PI * i / 441.0)), 2);
+    for (int i = 0; i < 4410; i++) le(&t, (unsigned)(SInt16)lrint(12000 * sin(2 * M_PI * 440 * i / 44100.0)), 2);
     for (int i = 0; i < 46; i++) le(&t, 0, 2);
     chunk(&sdta, "smpl", &t);
     add(&pdta, "pdta", 4);
@@ -411,7 +412,7 @@ static Bytes smallSoundFont(void)
     memset(&t, 0, sizeof t); for (int i = 0; i < 10; i++) le(&t, 0, 1); chunk(&pdta, "imod", &t);
     memset(&t, 0, sizeof t); le(&t, 54, 2); le(&t, 1, 2); le(&t, 58, 2); le(&t, 69, 2); le(&t, 53, 2); le(&t, 0, 2);
     le(&t, 0, 2); le(&t, 0, 2); chunk(&pdta, "igen", &t);
-    memset(&t, 0, sizeof t); name20(&t, "Sine"); le(&t, 0, 4); le(&t, 441, 4); le(&t, 0, 4); le(&t, 441, 4); le(&t, 44100, 4);
+    memset(&t, 0, sizeof t); name20(&t, "Sine"); le(&t, 0, 4); le(&t, 4410, 4); le(&t, 0, 4); le(&t, 4410, 4); le(&t, 44100, 4);
     le(&t, 69, 1); le(&t, 0, 1); le(&t, 0, 2); le(&t, 1, 2);
     name20(&t, "EOS"); for (int i = 0; i < 26; i++) le(&t, 0, 1); chunk(&pdta, "shdr", &t);
     static Bytes body;

@@ -49,7 +49,6 @@ int MusicSynthAvailable(void) {
 
 struct MusicFont {
     char *path;
-    int id;
     fluid_sfont_t *sfont;
     int users;
     MusicFont *next;
@@ -112,7 +111,6 @@ static MusicFont *load(const char *path, int shared) {
          * font may reuse. */
         if (font) font->path = strdup(shared ? path : "");
         if (font && font->path) {
-            font->id = id;
             font->sfont = sfont;
             font->users = 1;
             font->next = fonts;
@@ -149,7 +147,13 @@ void MusicFontRelease(MusicFont *font) {
         MusicFont **link = &fonts;
         while (*link != font) link = &(*link)->next;
         *link = font->next;
-        p_fluid_synth_sfunload(holder, font->id, 0);
+        /* Adding a font to a synthesizer renumbers it (each of ours adds one, so it reads
+         * 1), and an ID read at loading may name another font by now: the font is taken
+         * out of the holder by its address and added back, which gives it a number no
+         * other font has, and unloaded by that. */
+        p_fluid_synth_remove_sfont(holder, font->sfont);
+        int id = p_fluid_synth_add_sfont(holder, font->sfont);
+        if (id != FLUID_FAILED) p_fluid_synth_sfunload(holder, id, 0);
         free(font->path);
         free(font);
     }
