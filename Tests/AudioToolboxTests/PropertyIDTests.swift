@@ -46,6 +46,14 @@ struct PropertyIDTests {
         ("kAUSamplerProperty_LoadPresetFromBank", UnitProperties.loadPresetFromBank, bits(kAUSamplerProperty_LoadPresetFromBank)),
         ("kAUSamplerProperty_LoadAudioFiles", UnitProperties.loadAudioFiles, bits(kAUSamplerProperty_LoadAudioFiles)),
         ("kAUSamplerProperty_LoadInstrument", UnitProperties.loadInstrument, bits(kAUSamplerProperty_LoadInstrument)),
+        ("kAudioUnitProperty_OfflineRender", UnitProperties.offlineRender, bits(kAudioUnitProperty_OfflineRender)),
+        ("kAudioUnitProperty_ScheduleAudioSlice", UnitProperties.scheduleAudioSlice, bits(kAudioUnitProperty_ScheduleAudioSlice)),
+        ("kAudioUnitProperty_ScheduleStartTimeStamp", UnitProperties.scheduleStartTimeStamp,
+         bits(kAudioUnitProperty_ScheduleStartTimeStamp)),
+        ("kAudioUnitProperty_CurrentPlayTime", UnitProperties.currentPlayTime, bits(kAudioUnitProperty_CurrentPlayTime)),
+        ("kAudioUnitProperty_ScheduledFileIDs", UnitProperties.scheduledFileIDs, bits(kAudioUnitProperty_ScheduledFileIDs)),
+        ("kAudioUnitProperty_ScheduledFileRegion", UnitProperties.scheduledFileRegion, bits(kAudioUnitProperty_ScheduledFileRegion)),
+        ("kAudioUnitProperty_ScheduledFilePrime", UnitProperties.scheduledFilePrime, bits(kAudioUnitProperty_ScheduledFilePrime)),
     ]
 
     static let queues: [(String, UInt32, UInt32)] = [
@@ -223,6 +231,18 @@ struct PropertyIDTests {
         #expect(MemoryLayout<ExtendedNoteOnEvent>.size == 32)
         #expect(MemoryLayout<ExtendedNoteOnEvent>.offset(of: \.extendedParams) == 12)
         #expect(MemoryLayout<MusicTrackLoopInfo>.size == 16 && MemoryLayout<CABarBeatTime>.size == 12)
+        // The scheduled players read the program's structures by these offsets.
+        #expect(MemoryLayout<ScheduledAudioSlice>.size == UnitProperties.scheduledSize)
+        #expect(MemoryLayout<ScheduledAudioSlice>.offset(of: \.mCompletionProc) == 64)
+        #expect(MemoryLayout<ScheduledAudioSlice>.offset(of: \.mFlags) == 80)
+        #expect(MemoryLayout<ScheduledAudioSlice>.offset(of: \.mNumberFrames) == 96)
+        #expect(MemoryLayout<ScheduledAudioSlice>.offset(of: \.mBufferList) == 104)
+        #expect(MemoryLayout<ScheduledAudioFileRegion>.size == UnitProperties.scheduledSize)
+        #expect(MemoryLayout<ScheduledAudioFileRegion>.offset(of: \.mAudioFile) == 80)
+        #expect(MemoryLayout<ScheduledAudioFileRegion>.offset(of: \.mLoopCount) == 88)
+        #expect(MemoryLayout<ScheduledAudioFileRegion>.offset(of: \.mStartFrame) == 96)
+        #expect(MemoryLayout<ScheduledAudioFileRegion>.offset(of: \.mFramesToPlay) == 104)
+        #expect(MemoryLayout<AudioTimeStamp>.size == UnitProperties.timeStampSize)
         #expect(MemoryLayout<AudioFilePacketTableInfo>.size == 16)
         #expect(MemoryLayout<AudioFormatInfo>.offset(of: \.mMagicCookie) == 40)
         #expect(MemoryLayout<AudioFormatInfo>.offset(of: \.mMagicCookieSize) == 48)

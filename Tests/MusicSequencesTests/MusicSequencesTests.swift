@@ -69,7 +69,8 @@ struct MusicSequencesTests {
         melody.add(MusicEvent(time: 0, type: .meta, data: MusicEvent.meta(type: 3, Array("Lead".utf8))))
         let bytes = MIDIFileCodec.write([tempo, melody], resolution: 480)
         let (read, _) = try MIDIFileCodec.read(bytes, channelsToTracks: false)
-        #expect(read[0].events.compactMap(\.bpm) == [90])
+        // A MIDI file holds microseconds a beat: 90 comes back within a millionth.
+        #expect(read[0].events.compactMap(\.bpm).map { abs($0 - 90) < 1e-3 } == [true])
         let notes = read[1].events.filter { $0.type == .note }
         #expect(notes.count == 8 && notes.map(\.time) == (0..<8).map { Double($0) / 2 })
         #expect(notes.allSatisfy { $0.duration == 0.25 && $0.data[0] == 2 })

@@ -14,6 +14,8 @@
 #include "../../../../../include/AudioToolbox/ExtendedAudioFile.h"
 #include "../../../../../include/AudioToolbox/AudioQueue.h"
 #include "../../../../../include/AudioToolbox/AUGraph.h"
+#include "../../../../../include/AudioToolbox/MusicPlayer.h"
+#include "../../../../../include/AudioToolbox/CAFFile.h"
 
 /* Internal (ProcessFacts.c): the path the library was loaded from (NULL if unknown),
  * the program's own path (NULL if unknown), and the program's short name. */
