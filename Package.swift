@@ -154,7 +154,8 @@ let package = Package(
         .target(name: "EchoCancellation", dependencies: ["AudioStreams", "CVoiceProcessing"],
                 path: "Sources/Library/Services/EchoCancellation"),
         .target(name: "AudioUnits", dependencies: ["AudioSessionCore", "AudioStreams", "Resampling", "Mixing", "EchoCancellation",
-                                                   "AudioFiles", "CMusicSynth", "FourCharCodes", "Locking"],
+                                                   "AudioFiles", "CMusicSynth", "CTimeStretch", "FourCharCodes",
+                                                   "Locking"],
                 path: "Sources/Library/Services/AudioUnits"),
         // MusicPlayer.h's model: sequences, tracks and their events, standard MIDI files,
         // the tempo map, and the player that schedules a sequence into samplers.

@@ -206,6 +206,13 @@ if python3 "$here/Tests/headers/coverage.py" "$here/docs/HEADER-COVERAGE.tsv" "$
 else
     cat "$out/coverage.gen"; fail "header coverage: Tests/headers/coverage.py cannot read docs/HEADER-COVERAGE.tsv"
 fi
+# API.md's counts and its list of names not provided are the table's (written from it).
+if python3 "$here/Tests/headers/coverage_summary.py" --check "$here/docs/HEADER-COVERAGE.tsv" "$here/docs/API.md" \
+        >"$out/coverage-summary.out" 2>&1; then
+    pass "header coverage: docs/API.md's counts and list agree with the table"
+else
+    cat "$out/coverage-summary.out"; fail "header coverage: docs/API.md's counts and list agree with the table"
+fi
 # The plain module says so when a program asks for iPhone code from it.
 printf '#include <AudioToolbox/AudioToolbox.h>\nint main(void) { return 0; }\n' > "$out/iphone_on_plain.c"
 if gcc -DTARGET_OS_IPHONE=1 -c "$out/iphone_on_plain.c" -o "$out/h.o" $cflags 2>&1 | grep -q "AudioToolbox-ios"; then

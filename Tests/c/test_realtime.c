@@ -491,8 +491,9 @@ static void mixers(void)
 
 /* And for an effect chain as music apps build one: RemoteIO <- Reverb2 <- Delay <-
  * PeakLimiter <- DynamicsProcessor <- NBandEQ <- Distortion <- LowPass <- HighPass <-
- * AUConverter <- the tone (SInt16 stereo at 22.05 kHz), while the main thread sweeps the
- * filters' cutoffs and resonances, the EQ's bands, the delay time and the reverb's decay,
+ * NewTimePitch <- AUConverter <- the tone (SInt16 stereo at 22.05 kHz), while the main
+ * thread sweeps the time unit's rate and pitch (so it pulls a varying number of blocks),
+ * the filters' cutoffs and resonances, the EQ's bands, the delay time and the reverb's decay,
  * picks the reverb's factory presets, restores a saved state, bypasses the high-pass now
  * and then, and reads the values and meters back. */
 static void effects(void)
@@ -509,10 +510,13 @@ static void effects(void)
                                kAudioUnitSubType_Distortion, kAudioUnitSubType_LowPassFilter,
                                kAudioUnitSubType_HighPassFilter};
     enum { REVERB, DELAY, LIMITER, DYNAMICS, EQ, DISTORTION, LOW, HIGH, COUNT };
-    AUNode output = 0, converterNode = 0, nodes[COUNT];
-    AudioUnit units[COUNT];
+    AUNode output = 0, converterNode = 0, timePitchNode = 0, nodes[COUNT];
+    AudioUnit units[COUNT], timePitch = NULL;
+    AudioComponentDescription tp = {kAudioUnitType_FormatConverter, kAudioUnitSubType_NewTimePitch,
+                                    kAudioUnitManufacturer_Apple, 0, 0};
     CHECK_STATUS(AUGraphAddNode(graph, &rio, &output), noErr);
     CHECK_STATUS(AUGraphAddNode(graph, &conv, &converterNode), noErr);
+    CHECK_STATUS(AUGraphAddNode(graph, &tp, &timePitchNode), noErr);
     for (int i = 0; i < COUNT; i++) {
         AudioComponentDescription d = {kAudioUnitType_Effect, subtypes[i], kAudioUnitManufacturer_Apple, 0, 0};
         CHECK_STATUS(AUGraphAddNode(graph, &d, &nodes[i]), noErr);
@@ -521,6 +525,7 @@ static void effects(void)
     AudioUnit converter = NULL;
     AUGraphNodeInfo(graph, converterNode, NULL, &converter);
     for (int i = 0; i < COUNT; i++) AUGraphNodeInfo(graph, nodes[i], NULL, &units[i]);
+    AUGraphNodeInfo(graph, timePitchNode, NULL, &timePitch);
     AudioStreamBasicDescription program = {22050, kAudioFormatLinearPCM,
                                            kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
     AudioStreamBasicDescription effect = {44100, kAudioFormatLinearPCM,
@@ -536,7 +541,8 @@ static void effects(void)
         AudioUnitSetParameter(units[EQ], kAUNBandEQParam_BypassBand + b, kAudioUnitScope_Global, 0, 0, 0);
     AURenderCallbackStruct feed = {render, NULL};
     CHECK_STATUS(AUGraphSetNodeInputCallback(graph, converterNode, 0, &feed), noErr);
-    CHECK_STATUS(AUGraphConnectNodeInput(graph, converterNode, 0, nodes[HIGH], 0), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(graph, converterNode, 0, timePitchNode, 0), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(graph, timePitchNode, 0, nodes[HIGH], 0), noErr);
     for (int i = COUNT - 1; i > 0; i--) CHECK_STATUS(AUGraphConnectNodeInput(graph, nodes[i], 0, nodes[i - 1], 0), noErr);
     CHECK_STATUS(AUGraphConnectNodeInput(graph, nodes[REVERB], 0, output, 0), noErr);
     CHECK_STATUS(AUGraphInitialize(graph), noErr);
@@ -561,6 +567,8 @@ static void effects(void)
         AudioUnitSetParameter(units[EQ], kAUNBandEQParam_Frequency + (UInt32)(i % 4), kAudioUnitScope_Global, 0,
                               100.0f + (float)(i % 40) * 200, 0);
         AudioUnitSetParameter(units[DELAY], kDelayParam_DelayTime, kAudioUnitScope_Global, 0, 0.01f + (float)(i % 30) * 0.05f, 0);
+        AudioUnitSetParameter(timePitch, kNewTimePitchParam_Rate, kAudioUnitScope_Global, 0, 0.5f + (float)(i % 8) * 0.25f, 0);
+        AudioUnitSetParameter(timePitch, kNewTimePitchParam_Pitch, kAudioUnitScope_Global, 0, (float)(i % 9 - 4) * 200, 0);
         AudioUnitSetParameter(units[DISTORTION], kDistortionParam_RingModMix, kAudioUnitScope_Global, 0, (float)(i % 100), 0);
         AudioUnitSetParameter(units[REVERB], 4 /* kReverb2Param_DecayTimeAt0Hz */, kAudioUnitScope_Global, 0,
                               0.5f + (float)(i % 10), 0);

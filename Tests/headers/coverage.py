@@ -11,7 +11,8 @@ the headers we ship lack the name:
   enum, macro        a static assertion of Apple's value when the table has one (of its 32
                      bits when bit 31 is set), else the value converted to long long; a
                      string macro is compared
-                     with strcmp when the program runs; a function-like macro is #ifdef'd
+                     with strcmp when the program runs; a function-like macro, or one
+                     that expands to an attribute, is #ifdef'd
   typedef, callback  sizeof(name *)
   struct             sizeof(struct name) and sizeof(name): the tag and the typedef, defined
 A function the SDK declares for C++ only (reason "C++ only") is checked in C++ alone; a
@@ -96,7 +97,7 @@ def check_lines(row):
             # Bit 31 set: an ISO C enumerator is an int, so compare the 32 bits.
             return ['    CHECK_VALUE32(%s, %dU);' % (name, number)], 1
         return ['    CHECK_VALUE(%s, %dLL);' % (name, number)], 1
-    if value == 'function-like':
+    if value in ('function-like', 'attribute'):
         return ['#ifndef %s' % name, '#error "%s is not defined"' % name, '#endif'], 0
     return ['    (void)(long long)(%s);' % name], 0
 

@@ -4,11 +4,14 @@
  * Parameter IDs of Apple's units, as the iPhone SDK (iOS 7) numbers them: the output
  * units' volume, the multichannel mixer's, Varispeed's and the effects' (the two-pole
  * filters, the N-band EQ, the limiter, the dynamics processor, the delay, the distortion
- * and the reverb) and the sampler's. Every parameter named here is in the global scope,
- * element 0.
+ * and the reverb), the time and pitch units', the sampler's and, for the iPhone, the 3D
+ * mixer's. Unless its comment says otherwise, a parameter named here is in the global
+ * scope, element 0.
  */
 #ifndef __AudioUnitParameters
 #define __AudioUnitParameters
+
+#include <TargetConditionals.h>
 
 /* A music device's per-channel controls, set in the group scope with the MIDI channel as
  * the element: the MIDI controller numbers, and the status bytes of the channel messages
@@ -53,6 +56,31 @@ enum {
     kMultiChannelMixerParam_PostAveragePower  = 3000,
     kMultiChannelMixerParam_PostPeakHoldLevel = 4000
 };
+
+#if TARGET_OS_IPHONE
+/* AU3DMixerEmbedded, numbered as the iPhone numbers them (the Mac's 3D mixer orders them
+ * otherwise). Per input bus: azimuth in degrees (-180..180; -90 is hard left, 90 hard
+ * right), elevation (-90..90), distance in metres (0..10000; beyond 1 m the level falls
+ * as 1/distance), gain in dB (-120..20), playback rate (0.5..2), enable (0/1), the
+ * lowest and highest linear gain the distance may give (0..1), the reverb blend
+ * (0..100), and occlusion and obstruction in dB (-100..0). Gain also applies to the
+ * output (output scope, element 0); the global reverb gain (-40..40 dB) is global.
+ * docs/API.md says which of them change the sound here. */
+enum {
+    k3DMixerParam_Azimuth                = 0,
+    k3DMixerParam_Elevation              = 1,
+    k3DMixerParam_Distance               = 2,
+    k3DMixerParam_Gain                   = 3,
+    k3DMixerParam_PlaybackRate           = 4,
+    k3DMixerParam_Enable                 = 5,
+    k3DMixerParam_MinGain                = 6,
+    k3DMixerParam_MaxGain                = 7,
+    k3DMixerParam_ReverbBlend            = 8,
+    k3DMixerParam_GlobalReverbGain       = 9,
+    k3DMixerParam_OcclusionAttenuation   = 10,
+    k3DMixerParam_ObstructionAttenuation = 11
+};
+#endif
 
 /* Varispeed, global scope: the rate (0.25..4, 1 is as recorded) and the same change in
  * cents (-2400..2400); setting one moves the other. */

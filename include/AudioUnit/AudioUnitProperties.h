@@ -246,6 +246,80 @@ enum {
     kAudioUnitProperty_MeterClipping    = 3011
 };
 
+/* The 3D mixer's properties, per input bus (input scope, the bus as the element) unless
+ * said otherwise:
+ * - SpatializationAlgorithm: a UInt32, one of kSpatializationAlgorithm_...; here every bus
+ *   is placed by equal-power panning, whichever is named (the value is kept);
+ * - 3DMixerDistanceParams: a MixerDistanceParams; 3DMixerAttenuationCurve: a UInt32, one
+ *   of k3DMixerAttenuationCurve_...: together, how the distance parameter lowers the bus;
+ * - 3DMixerRenderingFlags: a UInt32 of k3DMixerRenderingFlags_... bits (kept; distance
+ *   attenuation is always on here);
+ * - DopplerShift, 3DMixerDistanceAtten, ReverbRoomType, UsesInternalReverb (global) and
+ *   ReverbPreset: declared for programs that set them; this mixer has no Doppler shift
+ *   or reverb, and answers kAudioUnitErr_InvalidProperty.
+ * docs/API.md gives the curves' formulas. */
+enum {
+    kAudioUnitProperty_ReverbRoomType            = 10,
+    kAudioUnitProperty_UsesInternalReverb        = 1005,
+    kAudioUnitProperty_SpatializationAlgorithm   = 3000,
+    kAudioUnitProperty_DopplerShift              = 3002,
+    kAudioUnitProperty_3DMixerRenderingFlags     = 3003,
+    kAudioUnitProperty_3DMixerDistanceAtten      = 3004,
+    kAudioUnitProperty_3DMixerDistanceParams     = 3010,
+    kAudioUnitProperty_ReverbPreset              = 3012,
+    kAudioUnitProperty_3DMixerAttenuationCurve   = 3013
+};
+
+enum {
+    kSpatializationAlgorithm_EqualPowerPanning  = 0,
+    kSpatializationAlgorithm_SphericalHead      = 1,
+    kSpatializationAlgorithm_HRTF               = 2,
+    kSpatializationAlgorithm_SoundField         = 3,
+    kSpatializationAlgorithm_VectorBasedPanning = 4,
+    kSpatializationAlgorithm_StereoPassThrough  = 5
+};
+
+enum {
+    k3DMixerAttenuationCurve_Power       = 0,
+    k3DMixerAttenuationCurve_Exponential = 1,
+    k3DMixerAttenuationCurve_Inverse     = 2,
+    k3DMixerAttenuationCurve_Linear      = 3
+};
+
+/* Distances in metres: below the reference distance nothing is lowered, beyond the
+ * maximum nothing more; at most the maximum attenuation, in dB. */
+typedef struct MixerDistanceParams {
+    Float32 mReferenceDistance;
+    Float32 mMaxDistance;
+    Float32 mMaxAttenuation;
+} MixerDistanceParams;
+
+enum {
+    k3DMixerRenderingFlags_InterAuralDelay           = 1,
+    k3DMixerRenderingFlags_DopplerShift              = 2,
+    k3DMixerRenderingFlags_DistanceAttenuation       = 4,
+    k3DMixerRenderingFlags_DistanceFilter            = 8,
+    k3DMixerRenderingFlags_DistanceDiffusion         = 16,
+    k3DMixerRenderingFlags_LinearDistanceAttenuation = 32,
+    k3DMixerRenderingFlags_ConstantReverbBlend       = 64
+};
+
+enum {
+    kReverbRoomType_SmallRoom     = 0,
+    kReverbRoomType_MediumRoom    = 1,
+    kReverbRoomType_LargeRoom     = 2,
+    kReverbRoomType_MediumHall    = 3,
+    kReverbRoomType_LargeHall     = 4,
+    kReverbRoomType_Plate         = 5,
+    kReverbRoomType_MediumChamber = 6,
+    kReverbRoomType_LargeChamber  = 7,
+    kReverbRoomType_Cathedral     = 8,
+    kReverbRoomType_LargeRoom2    = 9,
+    kReverbRoomType_MediumHall2   = 10,
+    kReverbRoomType_MediumHall3   = 11,
+    kReverbRoomType_LargeHall2    = 12
+};
+
 /* The value of kAudioUnitProperty_MeterClipping: the highest sample seen since the last
  * read, and whether an infinity or a NaN went by. */
 typedef struct AudioUnitMeterClipping {

@@ -2,6 +2,7 @@
 #include "TimeStretch.h"
 #include <SoundTouch.h>
 #include <new>
+#include <vector>
 
 struct TimeStretch {
     soundtouch::SoundTouch touch;
@@ -40,3 +41,20 @@ extern "C" int TimeStretchAvailable(TimeStretch *stretch) { return (int)stretch-
 extern "C" void TimeStretchFlush(TimeStretch *stretch) { stretch->touch.flush(); }
 
 extern "C" void TimeStretchClear(TimeStretch *stretch) { stretch->touch.clear(); }
+
+extern "C" void TimeStretchSetTempo(TimeStretch *stretch, double tempo) { stretch->touch.setTempo(tempo); }
+
+extern "C" void TimeStretchPrepare(TimeStretch *stretch, int blockFrames, int heldFrames, double slowest,
+                                   double fastest) {
+    unsigned channels = stretch->touch.numChannels();
+    std::vector<float> block((size_t)(blockFrames > heldFrames ? blockFrames : heldFrames) * channels, 0.0f);
+    // The input side is largest at the fastest tempo, the output side at the slowest: at
+    // each, what may be held plus two blocks more than a render ever puts.
+    for (double tempo : {fastest, slowest}) {
+        stretch->touch.setTempo(tempo);
+        stretch->touch.putSamples(block.data(), (unsigned)heldFrames);
+        for (int i = 0; i < 3; i++) stretch->touch.putSamples(block.data(), (unsigned)blockFrames);
+        stretch->touch.clear();
+    }
+    stretch->touch.setTempo(1.0);
+}

@@ -1,5 +1,5 @@
 /* A C face for SoundTouch (LGPL 2.1): tempo, pitch and rate changes of interleaved Float
- * audio, for the audio queues' time/pitch processing. Not thread-safe: one thread at a
+ * audio, for the audio queues' time/pitch processing and the time/pitch units. Not thread-safe: one thread at a
  * time per stretcher. */
 #ifndef TIME_STRETCH_H
 #define TIME_STRETCH_H
@@ -24,6 +24,15 @@ int TimeStretchAvailable(TimeStretch *stretch);
 void TimeStretchFlush(TimeStretch *stretch);
 /* Forgets everything in it. */
 void TimeStretchClear(TimeStretch *stretch);
+
+/* For a real-time thread: a tempo change alone (rate 1, no pitch) never allocates, where
+ * a rate or pitch change designs a new anti-alias filter on the heap. */
+void TimeStretchSetTempo(TimeStretch *stretch, double tempo);
+/* Grows every buffer inside to what blocks of up to `blockFrames` frames need at tempos
+ * from `slowest` to `fastest`, with fewer than `heldFrames` frames left unreceived before
+ * each block (then forgets the audio): putting and receiving within those bounds never
+ * allocates again. */
+void TimeStretchPrepare(TimeStretch *stretch, int blockFrames, int heldFrames, double slowest, double fastest);
 
 #ifdef __cplusplus
 }

@@ -41,7 +41,9 @@ struct MixerPlan {
 /// storage Initialize made, and allocates nothing: a change is heard from the next render,
 /// at a buffer boundary (a volume change at the frame its offset names).
 public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
-    public let kind = UnitKind.multiChannelMixer
+    /// MultiChannelMixer, or AU3DMixerEmbedded (the same engine, its buses placed by the
+    /// 3D parameters: SpatialMixer.swift).
+    public let kind: UnitKind
     public var handle: UInt = 0
     /// The most input buses a mixer takes (kAudioUnitProperty_ElementCount).
     public static let maximumBuses: UInt32 = 128
@@ -79,7 +81,21 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
     public func keepAlive(_ object: AnyObject) { kept.withLock { $0.append(object) } }
     public var keptObjects: [AnyObject] { kept.withLock { $0 } }
 
-    public init() {}
+    /// The 3D mixer's parameters per input bus, and its global ones.
+    let spatial = Locked(SpatialState())
+
+    public init(kind: UnitKind = .multiChannelMixer) {
+        self.kind = kind
+        let fresh = freshBus
+        config.withLock { c in c.buses = [MixerBus](repeating: fresh, count: c.buses.count) }
+    }
+
+    /// A bus as it starts: the 3D mixer's is in front at one metre (-3 dB a side).
+    private var freshBus: MixerBus {
+        var bus = MixerBus()
+        if kind == .mixer3D { bus.volume = Self.engineGains(SpatialState.Bus()).volume }
+        return bus
+    }
 
     // MARK: Elements and formats
 
@@ -94,12 +110,14 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
     /// format change, and the render moves to it at its next period.
     public func setInputCount(_ count: UInt32) throws(UnitError) {
         guard count >= 1, count <= Self.maximumBuses else { throw .invalidPropertyValue }
+        let fresh = freshBus
         try change { c throws(UnitError) in
             let buses = c.buses
             if Int(count) < c.buses.count {
                 c.buses.removeLast(c.buses.count - Int(count))
+                spatial.withLock { s in s.buses = s.buses.filter { $0.key < count } }
             } else {
-                c.buses += [MixerBus](repeating: MixerBus(), count: Int(count) - c.buses.count)
+                c.buses += [MixerBus](repeating: fresh, count: Int(count) - c.buses.count)
             }
             guard c.storage != nil else { return }
             do throws(UnitError) {
@@ -226,6 +244,7 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
     }
 
     public func parameter(_ id: UInt32, scope: Scope, element: UInt32) throws(UnitError) -> Float {
+        if kind == .mixer3D, id < 1000 { return try spatialParameter(id, scope: scope, element: element) }
         guard scope != .global else { throw .invalidScope }
         guard let which = Parameter(rawValue: id) else { throw .invalidParameter }
         let (storage, values) = try config.withLock { c throws(UnitError) -> (MixerStorage?, (Float, Bool, Float)) in
@@ -253,6 +272,10 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
     }
 
     public func setParameter(_ id: UInt32, scope: Scope, element: UInt32, value: Float, offset: UInt32) throws(UnitError) {
+        if kind == .mixer3D {
+            guard id < 1000 else { throw .invalidParameter }
+            return try setSpatialParameter(id, scope: scope, element: element, value: value)
+        }
         try scheduleVolume(id, scope: scope, element: element, value: value, from: nil, delay: offset, ramp: 0)
     }
 

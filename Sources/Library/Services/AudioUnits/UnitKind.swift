@@ -110,8 +110,20 @@ public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
     public static let varispeed: UnitKind = UnitKind("aufc", "vari", "Apple: AUVarispeed", []) {
         OutputUnit(kind: .varispeed, fedWith: $0)
     }
+    public static let newTimePitch: UnitKind = UnitKind("aufc", "nutp", "Apple: AUNewTimePitch", []) { _ in
+        EffectUnit(kind: .newTimePitch, definition: .newTimePitch)
+    }
+    public static let iPodTime: UnitKind = UnitKind("aufc", "iptm", "Apple: AUiPodTime", []) { _ in
+        EffectUnit(kind: .iPodTime, definition: .iPodTime)
+    }
+    public static let iPodTimeOther: UnitKind = UnitKind("aufc", "ipto", "Apple: AUiPodTimeOther", []) { _ in
+        EffectUnit(kind: .iPodTimeOther, definition: .iPodTime)
+    }
     public static let multiChannelMixer: UnitKind = UnitKind("aumx", "mcmx", "Apple: AUMultiChannelMixer", [.countedInputs]) { _ in
-        MixerUnit()
+        MixerUnit(kind: .multiChannelMixer)
+    }
+    public static let mixer3D: UnitKind = UnitKind("aumx", "3dem", "Apple: AU3DMixerEmbedded", [.countedInputs]) { _ in
+        MixerUnit(kind: .mixer3D)
     }
     public static let lowPass: UnitKind = UnitKind("aufx", "lpas", "Apple: AULowpass", []) { _ in
         EffectUnit(kind: .lowPass, definition: .lowPass)
@@ -164,7 +176,9 @@ public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Every component, in AudioComponentFindNext's order.
-    public static let all: [UnitKind] = [remoteIO, voiceProcessingIO, genericOutput, converter, varispeed, multiChannelMixer,
+    public static let all: [UnitKind] = [remoteIO, voiceProcessingIO, genericOutput, converter, varispeed, newTimePitch, iPodTime, iPodTimeOther,
+                                         multiChannelMixer,
+                                         mixer3D,
                                          lowPass, highPass, bandPass, highShelf, lowShelf, parametricEQ,
                                          peakLimiter, dynamicsProcessor, delay, distortion, reverb2, bandEQ, iPodEQ, sampler,
                                          scheduledSoundPlayer, audioFilePlayer]

@@ -55,6 +55,9 @@ public enum UnitProperties {
     public static let parameterList: UInt32 = 3
     public static let parameterInfo: UInt32 = 4
     public static let bypassEffect: UInt32 = 21
+    /// The 3D mixer's, per input bus.
+    public static let spatializationAlgorithm: UInt32 = 3000, renderingFlags3D: UInt32 = 3003,
+                      distanceParams3D: UInt32 = 3010, attenuationCurve3D: UInt32 = 3013
     public static let sampleRate: UInt32 = 2
     public static let streamFormat: UInt32 = 8
     public static let elementCount: UInt32 = 11
@@ -229,6 +232,11 @@ public enum UnitProperties {
                 guard case .files(let files) = value else { throw .invalidPropertyValue }
                 try player(u).setFiles(files.compactMap { entry in entry.file.map { (entry.handle, $0) } })
             }),
+        // The 3D mixer's placement of each input bus.
+        spatialRow(spatializationAlgorithm, size: 4),
+        spatialRow(renderingFlags3D, size: 4),
+        spatialRow(attenuationCurve3D, size: 4),
+        spatialRow(distanceParams3D, size: 12),
         // AUNBandEQ's bands.
         Row(id: numberOfBands, size: 4, check: bandedGlobal(writable: true),
             get: { u, _, _ throws(UnitError) in word(UInt32(try effect(u).bandCount)) },
@@ -441,6 +449,18 @@ public enum UnitProperties {
         // Readable (and writable, unless a meter).
         put(spec.readOnly ? 1 << 30 | 1 << 15 : 1 << 30 | 1 << 31, at: 96)
         return bytes
+    }
+
+    static func spatialRow(_ id: UInt32, size: Int) -> Row {
+        Row(id: id, size: size,
+            check: { u, scope, element throws(UnitError) in
+                _ = try mixer(u).spatialProperty(id, scope: scope, element: element)
+                return true
+            },
+            get: { u, scope, element throws(UnitError) in try mixer(u).spatialProperty(id, scope: scope, element: element) },
+            set: value { u, scope, element, bytes throws(UnitError) in
+                try mixer(u).setSpatialProperty(id, scope: scope, element: element, bytes: bytes)
+            })
     }
 
     static func mixer(_ u: any AudioUnitInstance) throws(UnitError) -> MixerUnit {

@@ -49,6 +49,8 @@ public struct EffectSetup: Sendable {
     public let channels: Int
     /// The bands in use, for a unit that has them (AUNBandEQ); else 0.
     public let bands: Int
+    /// kAudioUnitProperty_MaximumFramesPerSlice: the most frames a render asks for.
+    public var maximumFrames = 4096
 }
 
 /// What an effect does to its audio, made at Initialize for a rate and channel count:

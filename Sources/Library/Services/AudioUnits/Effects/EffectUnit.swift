@@ -27,21 +27,37 @@ public final class EffectUnit: AudioUnitInstance, DeclaredParameters, SavesState
     /// Made at Initialize: the kernel and the buffers the input is pulled into.
     final class Storage {
         let kernel: any EffectKernel
+        /// The kernel, when it pulls its own input (a time stretch); cast once here, not
+        /// on the render thread.
+        let pulling: (any PullingKernel)?
         let scratch: Scratch
         let lent: Scratch
         let channels: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+        /// Where each channel of the last pull is (the callback may point elsewhere).
+        let pulled: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         let count: Int
+        /// A pulling kernel's input clock: the sample time of its next pull (nil: take
+        /// the render's).
+        var inputTime: Double?
 
         init(_ definition: EffectDefinition, layout: PCMLayout, maximumFrames: Int, bands: Int) {
-            kernel = definition.makeKernel(EffectSetup(sampleRate: layout.sampleRate, channels: layout.channels, bands: bands))
+            var setup = EffectSetup(sampleRate: layout.sampleRate, channels: layout.channels, bands: bands)
+            setup.maximumFrames = maximumFrames
+            kernel = definition.makeKernel(setup)
+            pulling = kernel as? any PullingKernel
             scratch = Scratch(count: layout.bufferCount, bytes: maximumFrames * layout.bytesPerFrame)
             lent = Scratch(count: layout.bufferCount, bytes: maximumFrames * layout.bytesPerFrame)
             count = layout.channels
             channels = .allocate(capacity: count)
             channels.initialize(repeating: lent.buffers[0].assumingMemoryBound(to: Float.self), count: count)
+            pulled = .allocate(capacity: count)
+            pulled.initialize(repeating: scratch.buffers[0].assumingMemoryBound(to: Float.self), count: count)
         }
 
-        deinit { channels.deallocate() }
+        deinit {
+            channels.deallocate()
+            pulled.deallocate()
+        }
     }
 
     struct Config {
@@ -346,7 +362,10 @@ public final class EffectUnit: AudioUnitInstance, DeclaredParameters, SavesState
         let storage = Unmanaged<Storage>.fromOpaque(address).takeUnretainedValue()
         let plan = renderPlan
         guard frames <= plan.maximumFrames else { throw .tooManyFramesToProcess }
-        if resetRequested.exchange(false, ordering: .acquiring) { storage.kernel.reset() }
+        if resetRequested.exchange(false, ordering: .acquiring) {
+            storage.kernel.reset()
+            storage.inputTime = nil
+        }
         let layout = plan.layout
         let count = try lend(storage.lent, to: list, laidOut: layout, frames: Int(frames))
         plan.notifies.call(RenderAction.preRender, flags: flags.pointee, timeStamp, bus: 0, frames: frames, list)
@@ -354,8 +373,34 @@ public final class EffectUnit: AudioUnitInstance, DeclaredParameters, SavesState
             _ = config.withLockIfAvailable { $0.lastRenderError = UnitError.noConnection.rawValue }
             throw .noConnection
         }
-        // The input into our scratch list, then into the caller's buffers (the callback may
-        // point a buffer elsewhere: read where it says).
+        for i in 0..<min(count, storage.count) {
+            storage.channels[i] = (list + 8 + 16 * i).load(fromByteOffset: 8, as: UnsafeMutablePointer<Float>.self)
+        }
+        let specs = definition.parameters.count
+        try withUnsafeTemporaryAllocation(of: Float.self, capacity: max(1, specs)) { parameters throws(UnitError) in
+            for i in 0..<specs { parameters[i] = Float(bitPattern: values[i].load(ordering: .relaxed)) }
+            if let pulling = storage.pulling, !plan.bypass {
+                try renderPulling(pulling, storage: storage, callback: callback, timeStamp: timeStamp, frames: Int(frames),
+                                  count: min(count, storage.count), parameters: parameters.baseAddress!)
+            } else {
+                // The input into the caller's buffers, processed there.
+                try pull(storage, callback: callback, timeStamp: timeStamp, frames: frames)
+                for i in 0..<min(count, storage.count) { storage.channels[i].update(from: storage.pulled[i], count: Int(frames)) }
+                if !plan.bypass {
+                    storage.kernel.process(storage.channels, count: min(count, storage.count), frames: Int(frames),
+                                           parameters: parameters.baseAddress!)
+                }
+            }
+            if !plan.bypass { for i in readOnly { values[i].store(parameters[i].bitPattern, ordering: .relaxed) } }
+        }
+        plan.notifies.call(RenderAction.postRender, flags: flags.pointee, timeStamp, bus: 0, frames: frames, list)
+    }
+
+    /// One pull of the input into our scratch list; `storage.pulled` then names where each
+    /// channel is (the callback may point a buffer elsewhere; one it leaves without data
+    /// reads as silence). A failed callback's status is the render's error.
+    private func pull(_ storage: Storage, callback: RenderCallback, timeStamp: UnsafeRawPointer,
+                      frames: UInt32) throws(UnitError) {
         let input = storage.scratch.list
         let bytes = UInt32(Int(frames) * 4)
         for (i, buffer) in storage.scratch.buffers.enumerated() {
@@ -370,21 +415,43 @@ public final class EffectUnit: AudioUnitInstance, DeclaredParameters, SavesState
             _ = config.withLockIfAvailable { $0.lastRenderError = status }
             throw UnitError(rawValue: status) ?? .cannotDoInCurrentContext
         }
-        for i in 0..<min(count, storage.count) {
-            let to = (list + 8 + 16 * i).load(fromByteOffset: 8, as: UnsafeMutablePointer<Float>.self)
-            let from = (input + 8 + 16 * i).load(fromByteOffset: 8, as: UnsafeMutablePointer<Float>?.self)
-            if let from { to.update(from: from, count: Int(frames)) } else { to.update(repeating: 0, count: Int(frames)) }
-            storage.channels[i] = to
-        }
-        if !plan.bypass {
-            let specs = definition.parameters.count
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: max(1, specs)) { parameters in
-                for i in 0..<specs { parameters[i] = Float(bitPattern: values[i].load(ordering: .relaxed)) }
-                storage.kernel.process(storage.channels, count: min(count, storage.count), frames: Int(frames),
-                                       parameters: parameters.baseAddress!)
-                for i in readOnly { values[i].store(parameters[i].bitPattern, ordering: .relaxed) }
+        for i in 0..<storage.count {
+            let entry = input + 8 + 16 * i
+            if let from = entry.load(fromByteOffset: 8, as: UnsafeMutablePointer<Float>?.self) {
+                storage.pulled[i] = from
+            } else {
+                let silent = storage.scratch.buffers[i].assumingMemoryBound(to: Float.self)
+                silent.update(repeating: 0, count: Int(frames))
+                storage.pulled[i] = silent
             }
         }
-        plan.notifies.call(RenderAction.postRender, flags: flags.pointee, timeStamp, bus: 0, frames: frames, list)
+    }
+
+    /// A pulling kernel's render: it pulls as many blocks as it needs, each stamped with the
+    /// input's own sample time (which runs at the input's pace, not the output's).
+    private func renderPulling(_ kernel: any PullingKernel, storage: Storage, callback: RenderCallback,
+                               timeStamp: UnsafeRawPointer, frames: Int, count: Int,
+                               parameters: UnsafeMutablePointer<Float>) throws(UnitError) {
+        var failure: UnitError?
+        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { stamp in
+            let stamp = stamp.baseAddress!
+            stamp.copyMemory(from: timeStamp, byteCount: 64)
+            // mFlags: the sample time is valid.
+            stamp.storeBytes(of: stamp.load(fromByteOffset: 56, as: UInt32.self) | 1, toByteOffset: 56, as: UInt32.self)
+            let done = kernel.render(into: storage.channels, count: count, frames: frames, parameters: parameters) { n in
+                let time = storage.inputTime ?? timeStamp.load(as: Double.self)
+                stamp.storeBytes(of: time, as: Double.self)
+                do throws(UnitError) {
+                    try pull(storage, callback: callback, timeStamp: UnsafeRawPointer(stamp), frames: UInt32(n))
+                } catch {
+                    failure = error
+                    return nil
+                }
+                storage.inputTime = time + Double(n)
+                return UnsafePointer(storage.pulled)
+            }
+            if !done && failure == nil { failure = .cannotDoInCurrentContext }
+        }
+        if let failure { throw failure }
     }
 }
