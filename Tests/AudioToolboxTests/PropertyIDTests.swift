@@ -36,6 +36,12 @@ struct PropertyIDTests {
         ("kAudioUnitProperty_ParameterList", UnitProperties.parameterList, bits(kAudioUnitProperty_ParameterList)),
         ("kAudioUnitProperty_ParameterInfo", UnitProperties.parameterInfo, bits(kAudioUnitProperty_ParameterInfo)),
         ("kAudioUnitProperty_BypassEffect", UnitProperties.bypassEffect, bits(kAudioUnitProperty_BypassEffect)),
+        ("kAudioUnitProperty_SpatializationAlgorithm", UnitProperties.spatializationAlgorithm,
+         bits(kAudioUnitProperty_SpatializationAlgorithm)),
+        ("kAudioUnitProperty_3DMixerRenderingFlags", UnitProperties.renderingFlags3D, bits(kAudioUnitProperty_3DMixerRenderingFlags)),
+        ("kAudioUnitProperty_3DMixerDistanceParams", UnitProperties.distanceParams3D, bits(kAudioUnitProperty_3DMixerDistanceParams)),
+        ("kAudioUnitProperty_3DMixerAttenuationCurve", UnitProperties.attenuationCurve3D,
+         bits(kAudioUnitProperty_3DMixerAttenuationCurve)),
         ("kAudioUnitProperty_ClassInfo", UnitProperties.classInfo, bits(kAudioUnitProperty_ClassInfo)),
         ("kAudioUnitProperty_FactoryPresets", UnitProperties.factoryPresets, bits(kAudioUnitProperty_FactoryPresets)),
         ("kAudioUnitProperty_PresentPreset", UnitProperties.presentPreset, bits(kAudioUnitProperty_PresentPreset)),
@@ -232,6 +238,8 @@ struct PropertyIDTests {
         #expect(MemoryLayout<ExtendedNoteOnEvent>.offset(of: \.extendedParams) == 12)
         #expect(MemoryLayout<MusicTrackLoopInfo>.size == 16 && MemoryLayout<CABarBeatTime>.size == 12)
         // The scheduled players read the program's structures by these offsets.
+        #expect(MemoryLayout<MixerDistanceParams>.size == 12)
+        #expect(MemoryLayout<MixerDistanceParams>.offset(of: \.mMaxAttenuation) == 8)
         #expect(MemoryLayout<ScheduledAudioSlice>.size == UnitProperties.scheduledSize)
         #expect(MemoryLayout<ScheduledAudioSlice>.offset(of: \.mCompletionProc) == 64)
         #expect(MemoryLayout<ScheduledAudioSlice>.offset(of: \.mFlags) == 80)

@@ -167,6 +167,13 @@ int MediaDemuxerOpen(const MediaSource *source, const char *formatHint, int64_t 
         return -1;
     }
     d->format = format;
+    // FFmpeg takes the best score its probes give, however small: on bytes that are no
+    // file at all, a raw stream's probe (no header to check, only frame syncs) may find a
+    // frame or two by chance. A container or stream it is sure of scores 25 or more.
+    if (!hint && format->probe_score < AVPROBE_SCORE_RETRY) {
+        MediaDemuxerClose(d);
+        return -1;
+    }
     if (ff_avformat_find_stream_info(d->format, NULL) < 0) {
         MediaDemuxerClose(d);
         return -1;

@@ -68,8 +68,9 @@ typedef struct MediaDemuxer MediaDemuxer;
 int MediaCodecsAvailable(void);
 
 /* Opens the first audio stream of a container. formatHint is a demuxer name or NULL.
- * Returns 0, or -1 (not a container FFmpeg knows), -2 (no audio stream), -3 (no memory),
- * -4 (FFmpeg is not installed). */
+ * Returns 0, or -1 (not a container FFmpeg knows, or, without a hint, one its probe is not
+ * sure of: a score below 25, as a raw stream gets from a chance frame sync in noise),
+ * -2 (no audio stream), -3 (no memory), -4 (FFmpeg is not installed). */
 int MediaDemuxerOpen(const MediaSource *source, const char *formatHint, int64_t probeLimit, MediaDemuxer **outDemuxer);
 const MediaStreamInfo *MediaDemuxerInfo(const MediaDemuxer *demuxer);
 /* The next packet of the audio stream: 1, 0 at the end, negative on a damaged file. */
