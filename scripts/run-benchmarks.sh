@@ -170,6 +170,10 @@ AUDIOTOOLBOX_BACKEND=virtual AUDIOTOOLBOX_ARBITER=local "$out/bench_effects"
 cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_sampler" "$here/bench/bench_sampler.c" $flags \
     $(pkg-config --cflags --libs fluidsynth) -lm
 AUDIOTOOLBOX_BACKEND=virtual AUDIOTOOLBOX_ARBITER=local "$out/bench_sampler"
+# MIDI event timing at the card: the music player's notes against their beats, as
+# test_music_player measures them on the virtual ALSA card (p50, p99, worst).
+"$here/Tests/c/run-matrix.sh" "$prefix" "$out/music-timing" test_music_player >/dev/null 2>&1
+grep -h "MIDI event timing at the card" "$out/music-timing"/test_music_player-card-*.log | sed 's/^measured: /bench_music: /'
 # AVAudioPlayer against its building blocks used directly (Audio File Services into an
 # output queue, bench_player_queue.c), the same one-second file on the virtual card:
 # play() (or AudioQueueStart) to the first loud frame the card plays, and the process's

@@ -36,6 +36,8 @@ struct PropertyIDTests {
         ("kAudioUnitProperty_ParameterList", UnitProperties.parameterList, bits(kAudioUnitProperty_ParameterList)),
         ("kAudioUnitProperty_ParameterInfo", UnitProperties.parameterInfo, bits(kAudioUnitProperty_ParameterInfo)),
         ("kAudioUnitProperty_BypassEffect", UnitProperties.bypassEffect, bits(kAudioUnitProperty_BypassEffect)),
+        ("kAudioUnitProperty_MatrixLevels", UnitProperties.matrixLevels, bits(kAudioUnitProperty_MatrixLevels)),
+        ("kAudioUnitProperty_MatrixDimensions", UnitProperties.matrixDimensions, bits(kAudioUnitProperty_MatrixDimensions)),
         ("kAudioUnitProperty_SpatializationAlgorithm", UnitProperties.spatializationAlgorithm,
          bits(kAudioUnitProperty_SpatializationAlgorithm)),
         ("kAudioUnitProperty_3DMixerRenderingFlags", UnitProperties.renderingFlags3D, bits(kAudioUnitProperty_3DMixerRenderingFlags)),

@@ -106,8 +106,9 @@ int main(void)
     if (name) { CFStringGetCString(name, text, sizeof text, kCFStringEncodingUTF8); CFRelease(name); }
     CHECK(strcmp(text, "Apple: AUConverter") == 0, "its name (%s)", text);
     AudioComponentDescription any = {kAudioUnitType_FormatConverter, 0, 0, 0, 0};
-    /* Two format converters: AUConverter, then Varispeed. */
-    CHECK(AudioComponentCount(&any) == 2, "two format converters (%u)", (unsigned)AudioComponentCount(&any));
+    /* Five format converters: AUConverter, then Varispeed, then the time and pitch units
+     * (AUNewTimePitch, AUiPodTime, AUiPodTimeOther). */
+    CHECK(AudioComponentCount(&any) == 5, "five format converters (%u)", (unsigned)AudioComponentCount(&any));
     AudioComponent second = AudioComponentFindNext(component, &any);
     AudioComponentDescription secondDescription = {0, 0, 0, 0, 0};
     if (second) AudioComponentGetDescription(second, &secondDescription);

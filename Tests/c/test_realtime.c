@@ -11,7 +11,8 @@
  *   - never sleeps or waits on a condition or a semaphore,
  * except in the device's own exchange, which is the period's clock. Then the same for
  * audio queues, for a VoiceProcessingIO unit, for graphs (a converter node; a mixer of
- * four buses changed from the main thread; an effect chain swept from the main thread),
+ * four buses changed from the main thread; a matrix mixer's gains moved from it; an
+ * effect chain swept from the main thread),
  * and for a hand-built chain (RemoteIO's
  * callback calling AudioUnitRender on a GenericOutput the main thread also calls).
  * The interposition is shown to work first: an allocation made inside the library on
@@ -487,6 +488,64 @@ static void mixers(void)
     finishGraph(graph, startRenders, 800, "mixer graph");
 }
 
+/* And for a matrix mixer as routing code uses one: RemoteIO <- AUMatrixMixer <- AUConverter
+ * <- the tone, while the main thread moves its crosspoints, input, output and master
+ * gains, turns its output bus off and on and reads its levels. */
+static void matrixMixer(void)
+{
+    AUGraph graph = NULL;
+    CHECK_STATUS(NewAUGraph(&graph), noErr);
+    AudioComponentDescription rio = {kAudioUnitType_Output, kAudioUnitSubType_RemoteIO, kAudioUnitManufacturer_Apple, 0, 0};
+    AudioComponentDescription conv = {kAudioUnitType_FormatConverter, kAudioUnitSubType_AUConverter,
+                                      kAudioUnitManufacturer_Apple, 0, 0};
+    AudioComponentDescription mxmx = {kAudioUnitType_Mixer, kAudioUnitSubType_MatrixMixer, kAudioUnitManufacturer_Apple, 0, 0};
+    AUNode output = 0, converterNode = 0, matrixNode = 0;
+    CHECK_STATUS(AUGraphAddNode(graph, &rio, &output), noErr);
+    CHECK_STATUS(AUGraphAddNode(graph, &conv, &converterNode), noErr);
+    CHECK_STATUS(AUGraphAddNode(graph, &mxmx, &matrixNode), noErr);
+    CHECK_STATUS(AUGraphOpen(graph), noErr);
+    AudioUnit converter = NULL, matrix = NULL;
+    AUGraphNodeInfo(graph, converterNode, NULL, &converter);
+    AUGraphNodeInfo(graph, matrixNode, NULL, &matrix);
+    AudioStreamBasicDescription program = {44100, kAudioFormatLinearPCM,
+                                           kAudioFormatFlagIsSignedInteger | kAudioFormatFlagIsPacked, 4, 1, 4, 2, 16, 0};
+    AudioStreamBasicDescription floats = {44100, kAudioFormatLinearPCM,
+                                          kAudioFormatFlagsNativeFloatPacked | kAudioFormatFlagIsNonInterleaved, 4, 1, 4, 2, 32, 0};
+    CHECK_STATUS(AudioUnitSetProperty(converter, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &program,
+                                      sizeof program), noErr);
+    CHECK_STATUS(AudioUnitSetProperty(converter, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &floats,
+                                      sizeof floats), noErr);
+    AURenderCallbackStruct feed = {render, NULL};
+    CHECK_STATUS(AUGraphSetNodeInputCallback(graph, converterNode, 0, &feed), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(graph, converterNode, 0, matrixNode, 0), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(graph, matrixNode, 0, output, 0), noErr);
+    CHECK_STATUS(AUGraphInitialize(graph), noErr);
+    UInt32 on = 1;
+    CHECK_STATUS(AudioUnitSetProperty(matrix, kAudioUnitProperty_MeteringMode, kAudioUnitScope_Output, 0, &on, sizeof on), noErr);
+    AudioUnitSetParameter(matrix, kMatrixMixerParam_Volume, kAudioUnitScope_Global, 0xFFFFFFFF, 1, 0);
+    for (UInt32 c = 0; c < 2; c++) {
+        AudioUnitSetParameter(matrix, kMatrixMixerParam_Volume, kAudioUnitScope_Input, c, 1, 0);
+        AudioUnitSetParameter(matrix, kMatrixMixerParam_Volume, kAudioUnitScope_Output, c, 1, 0);
+        AudioUnitSetParameter(matrix, kMatrixMixerParam_Volume, kAudioUnitScope_Global, (c << 16) | c, 1, 0);
+    }
+    CHECK_STATUS(AUGraphStart(graph), noErr);
+    awaitRenders(50);
+    resetCounts();
+    armed = 1;
+    long startRenders = renders;
+    for (int i = 0; renders < startRenders + 400; i++) {
+        UInt32 from = (UInt32)i % 2, to = (UInt32)(i / 2) % 2;
+        AudioUnitSetParameter(matrix, kMatrixMixerParam_Volume, kAudioUnitScope_Global, (from << 16) | to, (i % 10) / 10.0f, 0);
+        AudioUnitSetParameter(matrix, kMatrixMixerParam_Volume, kAudioUnitScope_Global, 0xFFFFFFFF, 0.5f + (i % 5) / 10.0f, 0);
+        AudioUnitSetParameter(matrix, kMatrixMixerParam_Volume, kAudioUnitScope_Input, from, (i % 7) / 7.0f, 0);
+        AudioUnitSetParameter(matrix, kMatrixMixerParam_Enable, kAudioUnitScope_Output, 0, i % 9 != 0, 0);
+        Float32 level = 0;
+        AudioUnitGetParameter(matrix, kMatrixMixerParam_PostAveragePower, kAudioUnitScope_Output, 0, &level);
+        CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.001, true);
+    }
+    finishGraph(graph, startRenders, 400, "matrix mixer graph");
+}
+
 /* ---- an effect chain -------------------------------------------------------------------- */
 
 /* And for an effect chain as music apps build one: RemoteIO <- Reverb2 <- Delay <-
@@ -725,6 +784,7 @@ int main(void)
     voiceProcessing();
     graphs();
     mixers();
+    matrixMixer();
     effects();
     instruments();
     chains();

@@ -4,8 +4,8 @@
  * Parameter IDs of Apple's units, as the iPhone SDK (iOS 7) numbers them: the output
  * units' volume, the multichannel mixer's, Varispeed's and the effects' (the two-pole
  * filters, the N-band EQ, the limiter, the dynamics processor, the delay, the distortion
- * and the reverb), the time and pitch units', the sampler's and, for the iPhone, the 3D
- * mixer's. Unless its comment says otherwise, a parameter named here is in the global
+ * and the reverb), the time and pitch units', the sampler's, the matrix mixer's and, for
+ * the iPhone, the 3D mixer's. Unless its comment says otherwise, a parameter named here is in the global
  * scope, element 0.
  */
 #ifndef __AudioUnitParameters
@@ -55,6 +55,26 @@ enum {
     kMultiChannelMixerParam_PrePeakHoldLevel  = 2000,
     kMultiChannelMixerParam_PostAveragePower  = 3000,
     kMultiChannelMixerParam_PostPeakHoldLevel = 4000
+};
+
+/* The matrix mixer (AUMatrixMixer). Volume is a linear gain (0 and up; every gain starts
+ * at 0): in the global scope, of a crosspoint (element: the input channel shifted left 16
+ * bits, or'd with the output channel) or, at element 0xFFFFFFFF, the master gain; in the
+ * input scope, of an input channel; in the output scope, of an output channel. Channels
+ * are counted across the buses of a side. Enable is per bus, input or output scope. The
+ * levels are per channel (input scope: an input channel; output scope: an output
+ * channel), read-only, with metering on: in dB (1000..4000), or linear (5000..8000). */
+enum {
+    kMatrixMixerParam_Volume                   = 0,
+    kMatrixMixerParam_Enable                   = 1,
+    kMatrixMixerParam_PreAveragePower          = 1000,
+    kMatrixMixerParam_PrePeakHoldLevel         = 2000,
+    kMatrixMixerParam_PostAveragePower         = 3000,
+    kMatrixMixerParam_PostPeakHoldLevel        = 4000,
+    kMatrixMixerParam_PreAveragePowerLinear    = 5000,
+    kMatrixMixerParam_PrePeakHoldLevelLinear   = 6000,
+    kMatrixMixerParam_PostAveragePowerLinear   = 7000,
+    kMatrixMixerParam_PostPeakHoldLevelLinear  = 8000
 };
 
 #if TARGET_OS_IPHONE

@@ -235,10 +235,12 @@ typedef struct ScheduledAudioFileRegion {
 #define kAUPresetMASDataKey       "masdata"
 #define kAUPresetPartKey          "part"
 
-/* Mixers: metering on (non-zero) or off for one bus (input scope) or the output.
- * MatrixLevels: Float32 crosspoint gains, of the whole matrix mixer or of one input of the
- * multichannel mixer (input scope). MatrixDimensions (two UInt32: the input and output
- * channel counts) and MeterClipping (an AudioUnitMeterClipping) are the matrix mixer's. */
+/* Mixers: metering on (non-zero) or off for one bus (input scope) or an output bus.
+ * The matrix mixer's, global scope, read only: MatrixLevels, its Float32 gains in (input
+ * channels + 1) rows of (output channels + 1) (each row's last is the input's gain, the
+ * last row the outputs', the last of all the master gain); MatrixDimensions, two UInt32
+ * (the input and output channel counts). MeterClipping (an AudioUnitMeterClipping) is
+ * declared; no unit here answers it. */
 enum {
     kAudioUnitProperty_MatrixLevels     = 3006,
     kAudioUnitProperty_MeteringMode     = 3007,

@@ -55,6 +55,15 @@ public protocol AudioUnitInstance: AnyObject, Sendable {
                       frames: UInt32, list: UnsafeMutableRawPointer) throws(UnitError)
 }
 
+/// A unit whose buses meter their levels (kAudioUnitProperty_MeteringMode): the mixers.
+public protocol MeteringUnit: AudioUnitInstance {
+    func isMetering(scope: Scope, element: UInt32) throws(UnitError) -> Bool
+    func setMetering(_ on: Bool, scope: Scope, element: UInt32) throws(UnitError)
+}
+
+extension MixerUnit: MeteringUnit {}
+extension MatrixMixerUnit: MeteringUnit {}
+
 extension AudioUnitInstance {
     /// Makes input `input`'s format the source's output format, as a connection does (a
     /// connection made, a graph initialized after either changed).

@@ -34,6 +34,8 @@ public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
         public static let instrument = Traits(rawValue: 8)
         /// A generator: no input (the scheduled sound and file players).
         public static let generator = Traits(rawValue: 16)
+        /// Its output buses are the program's to count (the matrix mixer).
+        public static let countedOutputs = Traits(rawValue: 32)
     }
 
     public let type: UInt32
@@ -75,7 +77,7 @@ public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
             : traits.contains(.instrument) || traits.contains(.generator) ? 0 : 1
     }
     /// The outputs something can pull: a device unit's microphone is its element 1.
-    public var outputLimit: UInt32 { hasDevice ? 2 : 1 }
+    public var outputLimit: UInt32 { hasDevice ? 2 : traits.contains(.countedOutputs) ? MatrixMixerUnit.maximumBuses : 1 }
 
     public func make(_ snapshot: AudioServiceSnapshot) -> any AudioUnitInstance { maker(snapshot) }
 
@@ -122,6 +124,8 @@ public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
     public static let multiChannelMixer: UnitKind = UnitKind("aumx", "mcmx", "Apple: AUMultiChannelMixer", [.countedInputs]) { _ in
         MixerUnit(kind: .multiChannelMixer)
     }
+    public static let matrixMixer: UnitKind = UnitKind("aumx", "mxmx", "Apple: AUMatrixMixer",
+                                                      [.countedInputs, .countedOutputs]) { _ in MatrixMixerUnit() }
     public static let mixer3D: UnitKind = UnitKind("aumx", "3dem", "Apple: AU3DMixerEmbedded", [.countedInputs]) { _ in
         MixerUnit(kind: .mixer3D)
     }
@@ -178,7 +182,7 @@ public struct UnitKind: Hashable, Sendable, CustomStringConvertible {
     /// Every component, in AudioComponentFindNext's order.
     public static let all: [UnitKind] = [remoteIO, voiceProcessingIO, genericOutput, converter, varispeed, newTimePitch, iPodTime, iPodTimeOther,
                                          multiChannelMixer,
-                                         mixer3D,
+                                         mixer3D, matrixMixer,
                                          lowPass, highPass, bandPass, highShelf, lowShelf, parametricEQ,
                                          peakLimiter, dynamicsProcessor, delay, distortion, reverb2, bandEQ, iPodEQ, sampler,
                                          scheduledSoundPlayer, audioFilePlayer]

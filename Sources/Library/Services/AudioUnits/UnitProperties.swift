@@ -55,6 +55,8 @@ public enum UnitProperties {
     public static let parameterList: UInt32 = 3
     public static let parameterInfo: UInt32 = 4
     public static let bypassEffect: UInt32 = 21
+    /// The matrix mixer's gains (Float32 each) and its channel counts (two UInt32).
+    public static let matrixLevels: UInt32 = 3006, matrixDimensions: UInt32 = 3009
     /// The 3D mixer's, per input bus.
     public static let spatializationAlgorithm: UInt32 = 3000, renderingFlags3D: UInt32 = 3003,
                       distanceParams3D: UInt32 = 3010, attenuationCurve3D: UInt32 = 3013
@@ -115,15 +117,33 @@ public enum UnitProperties {
         Row(id: tailTime, size: 8, check: globalOnly(writable: false),
             get: { u, _, _ in float64((u as? EffectUnit)?.tailTime ?? 0) }),
         // A mixer's input buses are the program's to count.
-        Row(id: elementCount, size: 4, check: { u, scope, _ in u.kind.traits.contains(.countedInputs) && scope == .input },
+        // A mixer's input buses are the program's to count, and the matrix mixer's outputs.
+        Row(id: elementCount, size: 4,
+            check: { u, scope, _ in
+                (u.kind.traits.contains(.countedInputs) && scope == .input)
+                    || (u.kind.traits.contains(.countedOutputs) && scope == .output)
+            },
             get: { u, scope, _ in word(u.elementCount(scope)) },
-            set: value { u, _, _, bytes throws(UnitError) in try mixer(u).setInputCount(bytes.loadUnaligned(as: UInt32.self)) }),
-        Row(id: meteringMode, size: 4,
-            check: { u, scope, element throws(UnitError) in _ = try mixer(u).isMetering(scope: scope, element: element); return true },
-            get: { u, scope, element throws(UnitError) in flag(try mixer(u).isMetering(scope: scope, element: element)) },
-            set: value { u, scope, element, bytes throws(UnitError) in
-                try mixer(u).setMetering(bytes.loadUnaligned(as: UInt32.self) != 0, scope: scope, element: element)
+            set: value { u, scope, _, bytes throws(UnitError) in
+                let count = bytes.loadUnaligned(as: UInt32.self)
+                if let matrix = u as? MatrixMixerUnit { try matrix.setElementCount(count, scope: scope) }
+                else { try mixer(u).setInputCount(count) }
             }),
+        Row(id: meteringMode, size: 4,
+            check: { u, scope, element throws(UnitError) in _ = try metered(u).isMetering(scope: scope, element: element); return true },
+            get: { u, scope, element throws(UnitError) in flag(try metered(u).isMetering(scope: scope, element: element)) },
+            set: value { u, scope, element, bytes throws(UnitError) in
+                try metered(u).setMetering(bytes.loadUnaligned(as: UInt32.self) != 0, scope: scope, element: element)
+            }),
+        // The matrix mixer's shape and gains (global scope, read only).
+        Row(id: matrixDimensions, size: 8, check: matrixGlobal,
+            get: { u, _, _ throws(UnitError) in
+                let (inputs, outputs) = try matrix(u).dimensions
+                return word(UInt32(inputs)) + word(UInt32(outputs))
+            }),
+        Row(id: matrixLevels, size: 0, check: matrixGlobal,
+            get: { u, _, _ throws(UnitError) in try matrix(u).levels.flatMap { word($0.bitPattern) } },
+            sizeOf: { u, _, _ in 4 * ((u as? MatrixMixerUnit)?.levels.count ?? 0) }),
         Row(id: enableIO, size: 4,
             check: { u, scope, element throws(UnitError) in _ = try output(u).isEnabled(scope: scope, element: element); return true },
             get: { u, scope, element throws(UnitError) in flag(try output(u).isEnabled(scope: scope, element: element)) },
@@ -461,6 +481,22 @@ public enum UnitProperties {
             set: value { u, scope, element, bytes throws(UnitError) in
                 try mixer(u).setSpatialProperty(id, scope: scope, element: element, bytes: bytes)
             })
+    }
+
+    static func metered(_ u: any AudioUnitInstance) throws(UnitError) -> any MeteringUnit {
+        guard let unit = u as? any MeteringUnit else { throw .invalidProperty }
+        return unit
+    }
+
+    static func matrix(_ u: any AudioUnitInstance) throws(UnitError) -> MatrixMixerUnit {
+        guard let unit = u as? MatrixMixerUnit else { throw .invalidProperty }
+        return unit
+    }
+
+    static func matrixGlobal(_ u: any AudioUnitInstance, _ scope: Scope, _ element: UInt32) throws(UnitError) -> Bool {
+        _ = try matrix(u)
+        guard scope == .global else { throw .invalidScope }
+        return false
     }
 
     static func mixer(_ u: any AudioUnitInstance) throws(UnitError) -> MixerUnit {
