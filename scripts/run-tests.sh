@@ -235,6 +235,20 @@ while IFS= read -r line; do
     esac
 done < <("$here/Tests/c/run-matrix.sh" "$prefix" "$out/matrix" 2>&1)
 [ "${matrix_ended:-0}" = 1 ] || fail "Tests/c/run-matrix.sh stopped before its end"
+# The time and pitch units' real-time promise checked on SoundTouch itself, at every
+# tempo and block size (test_realtime sees only the ones its sweep reaches).
+if g++ -std=c++17 -O2 -I/usr/include/soundtouch -I"$here/Sources/CLibraries/CTimeStretch/include" \
+        -o "$out/time_stretch_prepare" "$here/Tests/tools/time_stretch_prepare.cpp" -lSoundTouch 2>"$out/time_stretch_prepare.err"; then
+    while IFS= read -r line; do
+        case "$line" in
+            "PASS "*) pass "${line#PASS }" ;;
+            "FAIL "*) fail "${line#FAIL }" ;;
+            *) echo "$line" ;;
+        esac
+    done < <("$out/time_stretch_prepare" 2>&1 || echo "FAIL time stretch: exited $?")
+else
+    fail "time stretch (Tests/tools/time_stretch_prepare.cpp does not compile)"; head -5 "$out/time_stretch_prepare.err"
+fi
 
 section "Examples"
 for source in "$here"/examples-c/*.c "$here"/examples-c/*.cpp; do

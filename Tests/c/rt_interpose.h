@@ -5,7 +5,9 @@
  * counted, and every mutex locked is remembered by which side locked it, so a test can
  * tell a lock the I/O thread shares with another thread. Included by test_realtime.c
  * (a test program) and rt_watch.c (a preload library for programs that are not ours to
- * change), so both watch the same calls the same way.
+ * change), so both watch the same calls the same way. With RTWATCH_BACKTRACE set in the
+ * environment, each allocation counted on an I/O thread also prints its call stack to
+ * standard error (to find where one comes from).
  */
 #ifndef RT_INTERPOSE_H
 #define RT_INTERPOSE_H
@@ -13,6 +15,7 @@
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -76,11 +79,29 @@ static int contains(uintptr_t *table, uintptr_t key)
 
 static inline void counted(volatile long *counter) { __atomic_add_fetch(counter, 1, __ATOMIC_RELAXED); }
 
+/* Where an I/O thread's allocation comes from (RTWATCH_BACKTRACE): printed once per
+ * allocation, not from inside the printing (backtrace may itself allocate). */
+static __thread int tracing;
+static inline void traceAllocation(void)
+{
+    static int wanted = -1;
+    if (wanted < 0) wanted = getenv("RTWATCH_BACKTRACE") != NULL;
+    if (!wanted || tracing) return;
+    tracing = 1;
+    void *frames[40];
+    int depth = backtrace(frames, 40);
+    backtrace_symbols_fd(frames, depth, 2);
+    write(2, "--\n", 3);
+    tracing = 0;
+}
+
 static inline void allocation(void)
 {
     if (!armed) return;
-    if (ioThread()) counted(&ioAllocations);
-    else if (countMainAllocations) counted(&mainAllocations);
+    if (ioThread()) {
+        counted(&ioAllocations);
+        traceAllocation();
+    } else if (countMainAllocations) counted(&mainAllocations);
 }
 
 void *malloc(size_t n) { allocation(); return __libc_malloc(n); }

@@ -218,6 +218,19 @@ static void routing(void)
     CHECK(fabs(prePeak - 20 * log10(0.5)) < 0.1 && fabs(postAverage - expectedPost) < 0.2 &&
               fabs(postLinear - 0.25 / sqrt(2)) < 0.005,
           "levels: input peak %.2f dB (-6.02), output average %.2f dB (%.2f)", prePeak, postAverage, expectedPost);
+    /* Before a channel's gain and after it: input 0 at 0.5, output 0 at 0.5. */
+    volume(kAudioUnitScope_Output, 0, 0.5f);
+    CHECK_STATUS(render(), noErr);
+    Float32 inPre = 0, inPost = 0, outPre = 0, outPost = 0;
+    AudioUnitGetParameter(matrix, kMatrixMixerParam_PrePeakHoldLevel, kAudioUnitScope_Input, 0, &inPre);
+    AudioUnitGetParameter(matrix, kMatrixMixerParam_PostPeakHoldLevel, kAudioUnitScope_Input, 0, &inPost);
+    AudioUnitGetParameter(matrix, kMatrixMixerParam_PrePeakHoldLevel, kAudioUnitScope_Output, 0, &outPre);
+    AudioUnitGetParameter(matrix, kMatrixMixerParam_PostPeakHoldLevel, kAudioUnitScope_Output, 0, &outPost);
+    printf("measured: peaks before and after the gains: input 0 %.2f / %.2f dB, output 0 %.2f / %.2f dB\n", inPre, inPost,
+           outPre, outPost);
+    CHECK(fabs(inPre + 6.02) < 0.1 && fabs(inPost + 12.04) < 0.1 && fabs(outPre + 12.04) < 0.1 && fabs(outPost + 18.06) < 0.1,
+          "peaks before and after the gains: input %.2f / %.2f (-6.02 / -12.04), output %.2f / %.2f (-12.04 / -18.06)", inPre,
+          inPost, outPre, outPost);
     CHECK_STATUS(DisposeAUGraph(graph), noErr);
 }
 
@@ -270,6 +283,25 @@ static void badInputs(void)
     AudioUnitUninitialize(matrix);
     CHECK_STATUS(AudioUnitSetProperty(matrix, kAudioUnitProperty_ElementCount, kAudioUnitScope_Output, 0, &zero, sizeof zero),
                  kAudioUnitErr_InvalidPropertyValue);
+    /* A bus taken away forgets its Enable: with one input, initialized and rendered, then
+     * two again, the second is on. */
+    UInt32 one = 1, two = 2;
+    CHECK_STATUS(AudioUnitSetParameter(matrix, kMatrixMixerParam_Enable, kAudioUnitScope_Input, 1, 0, 0), noErr);
+    CHECK_STATUS(AudioUnitSetProperty(matrix, kAudioUnitProperty_ElementCount, kAudioUnitScope_Input, 0, &one, sizeof one),
+                 noErr);
+    CHECK_STATUS(AudioUnitInitialize(matrix), noErr);
+    AudioBufferList monoList = {1, {{1, SLICE * 4, out1}}};
+    AudioTimeStamp ts;
+    memset(&ts, 0, sizeof ts);
+    ts.mFlags = kAudioTimeStampSampleTimeValid;
+    AudioUnitRenderActionFlags flags = 0;
+    CHECK_STATUS(AudioUnitRender(matrix, &flags, &ts, 1, SLICE, &monoList), noErr);
+    AudioUnitUninitialize(matrix);
+    CHECK_STATUS(AudioUnitSetProperty(matrix, kAudioUnitProperty_ElementCount, kAudioUnitScope_Input, 0, &two, sizeof two),
+                 noErr);
+    Float32 enabled = 0;
+    AudioUnitGetParameter(matrix, kMatrixMixerParam_Enable, kAudioUnitScope_Input, 1, &enabled);
+    CHECK(enabled == 1, "a bus added again starts enabled (%g)", enabled);
     CHECK_STATUS(DisposeAUGraph(graph), noErr);
     AudioComponentDescription mcmx = {kAudioUnitType_Mixer, kAudioUnitSubType_MultiChannelMixer, kAudioUnitManufacturer_Apple,
                                       0, 0};

@@ -626,8 +626,10 @@ static void effects(void)
         AudioUnitSetParameter(units[EQ], kAUNBandEQParam_Frequency + (UInt32)(i % 4), kAudioUnitScope_Global, 0,
                               100.0f + (float)(i % 40) * 200, 0);
         AudioUnitSetParameter(units[DELAY], kDelayParam_DelayTime, kAudioUnitScope_Global, 0, 0.01f + (float)(i % 30) * 0.05f, 0);
-        AudioUnitSetParameter(timePitch, kNewTimePitchParam_Rate, kAudioUnitScope_Global, 0, 0.5f + (float)(i % 8) * 0.25f, 0);
-        AudioUnitSetParameter(timePitch, kNewTimePitchParam_Pitch, kAudioUnitScope_Global, 0, (float)(i % 9 - 4) * 200, 0);
+        /* Its whole range, the extremes included (the fastest tempo holds the most input). */
+        static const Float32 rates[] = {1.0f / 32, 0.25f, 0.7f, 1, 1.5f, 4, 16, 32};
+        AudioUnitSetParameter(timePitch, kNewTimePitchParam_Rate, kAudioUnitScope_Global, 0, rates[(i / 3) % 8], 0);
+        AudioUnitSetParameter(timePitch, kNewTimePitchParam_Pitch, kAudioUnitScope_Global, 0, (float)(i % 9 - 4) * 600, 0);
         AudioUnitSetParameter(units[DISTORTION], kDistortionParam_RingModMix, kAudioUnitScope_Global, 0, (float)(i % 100), 0);
         AudioUnitSetParameter(units[REVERB], 4 /* kReverb2Param_DecayTimeAt0Hz */, kAudioUnitScope_Global, 0,
                               0.5f + (float)(i % 10), 0);

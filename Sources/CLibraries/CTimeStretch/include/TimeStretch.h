@@ -28,10 +28,10 @@ void TimeStretchClear(TimeStretch *stretch);
 /* For a real-time thread: a tempo change alone (rate 1, no pitch) never allocates, where
  * a rate or pitch change designs a new anti-alias filter on the heap. */
 void TimeStretchSetTempo(TimeStretch *stretch, double tempo);
-/* Grows every buffer inside to what blocks of up to `blockFrames` frames need at tempos
+/* Grows every buffer inside past what puts of up to `blockFrames` frames need at tempos
  * from `slowest` to `fastest`, with fewer than `heldFrames` frames left unreceived before
- * each block (then forgets the audio): putting and receiving within those bounds never
- * allocates again. */
+ * each put (then forgets the audio): putting and receiving within those bounds never
+ * allocates again. Some megabytes at 44.1 kHz stereo for tempos 1/32 to 32. */
 void TimeStretchPrepare(TimeStretch *stretch, int blockFrames, int heldFrames, double slowest, double fastest);
 
 #ifdef __cplusplus

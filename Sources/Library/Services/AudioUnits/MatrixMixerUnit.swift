@@ -11,7 +11,8 @@ import Synchronization
 /// - an input channel's gain: input scope, the channel as the element;
 /// - an output channel's gain: output scope, the channel as the element.
 /// Every gain starts at 0, as on the phone: a program sets what it hears. Enable is per bus
-/// (input or output scope). The levels are per channel with metering on.
+/// (input or output scope). The levels are per channel with metering on, each before the
+/// channel's gain (Pre...) and after it (Post...), of the last render.
 ///
 /// The first pull of an output bus for a time stamp pulls every enabled input and makes
 /// every output channel; the other output buses' pulls for the same time stamp take
@@ -28,13 +29,18 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
     static let volume: UInt32 = 0, enable: UInt32 = 1
     static let master: UInt32 = 0xFFFF_FFFF
 
+    /// What a render copies: plain values only, so that dropping its last copy frees
+    /// nothing on the render thread (the buses' formats are the storage's).
     struct Plan {
-        var inputs = [PCMLayout](repeating: MatrixMixerUnit.stereo, count: 1)
-        var outputs = [PCMLayout](repeating: MatrixMixerUnit.stereo, count: 1)
         var maximumFrames: UInt32 = 4096
         var notifies = RenderNotifies()
         /// Whether any bus meters (the levels are then measured at each mix).
         var metered = false
+    }
+    /// The buses' formats: set while uninitialized, made into the storage at Initialize.
+    struct Sides {
+        var inputs = [PCMLayout](repeating: MatrixMixerUnit.stereo, count: 1)
+        var outputs = [PCMLayout](repeating: MatrixMixerUnit.stereo, count: 1)
     }
     static let stereo = PCMLayout(sampleRate: 44100, encoding: .float32, channels: 2, interleaved: false)
 
@@ -43,6 +49,8 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
     final class Storage {
         let inputChannels: Int, outputChannels: Int
         let inputFirst: [Int], outputFirst: [Int]
+        /// The buses' formats, fixed for the storage's life.
+        let inputLayouts: [PCMLayout], outputLayouts: [PCMLayout]
         let pulled: [Scratch]
         /// Lent to a caller whose list has no buffers, per output bus.
         let lent: [Scratch]
@@ -54,22 +62,24 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
         /// (inputs + 1) x (outputs + 1) gains, laid out as kAudioUnitProperty_MatrixLevels.
         let gains: UnsafeMutablePointer<Atomic<UInt32>>
         let enables: UnsafeMutablePointer<Atomic<Bool>>
-        /// Per channel, inputs then outputs: the mean square and the peak of the last
-        /// mix, as Float bits.
+        /// Per channel, inputs then outputs, before its gain then after: the mean square
+        /// and the peak of the last mix, as Float bits.
         let levels: UnsafeMutablePointer<Atomic<UInt64>>
         let callbacks: [RenderCallback?]
         let maximumFrames: Int
         /// The time stamp and size of the mix in `mixed` (a render thread's only).
         var mixedTime = Double.nan, mixedFrames = 0
 
-        init(_ plan: Plan, callbacks: [RenderCallback?], values: [UInt64: Float]) {
-            inputChannels = plan.inputs.reduce(0) { $0 + $1.channels }
-            outputChannels = plan.outputs.reduce(0) { $0 + $1.channels }
-            inputFirst = plan.inputs.indices.map { i in plan.inputs[..<i].reduce(0) { $0 + $1.channels } }
-            outputFirst = plan.outputs.indices.map { i in plan.outputs[..<i].reduce(0) { $0 + $1.channels } }
-            maximumFrames = Int(plan.maximumFrames)
-            pulled = plan.inputs.map { Scratch(count: $0.channels, bytes: Int(plan.maximumFrames) * 4) }
-            lent = plan.outputs.map { Scratch(count: $0.channels, bytes: Int(plan.maximumFrames) * 4) }
+        init(_ sides: Sides, maximumFrames frames: UInt32, callbacks: [RenderCallback?], values: [UInt64: Float]) {
+            inputLayouts = sides.inputs
+            outputLayouts = sides.outputs
+            inputChannels = sides.inputs.reduce(0) { $0 + $1.channels }
+            outputChannels = sides.outputs.reduce(0) { $0 + $1.channels }
+            inputFirst = sides.inputs.indices.map { i in sides.inputs[..<i].reduce(0) { $0 + $1.channels } }
+            outputFirst = sides.outputs.indices.map { i in sides.outputs[..<i].reduce(0) { $0 + $1.channels } }
+            maximumFrames = Int(frames)
+            pulled = sides.inputs.map { Scratch(count: $0.channels, bytes: Int(frames) * 4) }
+            lent = sides.outputs.map { Scratch(count: $0.channels, bytes: Int(frames) * 4) }
             inputs = .allocate(capacity: max(1, inputChannels))
             mixed = .allocate(capacity: max(1, outputChannels) * maximumFrames)
             silence = .allocate(capacity: maximumFrames)
@@ -79,11 +89,11 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
             let cells = (inputChannels + 1) * (outputChannels + 1)
             gains = .allocate(capacity: cells)
             for i in 0..<cells { (gains + i).initialize(to: Atomic(0)) }
-            let buses = plan.inputs.count + plan.outputs.count
+            let buses = sides.inputs.count + sides.outputs.count
             enables = .allocate(capacity: buses)
             for i in 0..<buses { (enables + i).initialize(to: Atomic(true)) }
-            levels = .allocate(capacity: max(1, inputChannels + outputChannels))
-            for i in 0..<max(1, inputChannels + outputChannels) { (levels + i).initialize(to: Atomic(0)) }
+            levels = .allocate(capacity: 2 * max(1, inputChannels + outputChannels))
+            for i in 0..<2 * max(1, inputChannels + outputChannels) { (levels + i).initialize(to: Atomic(0)) }
             self.callbacks = callbacks
             for (key, value) in values { store(key, value) }
         }
@@ -94,7 +104,7 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
             gains.deallocate()
             enables.deinitialize(count: pulled.count + outputFirst.count)
             enables.deallocate()
-            levels.deinitialize(count: max(1, inputChannels + outputChannels))
+            levels.deinitialize(count: 2 * max(1, inputChannels + outputChannels))
             levels.deallocate()
             inputs.deallocate()
             mixed.deallocate()
@@ -105,11 +115,14 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
         func store(_ key: UInt64, _ value: Float) {
             let (id, scope, element) = MatrixMixerUnit.unkey(key)
             if id == MatrixMixerUnit.enable {
+                // A bus past this storage's (a value kept from before a smaller count) is
+                // not this storage's to hold.
+                guard scope != .global, Int(element) < (scope == .input ? pulled.count : outputFirst.count) else { return }
                 let at = scope == .input ? Int(element) : pulled.count + Int(element)
                 enables[at].store(value != 0, ordering: .relaxed)
                 return
             }
-            guard let cell = cell(scope, element) else { return }
+            guard id == MatrixMixerUnit.volume, let cell = cell(scope, element) else { return }
             gains[cell].store(value.bitPattern, ordering: .relaxed)
         }
 
@@ -131,6 +144,7 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
 
     struct Config {
         var plan = Plan()
+        var sides = Sides()
         var callbacks: [RenderCallback?] = [nil]
         /// Every value the program set, by key (a gain or an enable), kept across a
         /// re-initialize: the gains of channels that still exist come back.
@@ -175,8 +189,8 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
     public func elementCount(_ scope: Scope) -> UInt32 {
         config.withLock { c in
             switch scope {
-            case .input: UInt32(c.plan.inputs.count)
-            case .output: UInt32(c.plan.outputs.count)
+            case .input: UInt32(c.sides.inputs.count)
+            case .output: UInt32(c.sides.outputs.count)
             case .global: 1
             }
         }
@@ -189,17 +203,28 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
         guard count >= 1, count <= Self.maximumBuses else { throw .invalidPropertyValue }
         try config.withLock { c throws(UnitError) in
             guard c.storage == nil else { throw .initialized }
-            var side = scope == .input ? c.plan.inputs : c.plan.outputs
+            var side = scope == .input ? c.sides.inputs : c.sides.outputs
             if Int(count) < side.count { side.removeLast(side.count - Int(count)) }
             side += [PCMLayout](repeating: Self.stereo, count: max(0, Int(count) - side.count))
             let total = side.reduce(0) { $0 + $1.channels }
             guard total <= Self.maximumChannels else { throw .invalidPropertyValue }
+            // What was set for buses (and their channels) taken away goes with them.
+            let kept = UInt32(count)
+            c.values = c.values.filter { key, _ in
+                let (id, keyScope, element) = Self.unkey(key)
+                return !(id == Self.enable && keyScope == scope && element >= kept)
+            }
+            c.metering = c.metering.filter { key in
+                let (_, keyScope, element) = Self.unkey(key)
+                return !(keyScope == scope && element >= kept)
+            }
+            c.plan.metered = !c.metering.isEmpty
             if scope == .input {
-                c.plan.inputs = side
+                c.sides.inputs = side
                 c.callbacks = Array(c.callbacks.prefix(Int(count))) + [RenderCallback?](repeating: nil,
                                                                                           count: max(0, Int(count) - c.callbacks.count))
             } else {
-                c.plan.outputs = side
+                c.sides.outputs = side
             }
         }
     }
@@ -208,11 +233,11 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
         try config.withLock { c throws(UnitError) in
             switch scope {
             case .input:
-                guard element < c.plan.inputs.count else { throw .invalidElement }
-                return c.plan.inputs[Int(element)]
+                guard element < c.sides.inputs.count else { throw .invalidElement }
+                return c.sides.inputs[Int(element)]
             case .output:
-                guard element < c.plan.outputs.count else { throw .invalidElement }
-                return c.plan.outputs[Int(element)]
+                guard element < c.sides.outputs.count else { throw .invalidElement }
+                return c.sides.outputs[Int(element)]
             case .global: throw .invalidScope
             }
         }
@@ -226,24 +251,24 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
         else { throw .formatNotSupported }
         let taken = PCMLayout(sampleRate: layout.sampleRate, encoding: .float32, channels: layout.channels, interleaved: false)
         try config.withLock { c throws(UnitError) in
-            let count = scope == .input ? c.plan.inputs.count : c.plan.outputs.count
+            let count = scope == .input ? c.sides.inputs.count : c.sides.outputs.count
             guard element < count else { throw .invalidElement }
-            let current = scope == .input ? c.plan.inputs[Int(element)] : c.plan.outputs[Int(element)]
+            let current = scope == .input ? c.sides.inputs[Int(element)] : c.sides.outputs[Int(element)]
             guard current != taken else { return }
             guard c.storage == nil else { throw .initialized }
-            var plan = c.plan
-            if scope == .input { plan.inputs[Int(element)] = taken } else { plan.outputs[Int(element)] = taken }
-            guard plan.inputs.reduce(0, { $0 + $1.channels }) <= Self.maximumChannels,
-                  plan.outputs.reduce(0, { $0 + $1.channels }) <= Self.maximumChannels else { throw .formatNotSupported }
-            for i in plan.inputs.indices { plan.inputs[i].sampleRate = taken.sampleRate }
-            for i in plan.outputs.indices { plan.outputs[i].sampleRate = taken.sampleRate }
-            c.plan = plan
+            var sides = c.sides
+            if scope == .input { sides.inputs[Int(element)] = taken } else { sides.outputs[Int(element)] = taken }
+            guard sides.inputs.reduce(0, { $0 + $1.channels }) <= Self.maximumChannels,
+                  sides.outputs.reduce(0, { $0 + $1.channels }) <= Self.maximumChannels else { throw .formatNotSupported }
+            for i in sides.inputs.indices { sides.inputs[i].sampleRate = taken.sampleRate }
+            for i in sides.outputs.indices { sides.outputs[i].sampleRate = taken.sampleRate }
+            c.sides = sides
         }
     }
 
     /// kAudioUnitProperty_MatrixDimensions: the input and output channels.
     public var dimensions: (inputs: Int, outputs: Int) {
-        config.withLock { c in (c.plan.inputs.reduce(0) { $0 + $1.channels }, c.plan.outputs.reduce(0) { $0 + $1.channels }) }
+        config.withLock { c in (c.sides.inputs.reduce(0) { $0 + $1.channels }, c.sides.outputs.reduce(0) { $0 + $1.channels }) }
     }
 
     /// kAudioUnitProperty_MatrixLevels: every gain, (inputs + 1) rows of (outputs + 1):
@@ -297,7 +322,7 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
                 // Made again with the new feed, off the render thread; the old one is freed
                 // once no render names it.
                 c.retired.append(old)
-                c.storage = Storage(c.plan, callbacks: c.callbacks, values: c.values)
+                c.storage = Storage(c.sides, maximumFrames: c.plan.maximumFrames, callbacks: c.callbacks, values: c.values)
                 freeRetired(&c)
             }
         }
@@ -331,7 +356,7 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
 
     /// Checks a parameter's address against the buses and channels there are now.
     private func check(_ id: UInt32, scope: Scope, element: UInt32, _ c: Config) throws(UnitError) {
-        let inputs = c.plan.inputs.reduce(0) { $0 + $1.channels }, outputs = c.plan.outputs.reduce(0) { $0 + $1.channels }
+        let inputs = c.sides.inputs.reduce(0) { $0 + $1.channels }, outputs = c.sides.outputs.reduce(0) { $0 + $1.channels }
         switch id {
         case Self.volume:
             switch scope {
@@ -343,7 +368,7 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
             }
         case Self.enable:
             guard scope != .global else { throw .invalidScope }
-            let buses = scope == .input ? c.plan.inputs.count : c.plan.outputs.count
+            let buses = scope == .input ? c.sides.inputs.count : c.sides.outputs.count
             guard element < UInt32(buses) else { throw .invalidElement }
         case 1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000:
             guard scope != .global else { throw .invalidScope }
@@ -358,10 +383,12 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
             return (c.values[Self.key(id, scope, element)], c.storage)
         }
         guard id >= 1000 else { return value ?? (id == Self.enable ? 1 : 0) }
-        // A level: the last mix's, of the channel (pre: before the gains, post: after).
+        // A level: the last mix's, of the channel.
         guard let storage else { return id >= 5000 ? 0 : -120 }
+        // Before the channel's gain (Pre...) or after it (Post...).
         let channel = scope == .input ? Int(element) : storage.inputChannels + Int(element)
-        let bits = storage.levels[channel].load(ordering: .relaxed)
+        let after = [3000, 4000, 7000, 8000].contains(id) ? 1 : 0
+        let bits = storage.levels[2 * channel + after].load(ordering: .relaxed)
         let meanSquare = Float(bitPattern: UInt32(truncatingIfNeeded: bits >> 32)), peak = Float(bitPattern: UInt32(truncatingIfNeeded: bits))
         let linear = (id / 1000) % 2 == 1 ? meanSquare.squareRoot() : peak
         return id >= 5000 ? linear : max(-120, 20 * log10(max(linear, 1e-6)))
@@ -386,7 +413,7 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
     public func initialize() throws(UnitError) {
         config.withLock { c in
             guard c.storage == nil else { return }
-            c.storage = Storage(c.plan, callbacks: c.callbacks, values: c.values)
+            c.storage = Storage(c.sides, maximumFrames: c.plan.maximumFrames, callbacks: c.callbacks, values: c.values)
             freeRetired(&c)
         }
     }
@@ -432,17 +459,15 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
         }
         let storage = Unmanaged<Storage>.fromOpaque(address).takeUnretainedValue()
         let plan = renderPlan
-        guard Int(bus) < storage.outputFirst.count, Int(bus) < plan.outputs.count,
-              plan.outputs.count == storage.outputFirst.count, plan.inputs.count == storage.pulled.count
-        else { throw .invalidElement }
+        guard Int(bus) < storage.outputLayouts.count else { throw .invalidElement }
         guard Int(frames) <= storage.maximumFrames else { throw .tooManyFramesToProcess }
-        let layout = plan.outputs[Int(bus)]
+        let layout = storage.outputLayouts[Int(bus)]
         let count = try lend(storage.lent[Int(bus)], to: list, laidOut: layout, frames: Int(frames))
         plan.notifies.call(RenderAction.preRender, flags: flags.pointee, timeStamp, bus: bus, frames: frames, list)
         if resetRequested.exchange(false, ordering: .acquiring) { storage.mixedTime = .nan }
         let time = timeStamp.load(as: Double.self)
         if !(storage.mixedTime == time && storage.mixedFrames == Int(frames)) {
-            try mix(storage, plan: plan, timeStamp: timeStamp, frames: Int(frames), metered: plan.metered)
+            try mix(storage, timeStamp: timeStamp, frames: Int(frames), metered: plan.metered)
             storage.mixedTime = time
             storage.mixedFrames = Int(frames)
         }
@@ -455,9 +480,9 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
     }
 
     /// Pulls every enabled input and makes every output channel into `storage.mixed`.
-    private func mix(_ storage: Storage, plan: Plan, timeStamp: UnsafeRawPointer, frames: Int, metered: Bool) throws(UnitError) {
+    private func mix(_ storage: Storage, timeStamp: UnsafeRawPointer, frames: Int, metered: Bool) throws(UnitError) {
         for (b, scratch) in storage.pulled.enumerated() {
-            let channels = plan.inputs[b].channels, first = storage.inputFirst[b]
+            let channels = storage.inputLayouts[b].channels, first = storage.inputFirst[b]
             guard storage.enables[b].load(ordering: .relaxed), let callback = storage.callbacks[b] else {
                 for c in 0..<channels { storage.inputs[first + c] = storage.silence }
                 continue
@@ -485,21 +510,29 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
         for o in 0..<storage.outputChannels {
             let out = storage.mixed + o * storage.maximumFrames
             out.update(repeating: 0, count: frames)
-            let outputGain = master * storage.gain(storage.inputChannels * width + o)
-            guard outputGain != 0, storage.enables[storage.pulled.count + outputBus(of: o, storage)].load(ordering: .relaxed)
-            else { continue }
-            for i in 0..<storage.inputChannels {
-                let g = outputGain * storage.gain(i * width + storage.outputChannels) * storage.gain(i * width + o)
-                guard g != 0 else { continue }
-                let from = storage.inputs[i]
-                for f in 0..<frames { out[f] += g * from[f] }
+            let on = storage.enables[storage.pulled.count + outputBus(of: o, storage)].load(ordering: .relaxed)
+            let outputGain = on ? master * storage.gain(storage.inputChannels * width + o) : 0
+            // The sum before the output's gain (measured there when metering), then the gain.
+            if outputGain != 0 || metered {
+                for i in 0..<storage.inputChannels {
+                    let g = storage.gain(i * width + storage.outputChannels) * storage.gain(i * width + o)
+                    guard g != 0 else { continue }
+                    let from = storage.inputs[i]
+                    for f in 0..<frames { out[f] += g * from[f] }
+                }
+            }
+            if metered { storage.levels[2 * (storage.inputChannels + o)].store(Self.level(out, frames), ordering: .relaxed) }
+            if outputGain != 1 { for f in 0..<frames { out[f] *= outputGain } }
+            if metered {
+                storage.levels[2 * (storage.inputChannels + o) + 1].store(Self.level(out, frames), ordering: .relaxed)
             }
         }
         guard metered else { return }
-        for i in 0..<storage.inputChannels { storage.levels[i].store(Self.level(storage.inputs[i], frames), ordering: .relaxed) }
-        for o in 0..<storage.outputChannels {
-            storage.levels[storage.inputChannels + o].store(Self.level(storage.mixed + o * storage.maximumFrames, frames),
-                                                            ordering: .relaxed)
+        for i in 0..<storage.inputChannels {
+            let before = Self.level(storage.inputs[i], frames)
+            storage.levels[2 * i].store(before, ordering: .relaxed)
+            storage.levels[2 * i + 1].store(Self.scaled(before, by: storage.gain(i * width + storage.outputChannels)),
+                                            ordering: .relaxed)
         }
     }
 
@@ -507,6 +540,13 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
         var bus = 0
         while bus + 1 < storage.outputFirst.count && storage.outputFirst[bus + 1] <= channel { bus += 1 }
         return bus
+    }
+
+    /// A packed level after a gain: the mean square by its square, the peak by it.
+    private static func scaled(_ level: UInt64, by gain: Float) -> UInt64 {
+        let meanSquare = Float(bitPattern: UInt32(truncatingIfNeeded: level >> 32)) * gain * gain
+        let peak = Float(bitPattern: UInt32(truncatingIfNeeded: level)) * gain
+        return UInt64(meanSquare.bitPattern) << 32 | UInt64(peak.bitPattern)
     }
 
     /// A channel's mean square and peak over the slice, packed as two Float bit patterns.

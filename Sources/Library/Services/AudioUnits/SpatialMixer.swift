@@ -54,8 +54,20 @@ extension MixerUnit {
             case .input:
                 guard element < buses else { throw .invalidElement }
                 let b = s.buses[element] ?? SpatialState.Bus()
-                return [b.azimuth, b.elevation, b.distance, b.gain, b.rate, b.enabled, b.minimumGain, b.maximumGain,
-                        b.reverbBlend, s.reverbGain, b.occlusion, b.obstruction][Int(id)]
+                switch id {
+                case 0: return b.azimuth
+                case 1: return b.elevation
+                case 2: return b.distance
+                case 3: return b.gain
+                case 4: return b.rate
+                case 5: return b.enabled
+                case 6: return b.minimumGain
+                case 7: return b.maximumGain
+                case 8: return b.reverbBlend
+                case 9: return s.reverbGain
+                case 10: return b.occlusion
+                default: return b.obstruction
+                }
             }
         }
     }

@@ -382,6 +382,11 @@ public final class EffectUnit: AudioUnitInstance, DeclaredParameters, SavesState
             if let pulling = storage.pulling, !plan.bypass {
                 try renderPulling(pulling, storage: storage, callback: callback, timeStamp: timeStamp, frames: Int(frames),
                                   count: min(count, storage.count), parameters: parameters.baseAddress!)
+            } else if storage.pulling != nil {
+                // A bypassed time unit passes its input through, still on the input's own
+                // clock: what feeds it never sees time go back when the bypass ends.
+                try pullStamped(storage, callback: callback, timeStamp: timeStamp, frames: Int(frames))
+                for i in 0..<min(count, storage.count) { storage.channels[i].update(from: storage.pulled[i], count: Int(frames)) }
             } else {
                 // The input into the caller's buffers, processed there.
                 try pull(storage, callback: callback, timeStamp: timeStamp, frames: frames)
@@ -433,25 +438,32 @@ public final class EffectUnit: AudioUnitInstance, DeclaredParameters, SavesState
                                timeStamp: UnsafeRawPointer, frames: Int, count: Int,
                                parameters: UnsafeMutablePointer<Float>) throws(UnitError) {
         var failure: UnitError?
-        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { stamp in
-            let stamp = stamp.baseAddress!
-            stamp.copyMemory(from: timeStamp, byteCount: 64)
-            // mFlags: the sample time is valid.
-            stamp.storeBytes(of: stamp.load(fromByteOffset: 56, as: UInt32.self) | 1, toByteOffset: 56, as: UInt32.self)
-            let done = kernel.render(into: storage.channels, count: count, frames: frames, parameters: parameters) { n in
-                let time = storage.inputTime ?? timeStamp.load(as: Double.self)
-                stamp.storeBytes(of: time, as: Double.self)
-                do throws(UnitError) {
-                    try pull(storage, callback: callback, timeStamp: UnsafeRawPointer(stamp), frames: UInt32(n))
-                } catch {
-                    failure = error
-                    return nil
-                }
-                storage.inputTime = time + Double(n)
-                return UnsafePointer(storage.pulled)
+        let done = kernel.render(into: storage.channels, count: count, frames: frames, parameters: parameters) { n in
+            do throws(UnitError) {
+                try pullStamped(storage, callback: callback, timeStamp: timeStamp, frames: n)
+            } catch {
+                failure = error
+                return nil
             }
-            if !done && failure == nil { failure = .cannotDoInCurrentContext }
+            return UnsafePointer(storage.pulled)
         }
         if let failure { throw failure }
+        if !done { throw .cannotDoInCurrentContext }
+    }
+
+    /// One pull of `frames` frames stamped with the input's clock (from the render's time
+    /// after a reset), which it then advances.
+    private func pullStamped(_ storage: Storage, callback: RenderCallback, timeStamp: UnsafeRawPointer,
+                             frames: Int) throws(UnitError) {
+        let time = storage.inputTime ?? timeStamp.load(as: Double.self)
+        try withUnsafeTemporaryAllocation(byteCount: 64, alignment: 8) { stamp throws(UnitError) in
+            let stamp = stamp.baseAddress!
+            stamp.copyMemory(from: timeStamp, byteCount: 64)
+            stamp.storeBytes(of: time, as: Double.self)
+            // mFlags: the sample time is valid.
+            stamp.storeBytes(of: stamp.load(fromByteOffset: 56, as: UInt32.self) | 1, toByteOffset: 56, as: UInt32.self)
+            try pull(storage, callback: callback, timeStamp: UnsafeRawPointer(stamp), frames: UInt32(frames))
+        }
+        storage.inputTime = time + Double(frames)
     }
 }

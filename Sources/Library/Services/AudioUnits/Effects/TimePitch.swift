@@ -4,11 +4,10 @@ import Resampling
 
 /// A kernel whose output is not its input frame for frame (a time stretch): instead of
 /// processing one pulled slice in place, it pulls its input through `pull` as often as it
-/// needs to make `frames` frames of output. `pull(n)` returns n frames of each channel, or
-/// nil when the input failed (the render then fails with it).
+/// needs to make `frames` frames of output, never more than `frames` at a time. `pull(n)`
+/// returns n frames of each channel, or nil when the input failed (the render then fails
+/// with it).
 public protocol PullingKernel: EffectKernel {
-    /// The most frames it asks of one pull (at most the render's own count).
-    var pullFrames: Int { get }
     func render(into channels: UnsafePointer<UnsafeMutablePointer<Float>>, count: Int, frames: Int,
                 parameters: UnsafeMutablePointer<Float>,
                 pull: (_ frames: Int) -> UnsafePointer<UnsafeMutablePointer<Float>>?) -> Bool
@@ -96,8 +95,6 @@ final class TimePitchKernel: PullingKernel {
         output.deallocate()
     }
 
-    var pullFrames: Int { block }
-
     func reset() {
         TimeStretchClear(stretch)
         resampler?.reset()
@@ -127,20 +124,23 @@ final class TimePitchKernel: PullingKernel {
                 done += got
                 continue
             }
-            guard let input = pull(block) else { return false }
+            // Blocks no larger than the render (an upstream unit's own slice limit may be
+            // the render's size), nor than the block the buffers were made for.
+            let size = min(block, frames)
+            guard let input = pull(size) else { return false }
             for c in 0..<channelCount {
-                let from = input[min(c, count - 1)]
-                for f in 0..<block { pulled[f * channelCount + c] = from[f] }
+                let from = input[c]
+                for f in 0..<size { pulled[f * channelCount + c] = from[f] }
             }
             guard let resampler else {
-                TimeStretchPut(stretch, pulled, Int32(block))
+                TimeStretchPut(stretch, pulled, Int32(size))
                 continue
             }
             // The pitch: the block resampled by 1/ratio (libsamplerate may take it in parts
             // when its output fills).
             var used = 0
-            while used < block {
-                guard let step = resampler.process(pulled + used * channelCount, frames: block - used, into: resampled,
+            while used < size {
+                guard let step = resampler.process(pulled + used * channelCount, frames: size - used, into: resampled,
                                                    capacity: resampledCapacity, ratio: 1 / ratio)
                 else { return false }
                 if step.made > 0 { TimeStretchPut(stretch, resampled, Int32(step.made)) }
