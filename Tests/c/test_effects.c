@@ -9,7 +9,9 @@
  * resonant two-pole filter's within 1 dB: unity in the passband, the resonance at the
  * cutoff, 12 dB an octave beyond. Bypassed, the input passes bit for bit. Joined without
  * a graph (kAudioUnitProperty_MakeConnection, as an openFrameworks addon joins units).
- * Bad inputs answer with Apple's codes and change nothing.
+ * Bad inputs answer with Apple's codes and change nothing. Three channels of three tones
+ * through the low-pass and the delay (which work on channels in pairs) come out each
+ * with its own tone only.
  *
  * Live (RemoteIO <- LowPass <- a tone of two frequencies, on the virtual device and the
  * card, with either arbiter): the card hears the low tone and not the high one.
@@ -519,6 +521,89 @@ static void live(void)
     CHECK_STATUS(DisposeAUGraph(g), noErr);
 }
 
+/* ---- channels kept apart ------------------------------------------------------------ */
+
+/* Three channels, each its own sine (the filters run channels two at a time and a last one
+ * alone): every output channel has its own frequency at the filter's gain, and none of the
+ * others'. */
+enum { APART = 3 };
+static const double apartHz[APART] = {300, 1500, 700};
+static double apartPhase[APART];
+
+static OSStatus apartTones(void *refCon, AudioUnitRenderActionFlags *flags, const AudioTimeStamp *ts, UInt32 bus,
+                           UInt32 frames, AudioBufferList *data)
+{
+    (void)refCon; (void)flags; (void)ts; (void)bus;
+    for (UInt32 b = 0; b < data->mNumberBuffers && b < APART; b++) {
+        Float32 *out = data->mBuffers[b].mData;
+        for (UInt32 i = 0; i < frames; i++) {
+            out[i] = (Float32)(0.1 * sin(apartPhase[b]));
+            apartPhase[b] += 2 * M_PI * apartHz[b] / RATE;
+        }
+    }
+    return noErr;
+}
+
+static void channelsKeptApart(const char *name, const AudioComponentDescription *kind, int lowPass)
+{
+    AudioStreamBasicDescription f = floatFormat;
+    f.mChannelsPerFrame = APART;
+    AUGraph g;
+    AUNode out = 0, node = 0;
+    AudioUnit gen, fx;
+    CHECK_STATUS(NewAUGraph(&g), noErr);
+    CHECK_STATUS(AUGraphAddNode(g, &genericDescription, &out), noErr);
+    CHECK_STATUS(AUGraphAddNode(g, kind, &node), noErr);
+    CHECK_STATUS(AUGraphOpen(g), noErr);
+    CHECK_STATUS(AUGraphNodeInfo(g, node, NULL, &fx), noErr);
+    CHECK_STATUS(AUGraphNodeInfo(g, out, NULL, &gen), noErr);
+    CHECK_STATUS(AudioUnitSetProperty(fx, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Input, 0, &f, sizeof f), noErr);
+    CHECK_STATUS(AudioUnitSetProperty(gen, kAudioUnitProperty_StreamFormat, kAudioUnitScope_Output, 0, &f, sizeof f), noErr);
+    AURenderCallbackStruct feed = {apartTones, NULL};
+    CHECK_STATUS(AUGraphSetNodeInputCallback(g, node, 0, &feed), noErr);
+    CHECK_STATUS(AUGraphConnectNodeInput(g, node, 0, out, 0), noErr);
+    CHECK_STATUS(AUGraphInitialize(g), noErr);
+    if (lowPass) {
+        CHECK_STATUS(AudioUnitSetParameter(fx, kLowPassParam_CutoffFrequency, kAudioUnitScope_Global, 0, 1000, 0), noErr);
+    } else {
+        CHECK_STATUS(AudioUnitSetParameter(fx, kDelayParam_DelayTime, kAudioUnitScope_Global, 0, 0.01f, 0), noErr);
+        CHECK_STATUS(AudioUnitSetParameter(fx, kDelayParam_Feedback, kAudioUnitScope_Global, 0, 50, 0), noErr);
+    }
+    enum { N = RATE / 2 - (RATE / 2) % SLICE };
+    static Float32 heard[APART][N];
+    memset(apartPhase, 0, sizeof apartPhase);
+    AudioTimeStamp ts;
+    memset(&ts, 0, sizeof ts);
+    ts.mFlags = kAudioTimeStampSampleTimeValid;
+    OSStatus status = noErr;
+    for (long done = 0; done < N && status == noErr; done += SLICE) {
+        struct { UInt32 count; AudioBuffer b[APART]; } list = {APART, {{1, SLICE * 4, heard[0] + done},
+                                                                       {1, SLICE * 4, heard[1] + done},
+                                                                       {1, SLICE * 4, heard[2] + done}}};
+        AudioUnitRenderActionFlags flags = 0;
+        status = AudioUnitRender(gen, &flags, &ts, 0, SLICE, (AudioBufferList *)&list);
+        ts.mSampleTime += SLICE;
+    }
+    CHECK(status == noErr, "%s: three channels render (%d)", name, (int)status);
+    long settle = RATE / 10;
+    for (int c = 0; c < APART; c++) {
+        double own = amplitudeAt(heard[c] + settle, N - settle, apartHz[c], RATE), stray = 0;
+        for (int k = 0; k < APART; k++) {
+            if (k == c) continue;
+            double a = amplitudeAt(heard[c] + settle, N - settle, apartHz[k], RATE);
+            if (a > stray) stray = a;
+        }
+        printf("measured: %s channel %d: its %.0f Hz at %.4f, the others' largest %.6f\n", name, c, apartHz[c], own, stray);
+        CHECK(own > 0.01 && stray < 1e-4, "%s: channel %d keeps its own tone (%.4f) and none of the others' (%.6f)", name,
+              c, own, stray);
+        if (lowPass) {
+            double db = 20 * log10(own / 0.1), want = expectedDecibels(0, apartHz[c], 1000, 0);
+            CHECK(fabs(db - want) < 1, "%s: channel %d's %.0f Hz at %.2f dB (analogue %.2f)", name, c, apartHz[c], db, want);
+        }
+    }
+    CHECK_STATUS(DisposeAUGraph(g), noErr);
+}
+
 int main(void)
 {
     installWatchdog("effects");
@@ -528,6 +613,9 @@ int main(void)
     response(&lowPassDescription, 0);
     response(&highPassDescription, 1);
     otherFilters();
+    channelsKeptApart("low-pass", &lowPassDescription, 1);
+    AudioComponentDescription delay = {kAudioUnitType_Effect, kAudioUnitSubType_Delay, kAudioUnitManufacturer_Apple, 0, 0};
+    channelsKeptApart("delay", &delay, 0);
     connectedWithoutGraph();
     badInputs();
     live();

@@ -118,6 +118,17 @@ public func convertPCM(from source: PCMLayout, _ input: UnsafeMutablePointer<Uns
     // straight loops over the samples.
     let sourceFlat = source.interleaved || source.channels == 1
     let destinationFlat = destination.interleaved || destination.channels == 1
+    // Non-interleaved on both sides, channel for channel (a unit's output pulled into the
+    // caller's list): each buffer is a one-channel conversion of its own.
+    if !sourceFlat && !destinationFlat && source.channels == destination.channels {
+        let one = PCMLayout(sampleRate: source.sampleRate, encoding: source.encoding, channels: 1, interleaved: false)
+        let oneOut = PCMLayout(sampleRate: destination.sampleRate, encoding: destination.encoding, channels: 1,
+                               interleaved: false)
+        for channel in 0..<source.channels {
+            convertPCM(from: one, input + channel, to: oneOut, output + channel, frames: frames, gain: gain)
+        }
+        return
+    }
     if sourceFlat && destinationFlat && source.channels == destination.channels,
        let from = input[0], let to = output[0] {
         let count = frames * source.channels
@@ -141,7 +152,11 @@ public func convertPCM(from source: PCMLayout, _ input: UnsafeMutablePointer<Uns
             return
         case (.float32, .float32):
             let a = from.assumingMemoryBound(to: Float.self), b = to.assumingMemoryBound(to: Float.self)
-            for i in 0..<count { b[i] = a[i] * gain }
+            if gain == 1 {
+                if a != b { b.update(from: a, count: count) }
+            } else {
+                for i in 0..<count { b[i] = a[i] * gain }
+            }
             return
         default:
             break

@@ -89,6 +89,7 @@ final class DynamicsProcessor: EffectKernel {
                compression = 7, inputLevel = 8, outputLevel = 9
     private let rate: Double
     private var envelope: Float = 0
+    static let nepersPerDecibel = log(10.0) / 20
 
     init(_ setup: EffectSetup) { rate = setup.sampleRate }
 
@@ -118,7 +119,8 @@ final class DynamicsProcessor: EffectKernel {
             let shaped = DynamicsProcessor.curve(level, threshold: t, headroom: h, expansionThreshold: e, ratio: r)
             change = level > t ? shaped - level : 0
             gainDB = shaped - level + overall
-            let gain = Float(pow(10, gainDB / 20))
+            // 10^(dB/20) as e^(dB·ln10/20): the same value, at half pow's cost.
+            let gain = Float(exp(gainDB * DynamicsProcessor.nepersPerDecibel))
             for c in 0..<count { buffers[c][i] *= gain }
         }
         parameters[DynamicsProcessor.compression] = Float(change)

@@ -41,23 +41,39 @@ final class Delay: EffectKernel {
         let whole = Int(delay), fraction = Float(delay - Double(whole))
         let feedback = parameters[Delay.feedback] / 100
         let k = Float(1 - exp(-2 * Double.pi * Double(parameters[Delay.cutoff]) / rate))
-        let start = write
-        for c in 0..<min(count, channels) {
-            let line = lines + c * length, samples = buffers[c]
-            var at = start, low = smoothed[c]
+        let start = write, used = min(count, channels)
+        // Channels two at a time: the smoothing is a chain of dependent operations, and a
+        // second line's chain beside it runs in the time of one.
+        var c = 0
+        while c < used {
+            let pair = c + 1 < used
+            let one = lines + c * length, other = pair ? one + length : one
+            let first = buffers[c], second = pair ? buffers[c + 1] : buffers[c]
+            var at = start, low = smoothed[c], low2 = pair ? smoothed[c + 1] : 0
+            // low + (back - low)·k as low·(1 - k) + back·k: back·k does not wait for low.
+            let keep = 1 - k
             for i in 0..<frames {
                 var older = at - whole - 1, newer = at - whole
                 if older < 0 { older += length }
                 if newer < 0 { newer += length }
-                let back = line[newer] + (line[older] - line[newer]) * fraction
-                low += (back - low) * k
-                let x = samples[i]
-                line[at] = x + feedback * low
-                samples[i] = dry * x + wet * low
+                let back = one[newer] + (one[older] - one[newer]) * fraction
+                low = low * keep + back * k
+                let x = first[i]
+                one[at] = x + feedback * low
+                first[i] = dry * x + wet * low
+                if pair {
+                    let back2 = other[newer] + (other[older] - other[newer]) * fraction
+                    low2 = low2 * keep + back2 * k
+                    let x2 = second[i]
+                    other[at] = x2 + feedback * low2
+                    second[i] = dry * x2 + wet * low2
+                }
                 at += 1
                 if at == length { at = 0 }
             }
             smoothed[c] = abs(low) < 1e-30 ? 0 : low
+            if pair { smoothed[c + 1] = abs(low2) < 1e-30 ? 0 : low2 }
+            c += pair ? 2 : 1
         }
         write = (start + frames) % length
     }

@@ -43,10 +43,41 @@ final class BiquadFilter: EffectKernel {
             designed = now
             c = design(sampleRate, UnsafePointer(parameters))
         }
-        for channel in 0..<min(count, channels) {
-            BiquadFilter.run(c, buffers[channel], frames: frames, state: state + 2 * channel)
+        let used = min(count, channels)
+        var channel = 0
+        // Two channels a loop: each section is one long chain of dependent operations, and
+        // a second independent chain beside it nearly halves the time per sample.
+        while channel + 1 < used {
+            BiquadFilter.run(c, buffers[channel], buffers[channel + 1], frames: frames, state: state + 2 * channel)
+            channel += 2
         }
+        if channel < used { BiquadFilter.run(c, buffers[channel], frames: frames, state: state + 2 * channel) }
     }
+
+    /// Two channels through the same section, side by side, their states at `state` (first
+    /// the one's two values, then the other's).
+    static func run(_ c: Coefficients, _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
+                    frames: Int, state: UnsafeMutablePointer<Double>) {
+        var l1 = state[0], l2 = state[1], r1 = state[2], r2 = state[3]
+        for i in 0..<frames {
+            let xl = Double(left[i]), xr = Double(right[i])
+            let yl = c.b0 * xl + l1, yr = c.b0 * xr + r1
+            l1 = (c.b1 * xl + l2) - c.a1 * yl
+            r1 = (c.b1 * xr + r2) - c.a1 * yr
+            l2 = c.b2 * xl - c.a2 * yl
+            r2 = c.b2 * xr - c.a2 * yr
+            left[i] = Float(yl)
+            right[i] = Float(yr)
+        }
+        state[0] = flushed(l1)
+        state[1] = flushed(l2)
+        state[2] = flushed(r1)
+        state[3] = flushed(r2)
+    }
+
+    /// A denormal tail costs more than silence: a state value that small is zero.
+    @inline(__always)
+    private static func flushed(_ z: Double) -> Double { abs(z) < 1e-30 ? 0 : z }
 
     /// One section over `frames` samples in place, in the transposed direct form, its two
     /// state values at `state`.
@@ -56,13 +87,13 @@ final class BiquadFilter: EffectKernel {
         for i in 0..<frames {
             let x = Double(samples[i])
             let y = c.b0 * x + z1
-            z1 = c.b1 * x - c.a1 * y + z2
+            // b1·x + z2 does not wait for y: the chain a sample is an add, a multiply, a subtract.
+            z1 = (c.b1 * x + z2) - c.a1 * y
             z2 = c.b2 * x - c.a2 * y
             samples[i] = Float(y)
         }
-        // A denormal tail costs more than silence: flush it.
-        state[0] = abs(z1) < 1e-30 ? 0 : z1
-        state[1] = abs(z2) < 1e-30 ? 0 : z2
+        state[0] = flushed(z1)
+        state[1] = flushed(z2)
     }
 
     // MARK: Designs
