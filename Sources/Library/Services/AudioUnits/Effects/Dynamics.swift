@@ -11,10 +11,14 @@ final class PeakLimiter: EffectKernel {
     private let longest: Int
     private let rate: Double
     private let channels: Int
+    /// One delay line a channel, `longest` samples each.
     private let delayed: UnsafeMutablePointer<Float>
     /// The window's candidates for its largest sample: positions and levels, falling.
     private let positions: UnsafeMutablePointer<Int>
     private let levels: UnsafeMutablePointer<Float>
+    /// A slice's loudest sample a frame, then its gain a frame.
+    private let perFrame: UnsafeMutablePointer<Float>
+    private let maximumFrames: Int
     private var head = 0, count = 0
     private var now = 0
     private var gain: Float = 1
@@ -23,18 +27,22 @@ final class PeakLimiter: EffectKernel {
         rate = setup.sampleRate
         channels = max(1, setup.channels)
         longest = Int(0.03 * setup.sampleRate) + 2
+        maximumFrames = max(1, setup.maximumFrames)
         delayed = .allocate(capacity: longest * channels)
         positions = .allocate(capacity: longest + 1)
         levels = .allocate(capacity: longest + 1)
+        perFrame = .allocate(capacity: maximumFrames)
         delayed.initialize(repeating: 0, count: longest * channels)
         positions.initialize(repeating: 0, count: longest + 1)
         levels.initialize(repeating: 0, count: longest + 1)
+        perFrame.initialize(repeating: 0, count: maximumFrames)
     }
 
     deinit {
         delayed.deallocate()
         positions.deallocate()
         levels.deallocate()
+        perFrame.deallocate()
     }
 
     func reset() {
@@ -44,36 +52,72 @@ final class PeakLimiter: EffectKernel {
         gain = 1
     }
 
+    /// In three passes over the slice: each channel into its line, noting each frame's
+    /// loudest sample; the window's gain a frame; each channel out of its line, times the
+    /// gain. (A pass a channel keeps each loop short and free of the others.)
     func process(_ buffers: UnsafePointer<UnsafeMutablePointer<Float>>, count channelCount: Int, frames: Int,
                  parameters: UnsafeMutablePointer<Float>) {
         let window = min(longest - 1, max(1, Int(Double(parameters[PeakLimiter.attack]) * rate)))
         let rise = Float(1 - exp(-1 / (Double(parameters[PeakLimiter.decay]) * rate)))
         let pre = Float(pow(10, Double(parameters[PeakLimiter.preGain]) / 20))
-        let capacity = longest + 1
-        let used = min(channelCount, channels)
-        for i in 0..<frames {
-            var peak: Float = 0
-            let slot = now % longest
-            for c in 0..<used {
-                let x = buffers[c][i] * pre
-                delayed[slot * channels + c] = x
-                peak = max(peak, abs(x))
+        let capacity = longest + 1, longest = self.longest
+        let used = min(channelCount, channels), frames = min(frames, maximumFrames)
+        let delayed = self.delayed, positions = self.positions, levels = self.levels, perFrame = self.perFrame
+        var head = self.head, count = self.count, now = self.now, gain = self.gain
+        let firstSlot = now % longest
+        perFrame.update(repeating: 0, count: frames)
+        for c in 0..<used {
+            let line = delayed + c * longest, samples = buffers[c]
+            var slot = firstSlot
+            for i in 0..<frames {
+                let x = samples[i] * pre
+                line[slot] = x
+                perFrame[i] = max(perFrame[i], abs(x))
+                slot += 1
+                if slot == longest { slot = 0 }
             }
+        }
+        // Wrapping arithmetic: the counts stay far inside Int, and the overflow checks cost
+        // a third of this loop.
+        for i in 0..<frames {
+            let peak = perFrame[i], frame = now &+ i
             // The window's largest level: drop what this sample outranks, and what left.
-            while count > 0, levels[(head + count - 1) % capacity] <= peak { count -= 1 }
-            positions[(head + count) % capacity] = now
-            levels[(head + count) % capacity] = peak
-            count += 1
-            while positions[head] < now - window { head = (head + 1) % capacity; count -= 1 }
+            var tail = head &+ count &- 1
+            if tail >= capacity { tail = tail &- capacity }
+            while count > 0, levels[tail] <= peak {
+                count = count &- 1
+                tail = tail == 0 ? capacity &- 1 : tail &- 1
+            }
+            var next = head &+ count
+            if next >= capacity { next = next &- capacity }
+            positions[next] = frame
+            levels[next] = peak
+            count = count &+ 1
+            while positions[head] < frame &- window {
+                head = head &+ 1
+                if head == capacity { head = 0 }
+                count = count &- 1
+            }
             let target = levels[head] > 1 ? 1 / levels[head] : 1
             gain = target < gain ? target : gain + (target - gain) * rise
-            let out = ((now - window) % longest + longest) % longest
-            for c in 0..<used {
-                let y = now >= window ? delayed[out * channels + c] * gain : 0
-                buffers[c][i] = min(1, max(-1, y))
-            }
-            now += 1
+            // Nothing comes out before the line has filled once.
+            perFrame[i] = frame >= window ? gain : 0
         }
+        let firstOut = ((now - window) % longest + longest) % longest
+        for c in 0..<used {
+            let line = delayed + c * longest, samples = buffers[c]
+            var out = firstOut
+            for i in 0..<frames {
+                let y = line[out] * perFrame[i]
+                samples[i] = y > 1 ? 1 : (y < -1 ? -1 : y)
+                out += 1
+                if out == longest { out = 0 }
+            }
+        }
+        self.head = head
+        self.count = count
+        self.now = now + frames
+        self.gain = gain
     }
 }
 

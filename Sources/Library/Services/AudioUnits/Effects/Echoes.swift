@@ -41,7 +41,7 @@ final class Delay: EffectKernel {
         let whole = Int(delay), fraction = Float(delay - Double(whole))
         let feedback = parameters[Delay.feedback] / 100
         let k = Float(1 - exp(-2 * Double.pi * Double(parameters[Delay.cutoff]) / rate))
-        let start = write, used = min(count, channels)
+        let start = write, used = min(count, channels), length = self.length, lines = self.lines
         // Channels two at a time: the smoothing is a chain of dependent operations, and a
         // second line's chain beside it runs in the time of one.
         var c = 0
@@ -89,15 +89,22 @@ final class Delay: EffectKernel {
 final class Reverb: EffectKernel {
     static let mix = 0, gain = 1, minimumDelay = 2, maximumDelay = 3, decayLow = 4, decayHigh = 5, seed = 6
     static let lineCount = 8
+    typealias Lines = SIMD8<Float>
     private let rate: Double
     private let channels: Int
     private let length: Int
     private let lines: UnsafeMutablePointer<Float>
-    /// Per line: its delay in frames, loop gain, filter pole and filter output.
+    /// Per line: its delay in frames.
     private let delays = UnsafeMutablePointer<Int>.allocate(capacity: Reverb.lineCount)
-    private let loop = UnsafeMutablePointer<Float>.allocate(capacity: Reverb.lineCount)
-    private let pole = UnsafeMutablePointer<Float>.allocate(capacity: Reverb.lineCount)
-    private let filtered = UnsafeMutablePointer<Float>.allocate(capacity: Reverb.lineCount)
+    /// Per line, one lane each: the loop gain times (1 − pole) (what the filter takes of the
+    /// line's output), the filter's pole and its last output. The eight lines are one
+    /// vector: the network's arithmetic is eight lanes wide.
+    private var loop = Lines(), pole = Lines(), filtered = Lines()
+    /// The input's sign into each line, alternating (the Householder mix's other half).
+    private let inputSigns: Lines
+    /// The output's signs of the lines, for channel c's (c mod 3)th pattern: line k counts
+    /// negatively where bit (c mod 3) of k is set, so the channels hear unlike sums.
+    private let outputSigns: (Lines, Lines, Lines)
     private var outputScale: Float = 1
     private var write = 0
     private var designed: (Float, Float, Float, Float, Float) = (.nan, .nan, .nan, .nan, .nan)
@@ -109,18 +116,23 @@ final class Reverb: EffectKernel {
         lines = .allocate(capacity: length * Reverb.lineCount)
         lines.initialize(repeating: 0, count: length * Reverb.lineCount)
         delays.initialize(repeating: 1, count: Reverb.lineCount)
-        for values in [loop, pole, filtered] { values.initialize(repeating: 0, count: Reverb.lineCount) }
+        func signs(_ bit: Int) -> Lines {
+            var v = Lines()
+            for k in 0..<Reverb.lineCount { v[k] = (k >> bit) & 1 == 0 ? 1 : -1 }
+            return v
+        }
+        inputSigns = signs(0)
+        outputSigns = (signs(0), signs(1), signs(2))
     }
 
     deinit {
         lines.deallocate()
         delays.deallocate()
-        for values in [loop, pole, filtered] { values.deallocate() }
     }
 
     func reset() {
         lines.update(repeating: 0, count: length * Reverb.lineCount)
-        for i in 0..<Reverb.lineCount { filtered[i] = 0 }
+        filtered = Lines()
     }
 
     /// The lines' lengths and filters for the parameters' values.
@@ -139,7 +151,7 @@ final class Reverb: EffectKernel {
             let gHigh = pow(10, -3 * frames / (Double(p[Reverb.decayHigh]) * rate))
             let r = gHigh / g0
             pole[i] = Float((1 - r) / (1 + r))
-            loop[i] = Float(g0)
+            loop[i] = Float(g0) * (1 - pole[i])
             energy += g0 * g0
         }
         outputScale = Float((1 - energy / Double(Reverb.lineCount)).squareRoot() / Double(Reverb.lineCount).squareRoot() * 2)
@@ -156,33 +168,39 @@ final class Reverb: EffectKernel {
         let gain = Float(pow(10, Double(parameters[Reverb.gain]) / 20))
         let used = min(count, channels), n = Reverb.lineCount
         let inputScale = 1 / Float(used) / Float(n).squareRoot()
+        // Locals for the loop: a class's stored values are loaded again after every store
+        // through a pointer.
+        let lines = self.lines, delays = self.delays, length = self.length, outputScale = self.outputScale
+        let loop = self.loop, pole = self.pole, inputSigns = self.inputSigns, outputSigns = self.outputSigns
+        var filtered = self.filtered, write = self.write
         for i in 0..<frames {
             var input: Float = 0
             for c in 0..<used { input += buffers[c][i] }
             input *= inputScale
-            var sum: Float = 0
+            var out = Lines()
             for k in 0..<n {
                 var at = write - delays[k]
                 if at < 0 { at += length }
-                let out = lines[k * length + at]
-                // loop · (1 − pole) · x + pole · previous: the line's gain at 0 Hz and at Nyquist.
-                let y = loop[k] * (1 - pole[k]) * out + pole[k] * filtered[k]
-                filtered[k] = abs(y) < 1e-30 ? 0 : y
-                sum += y
+                out[k] = lines[k * length + at]
             }
-            let reflected = sum * 2 / Float(n)
-            for k in 0..<n {
-                lines[k * length + write] = filtered[k] - reflected + (k & 1 == 0 ? input : -input)
-            }
+            // loop · (1 − pole) · x + pole · previous: the line's gain at 0 Hz and at Nyquist.
+            var y = loop * out + pole * filtered
+            // A denormal tail costs more than silence.
+            y.replace(with: 0, where: (y .< 1e-30) .& (y .> -1e-30))
+            filtered = y
+            let fed = y - y.sum() * 2 / Float(n) + inputSigns * input
+            for k in 0..<n { lines[k * length + write] = fed[k] }
             for c in 0..<used {
-                var wet: Float = 0
-                for k in 0..<n { wet += (k >> (c % 3)) & 1 == 0 ? filtered[k] : -filtered[k] }
+                let signs = c % 3 == 0 ? outputSigns.0 : (c % 3 == 1 ? outputSigns.1 : outputSigns.2)
+                let wet = (signs * y).sum()
                 let x = buffers[c][i]
                 buffers[c][i] = gain * (x + (wet * outputScale - x) * mix)
             }
             write += 1
             if write == length { write = 0 }
         }
+        self.filtered = filtered
+        self.write = write
     }
 }
 
