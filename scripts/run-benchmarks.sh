@@ -167,6 +167,10 @@ cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_audio_files" "$here/bench/bench_a
 # FluidSynth driven directly (32 voices of the General MIDI piano).
 cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_effects" "$here/bench/bench_effects.c" $flags -lm
 AUDIOTOOLBOX_BACKEND=virtual AUDIOTOOLBOX_ARBITER=local "$out/bench_effects"
+# The time and pitch units against libsamplerate and SoundTouch driven directly.
+g++ -std=c++17 -O2 -Wall -Wextra -I/usr/include/soundtouch -o "$out/bench_time_pitch" "$here/bench/bench_time_pitch.cpp" \
+    $flags -lSoundTouch $(pkg-config --cflags --libs samplerate)
+AUDIOTOOLBOX_BACKEND=virtual AUDIOTOOLBOX_ARBITER=local "$out/bench_time_pitch"
 cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_sampler" "$here/bench/bench_sampler.c" $flags \
     $(pkg-config --cflags --libs fluidsynth) -lm
 AUDIOTOOLBOX_BACKEND=virtual AUDIOTOOLBOX_ARBITER=local "$out/bench_sampler"

@@ -60,7 +60,8 @@ final class TimePitchKernel: PullingKernel {
 
     private let block: Int
     private let stretch: OpaquePointer
-    /// nil where libsamplerate is not installed: the pitch then stays as it is.
+    /// nil for AUiPodTime, and where libsamplerate is not installed: the pitch then stays
+    /// as it is.
     private let resampler: Resampler?
     private let channelCount: Int
     private let pitched: Bool
@@ -84,7 +85,8 @@ final class TimePitchKernel: PullingKernel {
         // SoundTouch is linked and takes 1 to 8 channels, as the effect does: failing to
         // make it is running out of memory. Its rate only scales its windows' lengths.
         stretch = TimeStretchNew(Int32(min(192000, max(8000, setup.sampleRate))), Int32(channelCount))!
-        resampler = Resampler(channels: channelCount, quality: .fastest)
+        // AUiPodTime keeps the pitch: nothing to resample.
+        resampler = pitched ? Resampler(channels: channelCount, quality: .fastest) : nil
         TimeStretchPrepare(stretch, Int32(resampledCapacity), Int32(outputCapacity), Self.slowest, Self.fastest)
     }
 
