@@ -1,12 +1,14 @@
 /*
  * AU3DMixerEmbedded, called as the phone's OpenAL and game sound engines call it: many
  * input buses of mono 16-bit sound, each fed by a render callback, placed every frame by
- * k3DMixerParam_Azimuth, _Distance and _Gain in the input scope (iOS's numbering).
+ * k3DMixerParam_Azimuth, _Elevation, _Distance and _Gain in the input scope (iOS's
+ * numbering).
  *
  * Offline (GenericOutput <- the 3D mixer <- a 440 Hz tone on bus 0, a 660 Hz one on bus
  * 1), a table of placements, each measured at the two sides against the laws the API
- * documents: equal-power panning across the azimuth's sine (in front -3 dB a side, at
- * 90 degrees all on the right, behind mirrors in front), a level falling as 1/distance
+ * documents: equal-power panning across the azimuth's sine times the elevation's cosine
+ * (in front -3 dB a side, at 90 degrees all on the right, behind mirrors in front,
+ * overhead in the middle), a level falling as 1/distance
  * beyond one metre, the gain in dB, the distance's gain held between MinGain and
  * MaxGain, Enable, and the output's gain; then the distance curves and limits that
  * kAudioUnitProperty_3DMixerAttenuationCurve and _3DMixerDistanceParams choose. Values out of range are held to the range; bad
@@ -135,14 +137,15 @@ static void levels(double hz, double *l, double *r)
 
 typedef struct {
     const char *what;
-    Float32 azimuth, distance, gain, minGain, maxGain;
+    Float32 azimuth, distance, gain, minGain, maxGain, elevation;
 } Placement;
 
-/* What the documented laws give: equal power across the azimuth's sine; 1/distance
- * beyond a metre, held between the gains; the gain in dB. */
+/* What the documented laws give: equal power across the direction's left-right part
+ * (the azimuth's sine times the elevation's cosine); 1/distance beyond a metre, held
+ * between the gains; the gain in dB. */
 static void expected(const Placement *p, double *l, double *r)
 {
-    double position = sin(p->azimuth * M_PI / 180), angle = (position + 1) * M_PI / 4;
+    double position = sin(p->azimuth * M_PI / 180) * cos(p->elevation * M_PI / 180), angle = (position + 1) * M_PI / 4;
     double distance = p->distance > 1 ? 1 / p->distance : 1;
     if (distance < p->minGain) distance = p->minGain;
     if (distance > p->maxGain) distance = p->maxGain;
@@ -154,20 +157,23 @@ static void expected(const Placement *p, double *l, double *r)
 static void placements(void)
 {
     static const Placement table[] = {
-        {"in front", 0, 1, 0, 0, 1},
-        {"hard left", -90, 1, 0, 0, 1},
-        {"hard right", 90, 1, 0, 0, 1},
-        {"30 degrees right", 30, 1, 0, 0, 1},
-        {"45 degrees left", -45, 1, 0, 0, 1},
-        {"behind", 180, 1, 0, 0, 1},
-        {"150 degrees right (behind, mirrored to 30)", 150, 1, 0, 0, 1},
-        {"4 m away", 0, 4, 0, 0, 1},
-        {"10 m away on the left", -90, 10, 0, 0, 1},
-        {"half a metre away", 0, 0.5f, 0, 0, 1},
-        {"-6 dB", 0, 1, -6, 0, 1},
-        {"+3 dB", 0, 1, 3, 0, 1},
-        {"100 m away, MinGain 0.5", 0, 100, 0, 0.5f, 1},
-        {"1 m away, MaxGain 0.25", 0, 1, 0, 0, 0.25f},
+        {"in front", 0, 1, 0, 0, 1, 0},
+        {"hard left", -90, 1, 0, 0, 1, 0},
+        {"hard right", 90, 1, 0, 0, 1, 0},
+        {"30 degrees right", 30, 1, 0, 0, 1, 0},
+        {"45 degrees left", -45, 1, 0, 0, 1, 0},
+        {"behind", 180, 1, 0, 0, 1, 0},
+        {"150 degrees right (behind, mirrored to 30)", 150, 1, 0, 0, 1, 0},
+        {"4 m away", 0, 4, 0, 0, 1, 0},
+        {"10 m away on the left", -90, 10, 0, 0, 1, 0},
+        {"half a metre away", 0, 0.5f, 0, 0, 1, 0},
+        {"-6 dB", 0, 1, -6, 0, 1, 0},
+        {"+3 dB", 0, 1, 3, 0, 1, 0},
+        {"100 m away, MinGain 0.5", 0, 100, 0, 0.5f, 1, 0},
+        {"1 m away, MaxGain 0.25", 0, 1, 0, 0, 0.25f, 0},
+        {"hard right, 60 degrees up", 90, 1, 0, 0, 1, 60},
+        {"30 degrees left, 45 degrees down", -30, 1, 0, 0, 1, -45},
+        {"hard left, overhead", -90, 1, 0, 0, 1, 90},
     };
     buildGraph();
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
@@ -177,6 +183,7 @@ static void placements(void)
         setBus(k3DMixerParam_Gain, 0, p->gain);
         setBus(k3DMixerParam_MinGain, 0, p->minGain);
         setBus(k3DMixerParam_MaxGain, 0, p->maxGain);
+        setBus(k3DMixerParam_Elevation, 0, p->elevation);
         setBus(k3DMixerParam_Enable, 1, 0);
         CHECK_STATUS(render(), noErr);
         double l, r, el, er;
@@ -188,6 +195,7 @@ static void placements(void)
         CHECK(leftOK && rightOK, "%s: left %.2f dB (%.2f), right %.2f dB (%.2f)", p->what, l, el, r, er);
     }
     /* Two sources at once, apart: each on its own side. */
+    setBus(k3DMixerParam_Elevation, 0, 0);
     setBus(k3DMixerParam_Enable, 1, 1);
     setBus(k3DMixerParam_Azimuth, 0, 90);
     setBus(k3DMixerParam_Distance, 0, 1);

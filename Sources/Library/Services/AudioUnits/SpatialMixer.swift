@@ -2,18 +2,19 @@ import Glibc
 
 /// AU3DMixerEmbedded ('3dem'): the multichannel mixer's engine, each input bus placed by
 /// the phone's 3D parameters (numbered as iOS numbers them, not as the Mac does):
-/// - azimuth places the bus between the sides by equal-power panning (the phone's
-///   default algorithm): the sine of the angle goes from -1 (-90°, left) to 1 (90°,
-///   right), and the sides' gains are the cosine and sine of a quarter turn across that;
-///   in front each side has -3 dB, and behind mirrors in front;
+/// - azimuth and elevation place the bus between the sides by equal-power panning (the
+///   phone's default algorithm): the direction's left-right part, sin(azimuth) ·
+///   cos(elevation), goes from -1 (-90°, left) to 1 (90°, right), and the sides' gains
+///   are the cosine and sine of a quarter turn across that; in front each side has
+///   -3 dB, behind mirrors in front, and a source overhead (or below) is in the middle;
 /// - distance gives a gain of 1/distance beyond one metre (the inverse curve);
 /// - the gain in dB multiplies, and the distance's gain is held between the bus's minimum
 ///   and maximum gain; the whole at most 1 (the mixing engine does not amplify).
 /// The engine's pan is linear on the far side; the equal-power sides are given to it as
 /// the volume of the near side and the pan whose far side matches.
-/// Elevation, playback rate, the reverb blend and the occlusion and obstruction
-/// attenuations are kept and read back but change nothing: this mixer has no elevation
-/// filter, resampler per bus or reverb.
+/// Playback rate, the reverb blend and the occlusion and obstruction attenuations are kept
+/// and read back but change nothing: this mixer has no elevation filter (elevation moves
+/// only the pan), resampler per bus or reverb.
 struct SpatialState {
     struct Bus {
         var azimuth: Float = 0, elevation: Float = 0, distance: Float = 1, gain: Float = 0, rate: Float = 1
@@ -134,7 +135,7 @@ extension MixerUnit {
         let held = min(max(Double(bus.minimumGain), distanceGain(bus)),
                        max(Double(bus.minimumGain), Double(bus.maximumGain)))
         let gain = pow(10, Double(bus.gain) / 20) * held
-        let position = sin(Double(bus.azimuth) * Double.pi / 180)
+        let position = sin(Double(bus.azimuth) * Double.pi / 180) * cos(Double(bus.elevation) * Double.pi / 180)
         let angle = (position + 1) * Double.pi / 4
         let (left, right) = (cos(angle), sin(angle))
         let near = max(left, right)
