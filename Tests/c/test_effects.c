@@ -430,8 +430,11 @@ static void badInputs(void)
         {"an effect started", AudioOutputUnitStart(u), kAudio_UnimplementedError},
         {"BypassEffect of RemoteIO", AudioUnitSetProperty(rio, kAudioUnitProperty_BypassEffect, kAudioUnitScope_Global, 0, &one,
                                                           sizeof one), kAudioUnitErr_InvalidProperty},
-        {"ParameterInfo of RemoteIO", AudioUnitGetProperty(rio, kAudioUnitProperty_ParameterInfo, kAudioUnitScope_Global, 0, &info,
-                                                           &size), kAudioUnitErr_InvalidProperty},
+        /* RemoteIO declares its one parameter (kHALOutputParam_Volume, 14): an effect's
+         * cutoff ID is not one of its. */
+        {"ParameterInfo of RemoteIO for an ID it lacks", AudioUnitGetProperty(rio, kAudioUnitProperty_ParameterInfo,
+                                                                               kAudioUnitScope_Global, 0, &info, &size),
+         kAudioUnitErr_InvalidParameter},
     };
     for (size_t i = 0; i < sizeof table / sizeof *table; i++)
         CHECK(table[i].got == table[i].want, "%s: %d (want %d)", table[i].what, (int)table[i].got, (int)table[i].want);

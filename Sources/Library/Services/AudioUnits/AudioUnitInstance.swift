@@ -79,7 +79,7 @@ let outputVolumeParameter: UInt32 = 14
 /// Varispeed's parameters (kVarispeedParam_PlaybackRate, _PlaybackCents).
 let varispeedRateParameter: UInt32 = 0, varispeedCentsParameter: UInt32 = 1
 
-extension OutputUnit: AudioUnitInstance {
+extension OutputUnit: AudioUnitInstance, DeclaredParameters {
     public var isDisposed: Bool { disposed.load(ordering: .acquiring) }
     public func markDisposed() { disposed.store(true, ordering: .releasing) }
 
@@ -115,11 +115,28 @@ extension OutputUnit: AudioUnitInstance {
         }
     }
 
-    /// Varispeed has its rate and cents; every other kind here the output volume.
+    /// kVarispeedParam_PlaybackRate (0.25 to 4, 1) and _PlaybackCents (-2400 to 2400, 0).
+    static let varispeedParameters = [
+        ParameterSpec(id: varispeedRateParameter, name: "Playback Rate", unit: ParameterSpec.rate, range: 0.25...4,
+                      defaultValue: 1),
+        ParameterSpec(id: varispeedCentsParameter, name: "Playback Cents", unit: ParameterSpec.cents, range: -2400...2400,
+                      defaultValue: 0),
+    ]
+    /// kHALOutputParam_Volume (linear, 0 to 1, 1): the other kinds here.
+    static let outputParameters = [
+        ParameterSpec(id: outputVolumeParameter, name: "Volume", unit: ParameterSpec.linearGain, range: 0...1,
+                      defaultValue: 1),
+    ]
+
+    public func declaredParameters(in scope: Scope) -> [ParameterSpec] {
+        guard scope == .global else { return [] }
+        return kind == .varispeed ? Self.varispeedParameters : Self.outputParameters
+    }
+
+    /// Varispeed has its rate and cents; every other kind here the output volume: global,
+    /// element 0.
     private func checkParameter(_ id: UInt32, scope: Scope, element: UInt32) throws(UnitError) {
-        let known = kind == .varispeed ? id == varispeedRateParameter || id == varispeedCentsParameter
-                                       : id == outputVolumeParameter
-        guard known else { throw .invalidParameter }
+        _ = try declaredSpec(id, scope: .global)
         guard scope == .global else { throw .invalidScope }
         guard element == 0 else { throw .invalidElement }
     }

@@ -19,7 +19,7 @@ import Synchronization
 /// theirs from that. The program's calls change the configuration under a lock and the
 /// gains in atomics; a render copies the configuration only when the lock is free and
 /// allocates nothing.
-public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
+public final class MatrixMixerUnit: AudioUnitInstance, DeclaredParameters, @unchecked Sendable {
     public let kind = UnitKind.matrixMixer
     public var handle: UInt = 0
     /// The most buses on either side, and channels on either side.
@@ -375,6 +375,31 @@ public final class MatrixMixerUnit: AudioUnitInstance, @unchecked Sendable {
             guard Int(element) < (scope == .input ? inputs : outputs) else { throw .invalidElement }
         default: throw .invalidParameter
         }
+    }
+
+    /// kMatrixMixerParam_Volume: linear gain, 0 at first; in the global scope a
+    /// crosspoint's (element: input channel << 16 | output channel) or the master's
+    /// (0xFFFFFFFF); in the input and output scopes a channel's. Values above 1 are taken
+    /// (they amplify); the range shown is the usual one.
+    static let gainParameter = ParameterSpec(id: volume, name: "Volume", unit: ParameterSpec.linearGain, range: 0...1,
+                                             defaultValue: 0)
+    /// kMatrixMixerParam_Enable (a bus's) and the levels of a channel, read only: in dB
+    /// (1000 to 4000) and linear (5000 to 8000).
+    static let channelParameters: [ParameterSpec] = [
+        gainParameter,
+        ParameterSpec(id: enable, name: "Enable", unit: ParameterSpec.boolean, range: 0...1, defaultValue: 1),
+    ] + zip([1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000] as [UInt32],
+            ["Pre Average Power", "Pre Peak Hold Level", "Post Average Power", "Post Peak Hold Level",
+             "Pre Average Power Linear", "Pre Peak Hold Level Linear", "Post Average Power Linear",
+             "Post Peak Hold Level Linear"]).map { id, name in
+        id < 5000 ? ParameterSpec(id: id, name: name, unit: ParameterSpec.decibels, range: -120...0, defaultValue: -120,
+                                  readOnly: true)
+                  : ParameterSpec(id: id, name: name, unit: ParameterSpec.linearGain, range: 0...1, defaultValue: 0,
+                                  readOnly: true)
+    }
+
+    public func declaredParameters(in scope: Scope) -> [ParameterSpec] {
+        scope == .global ? [Self.gainParameter] : Self.channelParameters
     }
 
     public func parameter(_ id: UInt32, scope: Scope, element: UInt32) throws(UnitError) -> Float {

@@ -40,7 +40,7 @@ struct MixerPlan {
 /// the output unit's real-time thread) copies it only when that lock is free, into the
 /// storage Initialize made, and allocates nothing: a change is heard from the next render,
 /// at a buffer boundary (a volume change at the frame its offset names).
-public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
+public final class MixerUnit: AudioUnitInstance, DeclaredParameters, @unchecked Sendable {
     /// MultiChannelMixer, or AU3DMixerEmbedded (the same engine, its buses placed by the
     /// 3D parameters: SpatialMixer.swift).
     public let kind: UnitKind
@@ -241,6 +241,35 @@ public final class MixerUnit: AudioUnitInstance, @unchecked Sendable {
     enum Parameter: UInt32 {
         case volume = 0, enable = 1, pan = 2
         case preAverage = 1000, prePeak = 2000, postAverage = 3000, postPeak = 4000
+    }
+
+    /// kMultiChannelMixerParam_Volume (linear, 0 to 1, 1), _Enable (1) and, on the input
+    /// buses, _Pan (-1 to 1, 0); and the levels, read only, in dB.
+    static let busParameters = [
+        ParameterSpec(id: 0, name: "Volume", unit: ParameterSpec.linearGain, range: 0...1, defaultValue: 1),
+        ParameterSpec(id: 1, name: "Enable", unit: ParameterSpec.boolean, range: 0...1, defaultValue: 1),
+        ParameterSpec(id: 2, name: "Pan", unit: ParameterSpec.pan, range: -1...1, defaultValue: 0),
+    ]
+    static let levelParameters = [
+        ParameterSpec(id: 1000, name: "Pre Average Power", unit: ParameterSpec.decibels, range: -120...0,
+                      defaultValue: -120, readOnly: true),
+        ParameterSpec(id: 2000, name: "Pre Peak Hold Level", unit: ParameterSpec.decibels, range: -120...0,
+                      defaultValue: -120, readOnly: true),
+        ParameterSpec(id: 3000, name: "Post Average Power", unit: ParameterSpec.decibels, range: -120...0,
+                      defaultValue: -120, readOnly: true),
+        ParameterSpec(id: 4000, name: "Post Peak Hold Level", unit: ParameterSpec.decibels, range: -120...0,
+                      defaultValue: -120, readOnly: true),
+    ]
+
+    public func declaredParameters(in scope: Scope) -> [ParameterSpec] {
+        switch (kind == .mixer3D, scope) {
+        case (false, .input): return Self.busParameters + Self.levelParameters
+        case (false, .output): return Self.busParameters.filter { $0.id != Parameter.pan.rawValue } + Self.levelParameters
+        case (false, .global): return []
+        case (true, .input): return Self.spatialBusParameters + Self.levelParameters
+        case (true, .output): return Self.spatialOutputParameters + Self.levelParameters
+        case (true, .global): return Self.spatialGlobalParameters
+        }
     }
 
     public func parameter(_ id: UInt32, scope: Scope, element: UInt32) throws(UnitError) -> Float {

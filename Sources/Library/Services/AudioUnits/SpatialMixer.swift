@@ -32,11 +32,32 @@ struct SpatialState {
 }
 
 extension MixerUnit {
-    /// k3DMixerParam_... (iOS): their ranges.
-    private static let ranges: [UInt32: ClosedRange<Float>] = [
-        0: -180...180, 1: -90...90, 2: 0...10000, 3: -120...20, 4: 0.5...2, 5: 0...1, 6: 0...1, 7: 0...1, 8: 0...100,
-        9: -40...40, 10: -100...0, 11: -100...0,
+    /// k3DMixerParam_... (iOS's numbers) of an input bus: ranges, defaults and units.
+    static let spatialBusParameters = [
+        ParameterSpec(id: 0, name: "Azimuth", unit: ParameterSpec.degrees, range: -180...180, defaultValue: 0),
+        ParameterSpec(id: 1, name: "Elevation", unit: ParameterSpec.degrees, range: -90...90, defaultValue: 0),
+        ParameterSpec(id: 2, name: "Distance", unit: ParameterSpec.meters, range: 0...10000, defaultValue: 1),
+        ParameterSpec(id: 3, name: "Gain", unit: ParameterSpec.decibels, range: -120...20, defaultValue: 0),
+        ParameterSpec(id: 4, name: "Playback Rate", unit: ParameterSpec.rate, range: 0.5...2, defaultValue: 1),
+        ParameterSpec(id: 5, name: "Enable", unit: ParameterSpec.boolean, range: 0...1, defaultValue: 1),
+        ParameterSpec(id: 6, name: "Minimum Gain", unit: ParameterSpec.linearGain, range: 0...1, defaultValue: 0),
+        ParameterSpec(id: 7, name: "Maximum Gain", unit: ParameterSpec.linearGain, range: 0...1, defaultValue: 1),
+        ParameterSpec(id: 8, name: "Reverb Blend", unit: ParameterSpec.percent, range: 0...100, defaultValue: 0),
+        ParameterSpec(id: 10, name: "Occlusion Attenuation", unit: ParameterSpec.decibels, range: -100...0, defaultValue: 0),
+        ParameterSpec(id: 11, name: "Obstruction Attenuation", unit: ParameterSpec.decibels, range: -100...0,
+                      defaultValue: 0),
     ]
+    /// k3DMixerParam_GlobalReverbGain, in the global scope.
+    static let spatialGlobalParameters = [
+        ParameterSpec(id: 9, name: "Global Reverb Gain", unit: ParameterSpec.decibels, range: -40...40, defaultValue: 0),
+    ]
+    /// k3DMixerParam_Gain, of the output.
+    static let spatialOutputParameters = [
+        ParameterSpec(id: 3, name: "Gain", unit: ParameterSpec.decibels, range: -120...20, defaultValue: 0),
+    ]
+    /// Each 3D parameter's range, from the specs.
+    private static let ranges: [UInt32: ClosedRange<Float>] = Dictionary(
+        uniqueKeysWithValues: (spatialBusParameters + spatialGlobalParameters).map { ($0.id, $0.minimum...$0.maximum(0)) })
 
     func spatialParameter(_ id: UInt32, scope: Scope, element: UInt32) throws(UnitError) -> Float {
         guard Self.ranges[id] != nil else { throw .invalidParameter }

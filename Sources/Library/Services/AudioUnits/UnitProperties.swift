@@ -177,21 +177,18 @@ public enum UnitProperties {
                 try connect(u, source, bytes.loadUnaligned(fromByteOffset: 8, as: UInt32.self),
                             bytes.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
             }),
-        // An effect's parameters (global scope): their IDs, and each one's description.
+        // A unit's parameters in a scope: their IDs, and each one's description.
         Row(id: parameterList, size: 0,
             check: { u, _, _ throws(UnitError) in _ = try declared(u); return false },
-            get: { u, scope, _ throws(UnitError) in
-                scope == .global ? try declared(u).visibleParameters.flatMap { word($0.id) } : []
-            }, sizeOf: { u, scope, _ in scope == .global ? 4 * ((u as? any DeclaredParameters)?.visibleParameters.count ?? 0) : 0 }),
+            get: { u, scope, _ throws(UnitError) in try declared(u).declaredParameters(in: scope).flatMap { word($0.id) } },
+            sizeOf: { u, scope, _ in 4 * ((u as? any DeclaredParameters)?.declaredParameters(in: scope).count ?? 0) }),
         Row(id: parameterInfo, size: parameterInfoSize,
             check: { u, scope, element throws(UnitError) in
-                _ = try declared(u).spec(of: element)
-                guard scope == .global else { throw .invalidScope }
+                _ = try declared(u).declaredSpec(element, scope: scope)
                 return false
-            }, get: { u, _, element throws(UnitError) in
-                let unit = try declared(u)
-                return parameterInfoBytes(try unit.spec(of: element).spec,
-                                          sampleRate: try unit.format(scope: .output, element: 0).sampleRate)
+            }, get: { u, scope, element throws(UnitError) in
+                parameterInfoBytes(try declared(u).declaredSpec(element, scope: scope),
+                                   sampleRate: try u.format(scope: .output, element: 0).sampleRate)
             }),
         Row(id: bypassEffect, size: 4, check: effectGlobal(writable: true),
             get: { u, _, _ throws(UnitError) in flag(try effect(u).isBypassed) },

@@ -39,8 +39,8 @@ public struct ParameterSpec: Sendable {
     /// AudioUnitParameterUnit values the specs use.
     public static let generic: UInt32 = 0, indexed: UInt32 = 1, boolean: UInt32 = 2, percent: UInt32 = 3,
                       seconds: UInt32 = 4, rate: UInt32 = 7, hertz: UInt32 = 8, cents: UInt32 = 9,
-                      decibels: UInt32 = 13, linearGain: UInt32 = 14, crossfade: UInt32 = 16,
-                      octaves: UInt32 = 21, milliseconds: UInt32 = 24
+                      decibels: UInt32 = 13, linearGain: UInt32 = 14, degrees: UInt32 = 15, crossfade: UInt32 = 16,
+                      pan: UInt32 = 18, meters: UInt32 = 19, octaves: UInt32 = 21, milliseconds: UInt32 = 24
 }
 
 /// What a kernel is made for at Initialize.

@@ -190,6 +190,8 @@ public final class EffectUnit: AudioUnitInstance, DeclaredParameters, SavesState
 
     // MARK: Parameters
 
+    public func declaredParameters(in scope: Scope) -> [ParameterSpec] { scope == .global ? visibleParameters : [] }
+
     /// The parameters a program sees now: a banded unit's in its bands in use.
     public var visibleParameters: [ParameterSpec] {
         let bands = config.withLock { $0.bands }

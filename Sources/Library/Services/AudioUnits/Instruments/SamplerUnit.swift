@@ -177,7 +177,7 @@ public final class SamplerUnit: AudioUnitInstance, DeclaredParameters, SavesStat
 
     // MARK: Parameters
 
-    public var visibleParameters: [ParameterSpec] { SamplerUnit.parameters }
+    public func declaredParameters(in scope: Scope) -> [ParameterSpec] { scope == .global ? SamplerUnit.parameters : [] }
 
     public func spec(of id: UInt32) throws(UnitError) -> (index: Int, spec: ParameterSpec) {
         guard let index = SamplerUnit.parameters.firstIndex(where: { $0.id == id }) else { throw .invalidParameter }
@@ -448,11 +448,4 @@ public final class SamplerUnit: AudioUnitInstance, DeclaredParameters, SavesStat
         }
         plan.notifies.call(RenderAction.postRender, flags: flags.pointee, timeStamp, bus: 0, frames: frames, list)
     }
-}
-
-/// A unit whose parameters are a table of specs (the effects, the sampler): what
-/// ParameterList and ParameterInfo read.
-public protocol DeclaredParameters: AudioUnitInstance {
-    var visibleParameters: [ParameterSpec] { get }
-    func spec(of id: UInt32) throws(UnitError) -> (index: Int, spec: ParameterSpec)
 }
