@@ -51,7 +51,7 @@ open class AVAudioRecorder: NSObject, @unchecked Sendable {
     public init(url: URL, settings: [String: Any]) throws {
         self.url = url
         self.settings = settings
-        let type = AVAudioRecorder.fileType(of: url)
+        let type = AVAudioFile.fileType(of: url)
         let formatID = (settings[AVFormatIDKey] as? NSNumber)?.uint32Value
             ?? (settings[AVFormatIDKey] as? Int).map { UInt32($0) } ?? FormatID.linearPCM
         let rate = AVAudioRecorder.number(settings[AVSampleRateKey])?.doubleValue ?? 44_100
@@ -104,15 +104,6 @@ open class AVAudioRecorder: NSObject, @unchecked Sendable {
         if let value = value as? UInt32 { return NSNumber(value: value) }
         if let value = value as? Bool { return NSNumber(value: value) }
         return nil
-    }
-
-    private static func fileType(of url: URL) -> UInt32 {
-        switch url.pathExtension.lowercased() {
-        case "wav", "wave": return FileType.wave
-        case "aif", "aiff": return FileType.aiff
-        case "m4a", "mp4", "aac": return FileType.m4a
-        default: return FileType.caf
-        }
     }
 
     // MARK: recording
