@@ -12,5 +12,6 @@ let package = Package(
         .executableTarget(name: "PlayerApp", dependencies: [.product(name: "AVFoundation", package: "AudioToolbox")]),
         .executableTarget(name: "EffectsApp", dependencies: [.product(name: "AVFoundation", package: "AudioToolbox")]),
         .executableTarget(name: "RecorderApp", dependencies: [.product(name: "AVFoundation", package: "AudioToolbox")]),
+        .executableTarget(name: "EngineApp", dependencies: [.product(name: "AVFoundation", package: "AudioToolbox")]),
     ]
 )

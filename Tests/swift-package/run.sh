@@ -310,6 +310,47 @@ PY
         echo "FAIL swift-package AVAudioPlayer interrupted: exit $status: $(tr '\n' ' ' < "$out/interrupted.out")"
     fi
 
+    # AVAudioEngine as apps use it: a file read with AVAudioFile, scheduled on a player
+    # node into the main mixer, the engine started: the card hears the second of tone.
+    export AUDIOTOOLBOX_ARBITER=local
+    "$prefix/bin/vcard" record-reset
+    "$bin/EngineApp" "$out/tone.wav" > "$out/engine.out" 2>&1
+    status=$?
+    heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --min-seconds 0.95 --hz 440)
+    toned=$?
+    if [ "$status" -eq 0 ] && [ "$toned" -eq 0 ] && grep -q '^loaded frames=44100 rate=44100' "$out/engine.out" &&
+            grep -q '^finished running=true' "$out/engine.out"; then
+        pass "AVAudioEngine: a player node through the main mixer is heard at the card ($heard); the buffer's handler runs"
+    else
+        fail "AVAudioEngine at the card: exit $status, card: ${heard:-nothing}; app: $(tr '\n' ' ' < "$out/engine.out")"
+    fi
+
+    # The engine interrupted by a C program through audiosessiond: not running when Began
+    # is posted; start() and play() after Ended run it again and the buffer plays out.
+    "$prefix/bin/vcard" record-reset
+    export AUDIOTOOLBOX_ARBITER=daemon
+    "$bin/EngineApp" "$out/tone3.wav" interruptible > "$out/engine-interrupted.out" 2>&1 &
+    pid=$!
+    for _ in $(seq 200); do
+        frames=$("$prefix/bin/vcard" status | awk '{print $2}')
+        [ "${frames:-0}" -gt 4410 ] && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    "$out/c_interrupter" > "$out/c3.out" 2>&1
+    wait "$pid"
+    status=$?
+    began=$(grep '^began' "$out/engine-interrupted.out")
+    restarted=$(grep '^restarted' "$out/engine-interrupted.out")
+    heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --runs 2 --min-seconds 0.2 --hz 440)
+    toned=$?
+    if [ "$status" -eq 0 ] && [ "$began" = "began running=false main=true" ] && [ "$restarted" = "restarted true" ] &&
+            [ "$toned" -eq 0 ] && grep -q '^finished running=true' "$out/engine-interrupted.out"; then
+        pass "AVAudioEngine: a C program's session interrupts it (not running when Began is posted); start() after Ended plays on ($heard)"
+    else
+        fail "AVAudioEngine interrupted: exit $status, card: ${heard:-nothing}; app: $(tr '\n' ' ' < "$out/engine-interrupted.out")"
+    fi
+
     # The other way round: a Swift app's session (PlayAndRecord) interrupts a C music
     # player (Tests/deb/session_player.c) and gives the audio back with
     # .notifyOthersOnDeactivation; the C program's listener hears ShouldResume, restarts

@@ -23,20 +23,22 @@ package enum GraphHandles {
 }
 
 /// A graph's nodes are units of the program's, in its handle table, attached to its
-/// session and heard by its listeners, as AudioComponentInstanceNew's are.
-struct ProgramUnits: GraphUnits {
-    func make(_ kind: UnitKind) -> UInt { UnitHandles.make(kind) }
-    func dispose(_ unit: UInt) { _ = UnitHandles.dispose(unit) }
-    func unit(_ handle: UInt) -> (any AudioUnitInstance)? { UnitHandles.instances.get(handle) }
+/// session and heard by its listeners, as AudioComponentInstanceNew's are (an AUGraph's,
+/// and AVAudioEngine's).
+package struct ProgramUnits: GraphUnits {
+    package init() {}
+    package func make(_ kind: UnitKind) -> UInt { UnitHandles.make(kind) }
+    package func dispose(_ unit: UInt) { _ = UnitHandles.dispose(unit) }
+    package func unit(_ handle: UInt) -> (any AudioUnitInstance)? { UnitHandles.instances.get(handle) }
 
-    func connect(_ destination: any AudioUnitInstance, handle: UInt, source: UInt, output: UInt32, input: UInt32)
+    package func connect(_ destination: any AudioUnitInstance, handle: UInt, source: UInt, output: UInt32, input: UInt32)
         throws(UnitError) {
         let connection = AudioUnitConnection(sourceAudioUnit: OpaquePointer(bitPattern: source),
                                              sourceOutputNumber: output, destInputNumber: input)
         try UnitConnections.connect(destination, OpaquePointer(bitPattern: handle), connection)
     }
 
-    func start(_ handle: UInt, _ unit: OutputUnit) -> Int32 { UnitHandles.start(OpaquePointer(bitPattern: handle), unit) }
+    package func start(_ handle: UInt, _ unit: OutputUnit) -> Int32 { UnitHandles.start(OpaquePointer(bitPattern: handle), unit) }
 
-    func stop(_ handle: UInt, _ unit: OutputUnit) { _ = UnitHandles.stop(OpaquePointer(bitPattern: handle), unit) }
+    package func stop(_ handle: UInt, _ unit: OutputUnit) { _ = UnitHandles.stop(OpaquePointer(bitPattern: handle), unit) }
 }

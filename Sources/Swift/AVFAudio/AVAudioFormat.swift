@@ -35,6 +35,13 @@ open class AVAudioFormat: NSObject, @unchecked Sendable {
         super.init()
     }
 
+    /// Any description, unchecked (the engine's format of no rate and no channels).
+    init(unchecked d: AudioStreamBasicDescription) {
+        asbd = .allocate(capacity: 1)
+        asbd.initialize(to: d)
+        super.init()
+    }
+
     public convenience init?(commonFormat format: AVAudioCommonFormat, sampleRate: Double, channels: AVAudioChannelCount,
                              interleaved: Bool) {
         let (bits, float): (UInt32, Bool)

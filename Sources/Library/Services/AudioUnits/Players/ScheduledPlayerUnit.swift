@@ -162,7 +162,9 @@ public final class ScheduledPlayerUnit: AudioUnitInstance, @unchecked Sendable {
                   Int(entry.load(fromByteOffset: 4, as: UInt32.self)) >= Int(frames) * layout.bytesPerFrame
             else { throw .invalidPropertyValue }
         }
-        slice.storeBytes(of: UInt32(0), toByteOffset: 80, as: UInt32.self)
+        // The unit's own flags start clear; a loop's mark (AVAudioPlayerNode's) stays.
+        slice.storeBytes(of: slice.load(fromByteOffset: 80, as: UInt32.self) & ScheduledPlayerUnit.loopFlag,
+                         toByteOffset: 80, as: UInt32.self)
         try push(kind: 1, item: UInt(bitPattern: slice))
     }
 
@@ -308,6 +310,10 @@ public final class ScheduledPlayerUnit: AudioUnitInstance, @unchecked Sendable {
         plan.notifies.call(RenderAction.postRender, flags: flags.pointee, timeStamp, bus: 0, frames: frames, list)
     }
 
+    /// A slice marked so plays again and again from its time until a reset takes it away
+    /// (kScheduledAudioSliceFlag_Loop of later SDKs; AVAudioPlayerNode's `.loops`).
+    public static let loopFlag: UInt32 = 0x08
+
     /// Adds what of the slice falls in [from, to) of the timeline; true when it has all played.
     private func playSlice(_ item: UInt, from: Int64, to: Int64, list: UnsafeMutableRawPointer, count: Int) -> Bool {
         let slice = UnsafeMutableRawPointer(bitPattern: item)!
@@ -316,6 +322,21 @@ public final class ScheduledPlayerUnit: AudioUnitInstance, @unchecked Sendable {
         guard start < to else { return false }
         var sliceFlags = slice.load(fromByteOffset: 80, as: UInt32.self)
         if sliceFlags & 2 == 0 { sliceFlags |= start < from ? 6 : 2 }
+        if sliceFlags & ScheduledPlayerUnit.loopFlag != 0 {
+            slice.storeBytes(of: sliceFlags, toByteOffset: 80, as: UInt32.self)
+            guard frames > 0, let source = slice.load(fromByteOffset: 104, as: UnsafeRawPointer?.self) else { return false }
+            var t = max(start, from)
+            while t < to {
+                let offset = (t - start) % frames, run = min(frames - offset, to - t)
+                for b in 0..<count {
+                    let out = (list + 8 + 16 * b).load(fromByteOffset: 8, as: UnsafeMutablePointer<Float>.self)
+                    let input = (source + 8 + 16 * b).load(fromByteOffset: 8, as: UnsafePointer<Float>.self)
+                    for k in 0..<Int(run) { out[Int(t - from) + k] += input[Int(offset) + k] }
+                }
+                t += run
+            }
+            return false
+        }
         let lo = max(start, from), hi = min(end, to)
         if lo < hi, let source = slice.load(fromByteOffset: 104, as: UnsafeRawPointer?.self) {
             for b in 0..<count {

@@ -1,0 +1,441 @@
+internal import AudioGraphs
+internal import AudioUnits
+public import CAudioToolbox
+public import Foundation
+internal import Runtime
+
+public enum AVAudioEngineManualRenderingMode: Int, Sendable {
+    case offline = 0
+    case realtime = 1
+}
+
+public enum AVAudioEngineManualRenderingStatus: Int, Sendable {
+    case error = -1
+    case success = 0
+    case insufficientDataFromInputNode = 1
+    case cannotDoInCurrentContext = 2
+}
+
+public enum AVAudioEngineManualRenderingError: Int32, Sendable {
+    case invalidMode = -80800
+    case initialized = -80801
+    case notRunning = -80802
+}
+
+extension NSNotification.Name {
+    /// Posted (object: the engine) when the device's format changed under a running
+    /// engine, which stopped.
+    public static let AVAudioEngineConfigurationChange = NSNotification.Name("AVAudioEngineConfigurationChangeNotification")
+}
+
+/// iOS's AVAudioEngine: a graph of the library's units (the AUGraph service a C program
+/// uses, over units of the program's own), one node a unit. Its output plays in the
+/// session as a C program's RemoteIO does, so the session's rules (a start activates it,
+/// an interruption stops it before Begin is posted) are the same; by hand
+/// (`enableManualRenderingMode(.offline, ...)`) the output is the generic output unit,
+/// which `renderOffline` pulls.
+///
+/// Connecting a node that is not attached to this engine is a programming error, as on
+/// iOS (where it raises an exception): it stops the program with a message naming it.
+open class AVAudioEngine: NSObject, @unchecked Sendable {
+    let graph = AudioGraph(units: ProgramUnits())
+    private let lock = NSRecursiveLock()
+    private var nodes: [AVAudioNode] = []
+    private var output: AVAudioOutputNode?
+    private var mixer: AVAudioMixerNode?
+    /// By hand: the mode, format and most frames a render; the timeline; whether started.
+    private var manual: (mode: AVAudioEngineManualRenderingMode, format: AVAudioFormat, frames: AVAudioFrameCount)?
+    private var manualSampleTime: AVAudioFramePosition = 0
+    private var manualRunning = false
+
+    public override init() {
+        super.init()
+        try? graph.open()
+    }
+
+    deinit { try? graph.close() }
+
+    // MARK: Nodes
+
+    open var attachedNodes: Set<AVAudioNode> { lock.withLock { Set(nodes) } }
+
+    /// Makes the node's unit in this engine's graph. A node attached to another engine is
+    /// a programming error.
+    open func attach(_ node: AVAudioNode) {
+        lock.withLock {
+            if node.attachedEngine === self { return }
+            precondition(node.attachedEngine == nil, "AVAudioEngine.attach: the node is attached to another engine")
+            add(node, kind: node.kind)
+            nodes.append(node)
+        }
+    }
+
+    private func add(_ node: AVAudioNode, kind: UnitKind) {
+        guard let id = try? graph.addNode(type: kind.type, subtype: kind.subtype, manufacturer: kind.manufacturer, flags: 0,
+                                          flagsMask: 0),
+              let handle = try? graph.nodeInfo(id).1 else {
+            preconditionFailure("AVAudioEngine: no unit of kind \(kind.name)")
+        }
+        node.attachedEngine = self
+        node.graphNode = id
+        node.unit = ProgramUnits().unit(handle)
+        if let frames = manual?.frames { try? node.unit?.setMaximumFramesPerSlice(max(4096, frames)) }
+    }
+
+    /// Disconnects the node and disposes of its unit.
+    open func detach(_ node: AVAudioNode) {
+        lock.withLock {
+            guard node.attachedEngine === self, let id = node.graphNode else { return }
+            (node as? AVAudioPlayerNode)?.stop()
+            try? graph.removeNode(id)
+            if graph.isInitialized { try? graph.update() }
+            node.attachedEngine = nil
+            node.graphNode = nil
+            node.unit = nil
+            nodes.removeAll { $0 === node }
+            if node === mixer { mixer = nil }
+        }
+    }
+
+    /// The engine's output: the device (or, by hand, the generic output unit).
+    open var outputNode: AVAudioOutputNode {
+        lock.withLock {
+            if let output { return output }
+            let made = AVAudioOutputNode()
+            add(made, kind: manual == nil ? .remoteIO : .genericOutput)
+            nodes.append(made)
+            output = made
+            return made
+        }
+    }
+
+    /// A mixer made on first use and connected to the output at the output's rate and
+    /// channel count.
+    open var mainMixerNode: AVAudioMixerNode {
+        lock.withLock {
+            if let mixer { return mixer }
+            let made = AVAudioMixerNode()
+            attach(made)
+            mixer = made
+            connect(made, to: outputNode, format: outputSideFormat())
+            return made
+        }
+    }
+
+    /// The format the output takes from the engine: the manual format's rate and channels,
+    /// or the device's (deinterleaved Float32).
+    private func outputSideFormat() -> AVAudioFormat {
+        if let manual {
+            return AVAudioFormat(standardFormatWithSampleRate: manual.format.sampleRate, channels: manual.format.channelCount)!
+        }
+        let device = outputNode.outputFormat(forBus: 0)
+        return AVAudioFormat(standardFormatWithSampleRate: device.sampleRate, channels: max(1, min(2, device.channelCount)))!
+    }
+
+    // MARK: Connections
+
+    open func connect(_ node1: AVAudioNode, to node2: AVAudioNode, format: AVAudioFormat?) {
+        let bus = (node2 as? AVAudioMixerNode).map { firstFreeInput(of: $0) } ?? 0
+        connect(node1, to: node2, fromBus: 0, toBus: bus, format: format)
+    }
+
+    /// Feeds `node2`'s input `bus2` from `node1`'s output `bus1` (what either fed or took
+    /// before is disconnected: connections are one to one). A format given is set on the
+    /// source's output; the destination's input takes the source's output format.
+    open func connect(_ node1: AVAudioNode, to node2: AVAudioNode, fromBus bus1: AVAudioNodeBus, toBus bus2: AVAudioNodeBus,
+                      format: AVAudioFormat?) {
+        lock.withLock {
+            precondition(node1.attachedEngine === self && node2.attachedEngine === self,
+                         "AVAudioEngine.connect: both nodes must be attached to this engine first")
+            guard let from = node1.graphNode, let to = node2.graphNode, let source = node1.unit, let destination = node2.unit,
+                  bus1 >= 0, bus2 >= 0 else { return }
+            reconfigure {
+                disconnect(destination: to, input: UInt32(bus2))
+                for case .connection(let s, let o, let d, let i) in (try? graph.interactions(of: from)) ?? []
+                    where s == from && o == UInt32(bus1) { disconnect(destination: d, input: i) }
+                if let mixer = node2 as? AVAudioMixerNode, UInt32(bus2) >= destination.elementCount(.input) {
+                    try? (mixer.unit as? MixerUnit)?.setInputCount(UInt32(bus2) + 1)
+                }
+                if let layout = format?.layout { try? source.setFormat(layout, scope: .output, element: UInt32(bus1)) }
+                if let layout = try? source.format(scope: .output, element: UInt32(bus1)) {
+                    try? destination.setFormat(layout, scope: .input, element: UInt32(bus2))
+                }
+                try? graph.connect(source: from, output: UInt32(bus1), destination: to, input: UInt32(bus2))
+            }
+            applyMixing(of: node1)
+        }
+    }
+
+    open func disconnectNodeInput(_ node: AVAudioNode, bus: AVAudioNodeBus) {
+        lock.withLock {
+            guard let id = node.graphNode, bus >= 0 else { return }
+            reconfigure { disconnect(destination: id, input: UInt32(bus)) }
+        }
+    }
+
+    open func disconnectNodeInput(_ node: AVAudioNode) {
+        lock.withLock {
+            guard let id = node.graphNode else { return }
+            reconfigure {
+                for case .connection(_, _, let d, let i) in (try? graph.interactions(of: id)) ?? [] where d == id {
+                    disconnect(destination: d, input: i)
+                }
+            }
+        }
+    }
+
+    open func disconnectNodeOutput(_ node: AVAudioNode, bus: AVAudioNodeBus) {
+        lock.withLock {
+            guard let id = node.graphNode, bus >= 0 else { return }
+            reconfigure {
+                for case .connection(let s, let o, let d, let i) in (try? graph.interactions(of: id)) ?? []
+                    where s == id && o == UInt32(bus) { disconnect(destination: d, input: i) }
+            }
+        }
+    }
+
+    open func disconnectNodeOutput(_ node: AVAudioNode) {
+        lock.withLock {
+            guard let id = node.graphNode else { return }
+            reconfigure {
+                for case .connection(let s, _, let d, let i) in (try? graph.interactions(of: id)) ?? [] where s == id {
+                    disconnect(destination: d, input: i)
+                }
+            }
+        }
+    }
+
+    private func disconnect(destination: Int32, input: UInt32) { try? graph.disconnect(destination: destination, input: input) }
+
+    /// A change of connections or formats: the units take formats only uninitialized, so
+    /// a prepared engine is taken down for it and brought back as it was (running again if
+    /// it ran).
+    private func reconfigure(_ change: () -> Void) {
+        let wasPrepared = graph.isInitialized, wasRunning = isRunning
+        if wasPrepared {
+            try? graph.stop()
+            try? graph.uninitialize()
+        }
+        change()
+        if wasPrepared { try? graph.initialize() }
+        if wasRunning { try? startGraph() }
+    }
+
+    /// The first input bus of the mixer nothing feeds.
+    func firstFreeInput(of mixer: AVAudioMixerNode) -> AVAudioNodeBus {
+        lock.withLock {
+            guard let id = mixer.graphNode else { return 0 }
+            let fed = Set(((try? graph.interactions(of: id)) ?? []).compactMap { interaction -> UInt32? in
+                if case .connection(_, _, let d, let i) = interaction, d == id { return i }
+                return nil
+            })
+            var bus: UInt32 = 0
+            while fed.contains(bus) { bus += 1 }
+            return AVAudioNodeBus(bus)
+        }
+    }
+
+    /// A source's volume and pan, on the input bus of each mixer it feeds.
+    func applyMixing(of node: AVAudioNode) {
+        guard let source = node as? AVAudioMixing else { return }
+        lock.withLock {
+            guard let id = node.graphNode else { return }
+            for case .connection(let s, _, let d, let i) in (try? graph.interactions(of: id)) ?? [] where s == id {
+                guard let mixer = nodes.first(where: { $0.graphNode == d }) as? AVAudioMixerNode else { continue }
+                try? mixer.unit?.setParameter(0, scope: .input, element: i, value: source.volume, offset: 0)
+                try? mixer.unit?.setParameter(2, scope: .input, element: i, value: source.pan, offset: 0)
+            }
+        }
+    }
+
+    // MARK: Life
+
+    /// Makes what rendering needs (the units initialized).
+    open func prepare() {
+        lock.withLock { _ = outputNode; try? graph.initialize() }
+    }
+
+    /// Starts rendering: to the device, in the session (which the start activates; a
+    /// refusal, such as a call in progress, is thrown as an NSError with the session's
+    /// code), or by hand, ready for `renderOffline`.
+    open func start() throws {
+        try lock.withLock {
+            _ = outputNode
+            do throws(GraphError) {
+                try graph.initialize()
+            } catch {
+                throw NSError(domain: NSOSStatusErrorDomain, code: Int(error.code))
+            }
+            if manual != nil {
+                manualRunning = true
+                return
+            }
+            try startGraph()
+        }
+    }
+
+    private func startGraph() throws {
+        do throws(GraphError) {
+            try graph.start()
+        } catch {
+            throw NSError(domain: NSOSStatusErrorDomain, code: Int(error.code))
+        }
+    }
+
+    /// Stops the flow; what `prepare` made stays.
+    open func pause() {
+        lock.withLock {
+            manualRunning = false
+            try? graph.stop()
+        }
+    }
+
+    /// Stops the flow and frees what `prepare` made.
+    open func stop() {
+        lock.withLock {
+            manualRunning = false
+            try? graph.stop()
+            try? graph.uninitialize()
+        }
+    }
+
+    /// Clears every node's sound so far; by hand, the timeline goes back to 0.
+    open func reset() {
+        lock.withLock {
+            for node in nodes { node.reset() }
+            manualSampleTime = 0
+        }
+    }
+
+    /// Rendering now: by hand, since `start`; to the device, while the output unit runs
+    /// (an interruption, which stops it, makes this false before Begin is posted).
+    open var isRunning: Bool {
+        lock.withLock {
+            if manual != nil { return manualRunning }
+            return (output?.unit as? OutputUnit)?.isRunning ?? false
+        }
+    }
+
+    var lastRenderTime: AVAudioTime? {
+        lock.withLock {
+            guard let manual, manualRunning else { return nil }
+            return AVAudioTime(sampleTime: manualSampleTime, atRate: manual.format.sampleRate)
+        }
+    }
+
+    // MARK: Manual rendering
+
+    /// From now on the engine renders only when asked: its output node becomes the generic
+    /// output unit in `format` (linear PCM), rendering at most `maximumFrameCount` frames
+    /// a call. The engine must be stopped (else -80801); only `.offline` is provided
+    /// (`.realtime`: -80800). Connections stay; the main mixer's output follows the format.
+    open func enableManualRenderingMode(_ mode: AVAudioEngineManualRenderingMode, format pcmFormat: AVAudioFormat,
+                                        maximumFrameCount: AVAudioFrameCount) throws {
+        try lock.withLock {
+            guard mode == .offline else { throw Self.error(.invalidMode) }
+            guard !isRunning else { throw Self.error(.initialized) }
+            guard let layout = pcmFormat.layout, maximumFrameCount >= 1, maximumFrameCount <= 65536 else {
+                throw NSError(domain: NSOSStatusErrorDomain, code: Int(kAudio_ParamError))
+            }
+            try? graph.uninitialize()
+            manual = (mode, pcmFormat, maximumFrameCount)
+            manualSampleTime = 0
+            manualRunning = false
+            replaceOutput(kind: .genericOutput)
+            try? output?.unit?.setFormat(layout, scope: .output, element: 0)
+            for node in nodes { try? node.unit?.setMaximumFramesPerSlice(max(4096, maximumFrameCount)) }
+            if let mixer { connect(mixer, to: outputNode, format: outputSideFormat()) }
+        }
+    }
+
+    /// Back to the device: the engine stops and is reset; connections stay.
+    open func disableManualRenderingMode() {
+        lock.withLock {
+            guard manual != nil else { return }
+            stop()
+            reset()
+            manual = nil
+            replaceOutput(kind: .remoteIO)
+            if let mixer { connect(mixer, to: outputNode, format: outputSideFormat()) }
+        }
+    }
+
+    /// The output node's unit made again as `kind`, fed by what fed it.
+    private func replaceOutput(kind: UnitKind) {
+        guard let output, let id = output.graphNode else { return }
+        let feeding = ((try? graph.interactions(of: id)) ?? []).compactMap { interaction -> (Int32, UInt32, UInt32)? in
+            if case .connection(let s, let o, let d, let i) = interaction, d == id { return (s, o, i) }
+            return nil
+        }
+        try? graph.removeNode(id)
+        add(output, kind: kind)
+        for (source, bus, input) in feeding {
+            guard let from = nodes.first(where: { $0.graphNode == source }) else { continue }
+            connect(from, to: output, fromBus: AVAudioNodeBus(bus), toBus: AVAudioNodeBus(input), format: nil)
+        }
+    }
+
+    open var isInManualRenderingMode: Bool { lock.withLock { manual != nil } }
+    open var manualRenderingMode: AVAudioEngineManualRenderingMode { lock.withLock { manual?.mode ?? .offline } }
+    /// Outside manual rendering, a format of no rate and no channels, as iOS's.
+    open var manualRenderingFormat: AVAudioFormat {
+        lock.withLock {
+            if let manual { return manual.format }
+            var none = AudioStreamBasicDescription()
+            none.mFormatID = kAudioFormatLinearPCM
+            return AVAudioFormat(unchecked: none)
+        }
+    }
+    open var manualRenderingMaximumFrameCount: AVAudioFrameCount { lock.withLock { manual?.frames ?? 0 } }
+    open var manualRenderingSampleTime: AVAudioFramePosition { lock.withLock { manualSampleTime } }
+
+    /// Renders `numberOfFrames` frames into `buffer` (in the manual format, that many
+    /// frames of capacity at least), in slices of the maximum frame count. Throws -80800
+    /// outside offline rendering, -80802 before `start`, kAudio_ParamError for a buffer
+    /// that cannot take them, a unit's code when one fails (`frameLength` then holds the
+    /// frames made).
+    open func renderOffline(_ numberOfFrames: AVAudioFrameCount, to buffer: AVAudioPCMBuffer) throws
+        -> AVAudioEngineManualRenderingStatus {
+        try lock.withLock {
+            guard let manual, manual.mode == .offline else { throw Self.error(.invalidMode) }
+            guard manualRunning else { throw Self.error(.notRunning) }
+            guard buffer.format.isEqual(manual.format), numberOfFrames <= buffer.frameCapacity,
+                  let unit = output?.unit else {
+                throw NSError(domain: NSOSStatusErrorDomain, code: Int(kAudio_ParamError))
+            }
+            let slice = UnsafeMutableAudioBufferListPointer.allocate(maximumBuffers: buffer.bufferCount)
+            defer { free(slice.unsafeMutablePointer) }
+            var done = 0
+            buffer.frameLength = 0
+            while done < Int(numberOfFrames) {
+                let n = min(Int(manual.frames), Int(numberOfFrames) - done)
+                for b in 0..<buffer.bufferCount {
+                    slice[b] = AudioBuffer(mNumberChannels: UInt32(buffer.bufferCount == 1 ? Int(buffer.format.channelCount) : 1),
+                                           mDataByteSize: UInt32(n * buffer.bytesPerFrame),
+                                           mData: buffer.data(b) + done * buffer.bytesPerFrame)
+                }
+                var stamp = AudioTimeStamp()
+                stamp.mSampleTime = Double(manualSampleTime)
+                stamp.mFlags = AVAudioTime.sampleValid
+                var flags: UInt32 = 0
+                do throws(UnitError) {
+                    try withUnsafePointer(to: &stamp) { stamp throws(UnitError) in
+                        try unit.renderPulled(flags: &flags, timeStamp: UnsafeRawPointer(stamp), bus: 0, frames: UInt32(n),
+                                              list: UnsafeMutableRawPointer(slice.unsafeMutablePointer))
+                    }
+                } catch {
+                    buffer.frameLength = AVAudioFrameCount(done)
+                    throw NSError(domain: NSOSStatusErrorDomain, code: Int(error.rawValue))
+                }
+                done += n
+                manualSampleTime += AVAudioFramePosition(n)
+                buffer.frameLength = AVAudioFrameCount(done)
+            }
+            return .success
+        }
+    }
+
+    static func error(_ code: AVAudioEngineManualRenderingError) -> NSError {
+        NSError(domain: NSOSStatusErrorDomain, code: Int(code.rawValue))
+    }
+}

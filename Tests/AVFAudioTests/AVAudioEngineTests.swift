@@ -1,0 +1,163 @@
+import AVFAudio
+import CAudioToolbox
+import Foundation
+import Testing
+
+// AVAudioEngine rendered by hand, in the call order of Apple's offline-rendering sample
+// (attach and connect, enableManualRenderingMode while stopped, start, schedule, play,
+// then renderOffline in a loop): a player node's buffer through the main mixer measured
+// in what comes out (each side's tone at its level, the silence after it, the volume and
+// pan applied at the mixer, a looping buffer without a gap, a buffer that interrupts), the
+// completion handlers, and the codes of renderOffline's refusals.
+
+private let rate = 44100.0
+
+private func standard() throws -> AVAudioFormat {
+    try #require(AVAudioFormat(standardFormatWithSampleRate: rate, channels: 2))
+}
+
+/// `frames` frames of 440 Hz on the left and 660 Hz on the right, at 0.5.
+private func tones(_ frames: Int, left hzLeft: Double = 440, right hzRight: Double = 660) throws -> AVAudioPCMBuffer {
+    let buffer = try #require(AVAudioPCMBuffer(pcmFormat: try standard(), frameCapacity: AVAudioFrameCount(frames)))
+    for i in 0..<frames {
+        buffer.floatChannelData![0][i] = Float(0.5 * sin(2 * Double.pi * hzLeft * Double(i) / rate))
+        buffer.floatChannelData![1][i] = Float(0.5 * sin(2 * Double.pi * hzRight * Double(i) / rate))
+    }
+    buffer.frameLength = AVAudioFrameCount(frames)
+    return buffer
+}
+
+/// One Goertzel bin: the amplitude of `hz` in x[range].
+private func level(_ x: UnsafePointer<Float>, _ range: Range<Int>, hz: Double) -> Double {
+    var re = 0.0, im = 0.0
+    for i in range {
+        let angle = 2 * Double.pi * hz * Double(i) / rate
+        re += Double(x[i]) * cos(angle)
+        im -= Double(x[i]) * sin(angle)
+    }
+    return 2 * (re * re + im * im).squareRoot() / Double(range.count)
+}
+
+private func peak(_ x: UnsafePointer<Float>, _ range: Range<Int>) -> Float { range.map { abs(x[$0]) }.max() ?? 0 }
+
+/// An engine: player -> main mixer -> output, rendering by hand, started.
+private func offlineEngine(_ player: AVAudioPlayerNode, maximumFrames: AVAudioFrameCount = 4096) throws -> AVAudioEngine {
+    let engine = AVAudioEngine()
+    engine.attach(player)
+    engine.connect(player, to: engine.mainMixerNode, format: try standard())
+    try engine.enableManualRenderingMode(.offline, format: try standard(), maximumFrameCount: maximumFrames)
+    try engine.start()
+    return engine
+}
+
+/// Renders `frames` frames into one buffer, a render call of at most the maximum at a time.
+private func render(_ engine: AVAudioEngine, _ frames: Int) throws -> AVAudioPCMBuffer {
+    let out = try #require(AVAudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: AVAudioFrameCount(frames)))
+    let chunk = try #require(AVAudioPCMBuffer(pcmFormat: engine.manualRenderingFormat,
+                                              frameCapacity: engine.manualRenderingMaximumFrameCount))
+    var done = 0
+    while done < frames {
+        let n = min(Int(engine.manualRenderingMaximumFrameCount), frames - done)
+        #expect(try engine.renderOffline(AVAudioFrameCount(n), to: chunk) == .success)
+        #expect(chunk.frameLength == AVAudioFrameCount(n))
+        for c in 0..<2 { out.floatChannelData![c].advanced(by: done).update(from: chunk.floatChannelData![c], count: n) }
+        done += n
+    }
+    out.frameLength = AVAudioFrameCount(frames)
+    return out
+}
+
+/// Waits (without a deadline that counts as a result) for the semaphore: the handler runs
+/// on the player unit's worker thread.
+private func waitFor(_ done: DispatchSemaphore) -> Bool { done.wait(timeout: .now() + 10) == .success }
+
+@Suite("AVAudioEngine, rendered by hand")
+struct AVAudioEngineTests {
+    @Test("a player's buffer through the main mixer: its tones, then silence; the handler runs")
+    func playerThroughMixer() throws {
+        let player = AVAudioPlayerNode()
+        let engine = try offlineEngine(player)
+        #expect(engine.isInManualRenderingMode && engine.isRunning && engine.manualRenderingSampleTime == 0)
+        let done = DispatchSemaphore(value: 0)
+        player.scheduleBuffer(try tones(44100)) { done.signal() }
+        player.play()
+        #expect(player.isPlaying)
+        let out = try render(engine, 66150)
+        #expect(engine.manualRenderingSampleTime == 66150)
+        let left = out.floatChannelData![0], right = out.floatChannelData![1]
+        let l = level(left, 4410..<39690, hz: 440), r = level(right, 4410..<39690, hz: 660)
+        #expect(abs(20 * log10(l / 0.5)) < 0.1 && abs(20 * log10(r / 0.5)) < 0.1,
+                "each side's tone at 0.5 through the mixer (\(l), \(r))")
+        #expect(level(left, 4410..<39690, hz: 660) < 1e-4, "the left side has none of the right's tone")
+        #expect(peak(left, 44100..<66150) == 0 && peak(right, 44100..<66150) == 0, "silence after the buffer")
+        #expect(waitFor(done), "the completion handler ran")
+    }
+
+    @Test("volume and pan are the mixer's, on the player's bus")
+    func volumeAndPan() throws {
+        let player = AVAudioPlayerNode()
+        let engine = try offlineEngine(player)
+        player.volume = 0.5
+        player.scheduleBuffer(try tones(44100, left: 440, right: 440))
+        player.play()
+        var out = try render(engine, 22050)
+        let half = level(out.floatChannelData![0], 4410..<22050, hz: 440)
+        #expect(abs(20 * log10(half / 0.5) + 6.02) < 0.1, "volume 0.5 is -6.02 dB (\(20 * log10(half / 0.5)))")
+        player.volume = 1
+        player.pan = -1
+        out = try render(engine, 22050)
+        let l = level(out.floatChannelData![0], 4410..<22050, hz: 440), r = level(out.floatChannelData![1], 4410..<22050, hz: 440)
+        #expect(r < 1e-3 && l > 0.45, "hard left: the right side silent (\(l), \(r))")
+        #expect(player.volume == 1 && player.pan == -1)
+    }
+
+    @Test("a looping buffer plays without a gap until a buffer interrupts it; stop runs the handlers")
+    func loopsAndInterrupts() throws {
+        let player = AVAudioPlayerNode()
+        let engine = try offlineEngine(player, maximumFrames: 1024)
+        let looped = DispatchSemaphore(value: 0)
+        // 0.1 s of 441 Hz (44.1 periods: whole periods loop seamlessly at 4410 frames).
+        player.scheduleBuffer(try tones(4410, left: 500, right: 500), at: nil, options: .loops) { looped.signal() }
+        player.play()
+        let out = try render(engine, 44100)
+        let windows = stride(from: 0, to: 44100, by: 441).map { peak(out.floatChannelData![0], $0..<($0 + 441)) }
+        #expect(windows.allSatisfy { $0 > 0.45 }, "every 10 ms of a second of the loop sounds (least \(windows.min()!))")
+        // Interrupting: the new buffer at once, the loop's handler run.
+        player.scheduleBuffer(try tones(22050, left: 1000, right: 1000), at: nil, options: .interrupts)
+        #expect(waitFor(looped), "the interrupted loop's handler ran")
+        let after = try render(engine, 22050)
+        #expect(level(after.floatChannelData![0], 2205..<22050, hz: 1000) > 0.45
+                && level(after.floatChannelData![0], 2205..<22050, hz: 500) < 1e-3, "the new buffer, and no more loop")
+        let stopped = DispatchSemaphore(value: 0)
+        player.scheduleBuffer(try tones(441000)) { stopped.signal() }
+        player.stop()
+        #expect(!player.isPlaying && waitFor(stopped), "stop runs what it drops")
+        let silent = try render(engine, 4096)
+        #expect(peak(silent.floatChannelData![0], 0..<4096) == 0, "nothing plays after stop")
+    }
+
+    @Test("renderOffline's refusals: not by hand, not started, a buffer that cannot take it")
+    func refusals() throws {
+        let engine = AVAudioEngine()
+        let buffer = try #require(AVAudioPCMBuffer(pcmFormat: try standard(), frameCapacity: 512))
+        func code(_ body: () throws -> Void) -> Int? {
+            do { try body(); return nil } catch let error as NSError { return error.code }
+        }
+        #expect(code { _ = try engine.renderOffline(512, to: buffer) } == -80800)
+        #expect(engine.manualRenderingFormat.sampleRate == 0 && engine.manualRenderingMaximumFrameCount == 0)
+        #expect(code { try engine.enableManualRenderingMode(.realtime, format: try standard(), maximumFrameCount: 512) } == -80800)
+        try engine.enableManualRenderingMode(.offline, format: try standard(), maximumFrameCount: 512)
+        _ = engine.mainMixerNode
+        #expect(code { _ = try engine.renderOffline(512, to: buffer) } == -80802)
+        try engine.start()
+        #expect(code { try engine.enableManualRenderingMode(.offline, format: try standard(), maximumFrameCount: 512) } == -80801)
+        #expect(code { _ = try engine.renderOffline(1024, to: buffer) } == Int(kAudio_ParamError))
+        let monoFormat = try #require(AVAudioFormat(standardFormatWithSampleRate: rate, channels: 1))
+        let mono = try #require(AVAudioPCMBuffer(pcmFormat: monoFormat, frameCapacity: 512))
+        #expect(code { _ = try engine.renderOffline(512, to: mono) } == Int(kAudio_ParamError))
+        #expect(try engine.renderOffline(512, to: buffer) == .success && buffer.frameLength == 512)
+        #expect(peak(buffer.floatChannelData![0], 0..<512) == 0, "an engine with nothing playing renders silence")
+        engine.stop()
+        #expect(!engine.isRunning)
+    }
+}

@@ -1,0 +1,55 @@
+// A file played through AVAudioEngine as iOS apps do it: a player node into the main
+// mixer, the file read with AVAudioFile into a PCM buffer and scheduled, the engine
+// started, the player playing. Prints for the test:
+//   loaded frames=<n> rate=<Hz>
+//   began running=<Bool> main=<Bool>          (interruptible: the engine when Began is posted)
+//   restarted <Bool>                          (after Ended: engine.start() and play())
+//   finished running=<Bool>                   (the buffer's completion handler ran)
+// and exits 0 after the handler; 2 if it never ran, 1 on an error.
+//   EngineApp FILE [interruptible]
+import AVFoundation
+
+setvbuf(stdout, nil, _IOLBF, 0)
+let arguments = CommandLine.arguments
+let interruptible = arguments.count > 2 && arguments[2] == "interruptible"
+let engine = AVAudioEngine()
+let player = AVAudioPlayerNode()
+var finished = false
+let observer = NotificationCenter.default.addObserver(forName: AVAudioSession.interruptionNotification, object: nil,
+                                                      queue: nil) { note in
+    guard let type = note.userInfo?[AVAudioSessionInterruptionTypeKey] as? UInt else { return }
+    if type == AVAudioSession.InterruptionType.began.rawValue {
+        print("began running=\(engine.isRunning) main=\(Thread.isMainThread)")
+    } else {
+        // As apps do after an interruption: the engine again, then the player.
+        let started = (try? engine.start()) != nil
+        player.play()
+        print("restarted \(started && engine.isRunning)")
+    }
+}
+do {
+    try AVAudioSession.sharedInstance().setCategory(interruptible ? .playback : .ambient)
+    let file = try AVAudioFile(forReading: URL(fileURLWithPath: arguments[1]))
+    guard let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(file.length))
+    else { print("no buffer"); exit(1) }
+    try file.read(into: buffer)
+    print("loaded frames=\(buffer.frameLength) rate=\(Int(file.processingFormat.sampleRate))")
+    engine.attach(player)
+    engine.connect(player, to: engine.mainMixerNode, format: buffer.format)
+    engine.prepare()
+    try engine.start()
+    player.scheduleBuffer(buffer) { DispatchQueue.main.async { finished = true } }
+    player.play()
+    let deadline = Date(timeIntervalSinceNow: 30)
+    while !finished && Date() < deadline { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05)) }
+    // The handler comes once the player has taken the data: let the device play it out.
+    let tail = Date(timeIntervalSinceNow: 0.3)
+    while Date() < tail { _ = RunLoop.main.run(mode: .default, before: tail) }
+    print("finished running=\(engine.isRunning)")
+    engine.stop()
+    NotificationCenter.default.removeObserver(observer)
+    exit(finished ? 0 : 2)
+} catch {
+    print("error \((error as NSError).domain) \((error as NSError).code)")
+    exit(1)
+}
