@@ -78,7 +78,9 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
         }
         node.attachedEngine = self
         node.graphNode = id
+        node.handle = handle
         node.unit = ProgramUnits().unit(handle)
+        if let unit = node.unit { node.unitMade(unit) }
         if let frames = manual?.frames { try? node.unit?.setMaximumFramesPerSlice(max(4096, frames)) }
     }
 

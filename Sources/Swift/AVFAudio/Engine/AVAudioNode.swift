@@ -16,11 +16,41 @@ open class AVAudioNode: NSObject, @unchecked Sendable {
     weak var attachedEngine: AVAudioEngine?
     var graphNode: Int32?
     var unit: (any AudioUnitInstance)?
+    /// The unit's handle (an AudioUnit in C) while attached.
+    var handle: UInt = 0
+    /// Global parameter values set while no unit exists: applied when one is made.
+    private var stored: [UInt32: Float] = [:]
+    private let storedLock = NSLock()
 
     init(kind: UnitKind) {
         self.kind = kind
         super.init()
     }
+
+    /// A global parameter: the unit's value, or the one stored for it, or `initial`.
+    func parameter(_ id: UInt32, initial: Float) -> Float {
+        if let unit, let value = try? unit.parameter(id, scope: .global, element: 0) { return value }
+        return storedLock.withLock { stored[id] } ?? initial
+    }
+
+    /// Sets a global parameter on the unit, or keeps it for the unit to come (held to its
+    /// range by the unit when applied).
+    func setParameter(_ id: UInt32, _ value: Float) {
+        storedLock.withLock { stored[id] = value }
+        try? unit?.setParameter(id, scope: .global, element: 0, value: value, offset: 0)
+    }
+
+    /// Called by the engine once the node's unit is made, uninitialized: what the node
+    /// was given before goes to the unit.
+    func unitMade(_ unit: any AudioUnitInstance) {
+        configure(unit)
+        for (id, value) in storedLock.withLock({ stored }) {
+            try? unit.setParameter(id, scope: .global, element: 0, value: value, offset: 0)
+        }
+    }
+
+    /// A kind's own set-up of a new unit (a band count) before the stored values.
+    func configure(_ unit: any AudioUnitInstance) {}
 
     open var engine: AVAudioEngine? { attachedEngine }
 
