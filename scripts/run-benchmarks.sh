@@ -187,6 +187,10 @@ cc -std=gnu11 -O2 -Wall -Wextra -o "$out/bench_player_queue" "$here/bench/bench_
     > "$out/avf-bench-build.log" 2>&1) || { echo "avf-bench does not build (log: $out/avf-bench-build.log)"; exit 1; }
 avf_bench=$(cd "$here" && swift build -c release --disable-local-rpath -Xswiftc -no-toolchain-stdlib-rpath \
     --show-bin-path)/avf-bench
+# AVAudioEngine rendering 60 s by hand through an EQ band and a reverb, against the same
+# units as an AUGraph driven through the C API.
+AUDIOTOOLBOX_BACKEND=virtual AUDIOTOOLBOX_ARBITER=local LD_LIBRARY_PATH=$prefix/lib/audiotoolbox/swift \
+    "$avf_bench" engine-offline 60
 sox -n -r 44100 -c 2 -b 16 "$out/player.wav" synth 1.0 sine 440 vol 0.5
 rm -rf "$out/vcard-player"
 (

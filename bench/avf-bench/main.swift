@@ -4,6 +4,12 @@
 // the delegate's call). Prints "start NS cpu MS": CLOCK_MONOTONIC at play() and the
 // process's CPU time at the end, as bench_player_queue.c does for the same file through
 // an audio queue directly.
+//   avf-bench engine-offline SECONDS
+// Offline rendering through effects: SECONDS of stereo sound from a player node through
+// an EQ band and a reverb into the main mixer, by AVAudioEngine's manual rendering and
+// by the same units in an AUGraph driven through the C API (AUScheduledSoundPlayer ->
+// AUNBandEQ -> AUReverb2 -> AUMultiChannelMixer -> GenericOutput, AudioUnitRender).
+// Prints each one's time, their ratio (goal: at most 1.1), the fastest of 5 alternated.
 //   avf-bench burst FILE COUNT mix|queues
 // A game's effects: COUNT players of FILE, one started every 20 ms, each dropped once it
 // has finished. "mix" plays them as the library does (the players' mix); "queues" sets
@@ -30,6 +36,10 @@ func usage() -> (cpu: Double, rss: Int) {
 
 let arguments = CommandLine.arguments
 let done = Done()
+if arguments.count == 3 && arguments[1] == "engine-offline" {
+    engineOffline(seconds: Int(arguments[2]) ?? 60)
+    exit(0)
+}
 if arguments.count == 5 && arguments[1] == "burst" {
     let url = URL(fileURLWithPath: arguments[2])
     let count = Int(arguments[3]) ?? 0
