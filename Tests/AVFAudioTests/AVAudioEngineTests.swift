@@ -278,3 +278,39 @@ struct AVAudioEngineEffectTests {
         #expect(distortion.preGain == 20 && diff > 0 && diff <= 1, "all wet, the soft clip holds it within full scale")
     }
 }
+
+@Suite("AVAudioPlayerNode files, rendered by hand")
+struct AVAudioPlayerNodeFileTests {
+    @Test("scheduleFile plays the file; scheduleSegment its frames from a start; a bad start runs the handler")
+    func files() throws {
+        let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("engine-file-\(getpid()).caf")
+        defer { try? FileManager.default.removeItem(at: url) }
+        do {
+            let file = try AVAudioFile(forWriting: url, settings: [AVFormatIDKey: Int(kAudioFormatLinearPCM), AVSampleRateKey: rate,
+                                                                   AVNumberOfChannelsKey: 2, AVLinearPCMBitDepthKey: 32,
+                                                                   AVLinearPCMIsFloatKey: true])
+            // Half a second of 440 Hz, then half a second of 880 Hz (left); 660 Hz right.
+            try file.write(from: try tones(22050, left: 440))
+            let high = try tones(44100, left: 880)
+            high.frameLength = 22050
+            try file.write(from: high)
+        }
+        let file = try AVAudioFile(forReading: url)
+        let player = AVAudioPlayerNode()
+        let engine = try offlineEngine(player)
+        let whole = DispatchSemaphore(value: 0)
+        player.scheduleFile(file, at: nil) { whole.signal() }
+        // The second half again, from frame 22050: 880 Hz.
+        player.scheduleSegment(file, startingFrame: 22050, frameCount: 22050, at: nil)
+        player.play()
+        let out = try render(engine, 88200)
+        let left = out.floatChannelData![0]
+        #expect(level(left, 2205..<19845, hz: 440) > 0.45 && level(left, 24255..<41895, hz: 880) > 0.45,
+                "the file: 440 Hz then 880 Hz")
+        #expect(level(left, 46305..<63945, hz: 880) > 0.45 && peak(left, 66150..<88200) == 0, "the segment: 880 Hz, then silence")
+        #expect(waitFor(whole) && file.framePosition == 0, "the file's handler ran; its own position did not move")
+        let refused = DispatchSemaphore(value: 0)
+        player.scheduleSegment(file, startingFrame: -5, frameCount: 100, at: nil) { refused.signal() }
+        #expect(waitFor(refused), "a start before 0: nothing scheduled, the handler at once")
+    }
+}

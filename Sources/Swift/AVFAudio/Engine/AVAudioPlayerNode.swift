@@ -158,6 +158,38 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
         for item in gone { finish(item) }
     }
 
+    /// The whole file, from its start, after what is scheduled.
+    open func scheduleFile(_ file: AVAudioFile, at when: AVAudioTime?, completionHandler: AVAudioNodeCompletionHandler? = nil) {
+        scheduleSegment(file, startingFrame: 0, frameCount: AVAudioFrameCount(clamping: max(0, file.length)), at: when,
+                        completionHandler: completionHandler)
+    }
+
+    /// `numberFrames` frames of the file from `startFrame` (fewer at its end), decoded now
+    /// into a buffer in the file's processing format (which must be the player's) and
+    /// scheduled as one. The file's own read position does not move. A start before 0 or
+    /// past the end, or a file that cannot be read again, schedules nothing: the handler
+    /// runs at once.
+    open func scheduleSegment(_ file: AVAudioFile, startingFrame startFrame: AVAudioFramePosition,
+                              frameCount numberFrames: AVAudioFrameCount, at when: AVAudioTime?,
+                              completionHandler: AVAudioNodeCompletionHandler? = nil) {
+        let length = file.length
+        guard startFrame >= 0, startFrame < length, numberFrames > 0,
+              let reader = try? AVAudioFile(forReading: file.url, commonFormat: file.processingFormat.commonFormat,
+                                            interleaved: file.processingFormat.isInterleaved),
+              let buffer = AVAudioPCMBuffer(pcmFormat: reader.processingFormat,
+                                            frameCapacity: AVAudioFrameCount(min(Int64(numberFrames), length - startFrame)))
+        else {
+            completionHandler?()
+            return
+        }
+        reader.framePosition = startFrame
+        guard (try? reader.read(into: buffer)) != nil, buffer.frameLength > 0 else {
+            completionHandler?()
+            return
+        }
+        scheduleBuffer(buffer, at: when, options: [], completionHandler: completionHandler)
+    }
+
     // MARK: Playing
 
     /// Starts the player's timeline at the next render (`when` is not used yet: the
