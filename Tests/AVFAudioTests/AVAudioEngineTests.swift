@@ -314,3 +314,43 @@ struct AVAudioPlayerNodeFileTests {
         #expect(waitFor(refused), "a start before 0: nothing scheduled, the handler at once")
     }
 }
+
+/// What a tap block was given, from its thread.
+private final class Deliveries: @unchecked Sendable {
+    private var items: [([Float], Int64, Bool)] = []
+    private let lock = NSLock()
+    func add(_ item: ([Float], Int64, Bool)) -> Int { lock.withLock { items.append(item); return items.count } }
+    var all: [([Float], Int64, Bool)] { lock.withLock { items } }
+}
+
+@Suite("AVAudioNode taps, rendered by hand")
+struct AVAudioNodeTapTests {
+    @Test("a tap on the main mixer gets exactly the frames rendered, in order, with their sample times, off the render thread")
+    func mixerTap() throws {
+        let player = AVAudioPlayerNode()
+        let engine = try offlineEngine(player, maximumFrames: 1024)
+        let got = Deliveries()
+        let ten = DispatchSemaphore(value: 0)
+        engine.mainMixerNode.installTap(onBus: 0, bufferSize: 4410, format: nil) { buffer, time in
+            let count = got.add((Array(UnsafeBufferPointer(start: buffer.floatChannelData![1], count: Int(buffer.frameLength))),
+                                 time.sampleTime, Thread.isMainThread))
+            if count == 10 { ten.signal() }
+        }
+        player.scheduleBuffer(try tones(44100))
+        player.play()
+        let out = try render(engine, 44100)
+        #expect(waitFor(ten), "ten buffers of 4410 came")
+        engine.mainMixerNode.removeTap(onBus: 0)
+        let deliveries = got.all
+        #expect(deliveries.map(\.1) == (0..<10).map { Int64($0 * 4410) }, "sample times 0, 4410, ...")
+        #expect(!deliveries.contains { $0.2 }, "not on the main thread")
+        let tapped = deliveries.flatMap(\.0)
+        let rendered = Array(UnsafeBufferPointer(start: out.floatChannelData![1], count: 44100))
+        #expect(tapped == rendered, "the tap's frames are the frames rendered")
+        // Removed: no more calls, and the node takes a tap again.
+        _ = try render(engine, 8820)
+        #expect(got.all.count == 10)
+        engine.mainMixerNode.installTap(onBus: 0, bufferSize: 1000, format: nil) { _, _ in }
+        engine.mainMixerNode.removeTap(onBus: 0)
+    }
+}

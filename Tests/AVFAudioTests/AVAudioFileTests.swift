@@ -213,3 +213,16 @@ struct AVAudioFileTests {
         #expect(file.length == 1000)
     }
 }
+
+@Suite("AVAudioFile written with a format's own settings")
+struct AVAudioFileSettingsTests {
+    @Test("a deinterleaved Float32 format's settings write an interleaved file, as iOS does")
+    func deinterleavedSettings() throws {
+        let format = try #require(AVAudioFormat(standardFormatWithSampleRate: 48000, channels: 2))
+        let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("settings-\(getpid()).caf")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let file = try AVAudioFile(forWriting: url, settings: format.settings)
+        #expect(file.fileFormat.isInterleaved && file.fileFormat.commonFormat == .pcmFormatFloat32)
+        #expect(file.processingFormat == format)
+    }
+}

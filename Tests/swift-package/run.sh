@@ -325,6 +325,26 @@ PY
         fail "AVAudioEngine at the card: exit $status, card: ${heard:-nothing}; app: $(tr '\n' ' ' < "$out/engine.out")"
     fi
 
+    # The engine's real-time thread, watched (Tests/c/rt_watch.c, preloaded) while a tap
+    # on the main mixer records what plays to a file and the player's volume and pan move:
+    # no allocation, lock or wait on it; the tap's file holds the sound.
+    if [ -f "$out/rt_watch.so" ]; then
+        "$prefix/bin/vcard" record-reset
+        LD_PRELOAD=$out/rt_watch.so RTWATCH_REPORT=$out/rtwatch-engine.txt "$bin/EngineApp" "$out/tone3.wav" tap \
+            "$out/engine-tap.caf" > "$out/engine-tap.out" 2>&1
+        status=$?
+        watched=$(cat "$out/rtwatch-engine.txt" 2>/dev/null)
+        tapped=$(sed -n 's/^tapped frames=//p' "$out/engine-tap.out")
+        if [ "$status" -eq 0 ] && [[ "$watched" =~ periods=([0-9]+)\ allocations=0\ frees=0\ lockwaits=0\ shared=0\ blocking=0 ]] &&
+                [ "${BASH_REMATCH[1]}" -ge 60 ] && [ "${tapped:-0}" -ge 120000 ]; then
+            pass "AVAudioEngine: with a tap recording the mix to a file, the real-time thread allocates, locks and waits for nothing ($watched); the tap wrote $tapped frames"
+        else
+            fail "AVAudioEngine real time with a tap: exit $status, ${watched:-no report}; app: $(tr '\n' ' ' < "$out/engine-tap.out")"
+        fi
+    else
+        fail "AVAudioEngine real time: rt_watch.so was not built"
+    fi
+
     # The engine interrupted by a C program through audiosessiond: not running when Began
     # is posted; start() and play() after Ended run it again and the buffer plays out.
     "$prefix/bin/vcard" record-reset

@@ -54,12 +54,16 @@ open class AVAudioFile: NSObject, @unchecked Sendable {
     }
 
     /// Makes the file (emptied if it exists) in the format the settings describe (as
-    /// AVAudioFormat(settings:) reads them), of the type AVAudioFileTypeKey names or else
+    /// AVAudioFormat(settings:) reads them; linear PCM always interleaved), of the type AVAudioFileTypeKey names or else
     /// the extension says (.wav, .aif/.aiff, .m4a/.mp4/.aac, anything else CAF).
     /// AVEncoderBitRateKey sets an AAC file's bit rate.
     public init(forWriting fileURL: URL, settings: [String: Any], commonFormat format: AVAudioCommonFormat,
                 interleaved: Bool) throws {
-        guard let onDisk = AVAudioFormat(settings: settings),
+        // Linear PCM files hold their samples interleaved, as iOS writes them whatever
+        // the settings say (a format's own settings ask for deinterleaved Float32).
+        var wanted = settings
+        if (settings[AVLinearPCMIsNonInterleaved] as? Bool) == true { wanted[AVLinearPCMIsNonInterleaved] = false }
+        guard let onDisk = AVAudioFormat(settings: wanted),
               let processing = AVAudioFormat(commonFormat: format, sampleRate: onDisk.sampleRate,
                                              channels: onDisk.channelCount, interleaved: interleaved)
         else { throw AVAudioFile.error(.unsupportedDataFormat) }

@@ -5,13 +5,17 @@
 //   began running=<Bool> main=<Bool>          (interruptible: the engine when Began is posted)
 //   restarted <Bool>                          (after Ended: engine.start() and play())
 //   finished running=<Bool>                   (the buffer's completion handler ran)
+//   tapped frames=<n>                         (tap: the frames the tap wrote to TAPFILE)
 // and exits 0 after the handler; 2 if it never ran, 1 on an error.
-//   EngineApp FILE [interruptible]
+//   EngineApp FILE [interruptible | tap TAPFILE]
+// "tap": the main mixer's output recorded to TAPFILE (CAF) by a tap while it plays, as
+// apps record what they play; the player's volume and pan moved meanwhile.
 import AVFoundation
 
 setvbuf(stdout, nil, _IOLBF, 0)
 let arguments = CommandLine.arguments
 let interruptible = arguments.count > 2 && arguments[2] == "interruptible"
+let tapPath = arguments.count > 3 && arguments[2] == "tap" ? arguments[3] : nil
 let engine = AVAudioEngine()
 let player = AVAudioPlayerNode()
 var finished = false
@@ -38,14 +42,40 @@ do {
     engine.connect(player, to: engine.mainMixerNode, format: buffer.format)
     engine.prepare()
     try engine.start()
+    var tapFile: AVAudioFile?
+    if let tapPath {
+        let format = engine.mainMixerNode.outputFormat(forBus: 0)
+        let file = try AVAudioFile(forWriting: URL(fileURLWithPath: tapPath), settings: format.settings)
+        tapFile = file
+        engine.mainMixerNode.installTap(onBus: 0, bufferSize: 4096, format: format) { tapped, _ in
+            try? file.write(from: tapped)
+        }
+    }
     player.scheduleBuffer(buffer) { DispatchQueue.main.async { finished = true } }
     player.play()
     let deadline = Date(timeIntervalSinceNow: 30)
-    while !finished && Date() < deadline { _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05)) }
+    var turn = 0
+    while !finished && Date() < deadline {
+        _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.05))
+        if tapPath != nil {
+            // A listener's hand on the controls while the tap records.
+            turn += 1
+            player.volume = turn % 2 == 0 ? 1 : 0.8
+            player.pan = turn % 3 == 0 ? -0.2 : 0.2
+        }
+    }
     // The handler comes once the player has taken the data: let the device play it out.
     let tail = Date(timeIntervalSinceNow: 0.3)
     while Date() < tail { _ = RunLoop.main.run(mode: .default, before: tail) }
     print("finished running=\(engine.isRunning)")
+    if let tapFile {
+        engine.mainMixerNode.removeTap(onBus: 0)
+        print("tapped frames=\(tapFile.length)")
+        tapFile.close()
+        // The engine is left running to the exit: what the real-time watch reads is the
+        // steady state, not the I/O thread's teardown after its last period.
+        exit(finished ? 0 : 2)
+    }
     engine.stop()
     NotificationCenter.default.removeObserver(observer)
     exit(finished ? 0 : 2)

@@ -506,19 +506,16 @@ public final class MatrixMixerUnit: AudioUnitInstance, DeclaredParameters, @unch
 
     /// Pulls every enabled input and makes every output channel into `storage.mixed`.
     private func mix(_ storage: Storage, timeStamp: UnsafeRawPointer, frames: Int, metered: Bool) throws(UnitError) {
-        for (b, scratch) in storage.pulled.enumerated() {
+        // Index loops: no iterator on the render path, even built unoptimized.
+        for b in 0..<storage.pulled.count {
+            let scratch = storage.pulled[b]
             let channels = storage.inputLayouts[b].channels, first = storage.inputFirst[b]
             guard storage.enables[b].load(ordering: .relaxed), let callback = storage.callbacks[b] else {
                 for c in 0..<channels { storage.inputs[first + c] = storage.silence }
                 continue
             }
             let input = scratch.list
-            for (i, buffer) in scratch.buffers.enumerated() {
-                let entry = input + 8 + 16 * i
-                entry.storeBytes(of: UInt32(1), as: UInt32.self)
-                entry.storeBytes(of: UInt32(frames * 4), toByteOffset: 4, as: UInt32.self)
-                entry.storeBytes(of: buffer, toByteOffset: 8, as: UnsafeMutableRawPointer.self)
-            }
+            scratch.present(bytes: UInt32(frames * 4), channelsPerBuffer: 1)
             var inputFlags: UInt32 = 0
             let status = callback.call(&inputFlags, timeStamp, UInt32(b), UInt32(frames), input)
             if status != 0 {

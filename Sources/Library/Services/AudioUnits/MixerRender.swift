@@ -258,12 +258,7 @@ extension MixerUnit {
         let layout = pipe.layout
         let list = pipe.scratch.list
         let bytes = UInt32(frames * layout.bytesPerFrame)
-        for (index, buffer) in pipe.scratch.buffers.enumerated() {
-            let entry = list + 8 + 16 * index
-            entry.storeBytes(of: UInt32(layout.channelsPerBuffer), as: UInt32.self)
-            entry.storeBytes(of: bytes, toByteOffset: 4, as: UInt32.self)
-            entry.storeBytes(of: buffer, toByteOffset: 8, as: UnsafeMutableRawPointer.self)
-        }
+        pipe.scratch.present(bytes: bytes, channelsPerBuffer: UInt32(layout.channelsPerBuffer))
         var callFlags: UInt32 = 0
         let status = callback.call(&callFlags, timeStamp, bus, UInt32(frames), list)
         guard status == 0 else { return status }

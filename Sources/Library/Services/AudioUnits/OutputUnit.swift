@@ -556,15 +556,35 @@ final class IORun: @unchecked Sendable {
 final class Scratch {
     let buffers: [UnsafeMutableRawPointer]
     let list: UnsafeMutableRawPointer
+    /// The buffers again as plain memory, for the render path (see `present`).
+    private let pointers: UnsafeMutablePointer<UnsafeMutableRawPointer>
+    private let count: Int
 
     init(count: Int, bytes: Int) {
         buffers = (0..<count).map { _ in UnsafeMutableRawPointer.allocate(byteCount: max(16, bytes), alignment: 16) }
         list = UnsafeMutableRawPointer.allocate(byteCount: 8 + 16 * count, alignment: 8)
         list.storeBytes(of: UInt32(count), as: UInt32.self)
+        self.count = count
+        pointers = .allocate(capacity: max(1, count))
+        pointers.initialize(from: buffers, count: count)
     }
 
     deinit {
         for buffer in buffers { buffer.deallocate() }
         list.deallocate()
+        pointers.deallocate()
+    }
+
+    /// Points the list's entries at this scratch's buffers, `bytes` long and
+    /// `channelsPerBuffer` wide each: what a pull hands its source to fill. Plain loops
+    /// over plain memory: a program's debug build compiles this code unoptimized, where an
+    /// iterator over the array allocates on the render thread.
+    func present(bytes: UInt32, channelsPerBuffer: UInt32) {
+        for i in 0..<count {
+            let entry = list + 8 + 16 * i
+            entry.storeBytes(of: channelsPerBuffer, as: UInt32.self)
+            entry.storeBytes(of: bytes, toByteOffset: 4, as: UInt32.self)
+            entry.storeBytes(of: pointers[i], toByteOffset: 8, as: UnsafeMutableRawPointer.self)
+        }
     }
 }

@@ -42,12 +42,7 @@ extension OutputUnit {
         let program = plan.programOut
         let list = scratch.list
         let bytes = UInt32(Int(frames) * program.bytesPerFrame)
-        for (index, buffer) in scratch.buffers.enumerated() {
-            let entry = list + 8 + 16 * index
-            entry.storeBytes(of: UInt32(program.channelsPerBuffer), as: UInt32.self)
-            entry.storeBytes(of: bytes, toByteOffset: 4, as: UInt32.self)
-            entry.storeBytes(of: buffer, toByteOffset: 8, as: UnsafeMutableRawPointer.self)
-        }
+        scratch.present(bytes: bytes, channelsPerBuffer: UInt32(program.channelsPerBuffer))
         plan.notifies.call(RenderAction.preRender, flags: flags.pointee, timeStamp, bus: bus, frames: frames, outputList)
         var renderFlags: UInt32 = 0
         let status = render.call(&renderFlags, timeStamp, 0, frames, list)

@@ -78,12 +78,7 @@ final class PulledResampler {
         let list = scratch.list
         let frames = want
         let bytes = UInt32(frames * program.bytesPerFrame)
-        for (index, buffer) in scratch.buffers.enumerated() {
-            let entry = list + 8 + 16 * index
-            entry.storeBytes(of: UInt32(program.channelsPerBuffer), as: UInt32.self)
-            entry.storeBytes(of: bytes, toByteOffset: 4, as: UInt32.self)
-            entry.storeBytes(of: buffer, toByteOffset: 8, as: UnsafeMutableRawPointer.self)
-        }
+        scratch.present(bytes: bytes, channelsPerBuffer: UInt32(program.channelsPerBuffer))
         TimeStampWriter.write(stamp, sampleTime: time, hostTime: hostTime)
         var flags: UInt32 = 0
         let status = render.call(&flags, stamp, bus, UInt32(frames), list)

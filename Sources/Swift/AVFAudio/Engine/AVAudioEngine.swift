@@ -89,6 +89,7 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
         lock.withLock {
             guard node.attachedEngine === self, let id = node.graphNode else { return }
             (node as? AVAudioPlayerNode)?.stop()
+            for bus in node.taps.withLock({ Array($0.keys) }) { node.removeTap(onBus: bus) }
             try? graph.removeNode(id)
             if graph.isInitialized { try? graph.update() }
             node.attachedEngine = nil

@@ -1,6 +1,7 @@
 internal import AudioUnits
 public import CAudioToolbox
 public import Foundation
+internal import Locking
 
 public typealias AVAudioNodeBus = Int
 public typealias AVAudioNodeCompletionHandler = @Sendable () -> Void
@@ -21,6 +22,9 @@ open class AVAudioNode: NSObject, @unchecked Sendable {
     /// Global parameter values set while no unit exists: applied when one is made.
     private var stored: [UInt32: Float] = [:]
     private let storedLock = NSLock()
+    /// The taps by output bus, and those removed (kept: a render may name one once more).
+    let taps = Locked<[AVAudioNodeBus: NodeTap]>([:])
+    let retiredTaps = Locked<[NodeTap]>([])
 
     init(kind: UnitKind) {
         self.kind = kind

@@ -410,12 +410,7 @@ public final class EffectUnit: AudioUnitInstance, DeclaredParameters, SavesState
                       frames: UInt32) throws(UnitError) {
         let input = storage.scratch.list
         let bytes = UInt32(Int(frames) * 4)
-        for (i, buffer) in storage.scratch.buffers.enumerated() {
-            let entry = input + 8 + 16 * i
-            entry.storeBytes(of: UInt32(1), as: UInt32.self)
-            entry.storeBytes(of: bytes, toByteOffset: 4, as: UInt32.self)
-            entry.storeBytes(of: buffer, toByteOffset: 8, as: UnsafeMutableRawPointer.self)
-        }
+        storage.scratch.present(bytes: bytes, channelsPerBuffer: 1)
         var inputFlags: UInt32 = 0
         let status = callback.call(&inputFlags, timeStamp, 0, frames, input)
         if status != 0 {
