@@ -475,8 +475,9 @@ alsa_suite test_alsa_fallback AUDIOTOOLBOX_ALSA_CTL=no_such_card
 alsa_suite test_alsa_forced AUDIOTOOLBOX_BACKEND=alsa AUDIOTOOLBOX_ALSA_CTL=no_such_card
 
 section "Porting patterns and sample-shaped programs (Tests/patterns: clients, Apple's samples, real clients reproduced)"
-# Built with AudioToolbox-ios by gcc, clang and g++; each build run on the virtual ALSA
-# card, gcc's also on the virtual device. One PASS/FAIL line per compiler and mode.
+# Built with AudioToolbox-ios by gcc, clang and g++ (-Werror); gcc's and g++'s builds run
+# on the virtual ALSA card, gcc's also on the virtual device. One PASS/FAIL line per
+# compiler and mode (clang's: "compile").
 while IFS= read -r line; do
     case "$line" in
         "PASS "*) pass "pattern ${line#PASS }" ;;
