@@ -144,6 +144,8 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
     }
 
     /// Takes everything scheduled off the unit; their handlers run (as iOS's do on a stop).
+    /// A playing player's timeline starts again at the next render; a stopped one stays
+    /// at 0 until `play`.
     private func dropScheduled(_ player: ScheduledPlayerUnit) {
         let started = lock.withLock { playing }
         player.reset()
@@ -209,13 +211,6 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
     open func stop() {
         guard let player = unit as? ScheduledPlayerUnit else { return }
         lock.withLock { playing = false }
-        player.reset()
-        let gone = lock.withLock { () -> [Scheduled] in
-            let gone = pending
-            dropped += gone
-            nextSampleTime = 0
-            return gone
-        }
-        for item in gone { finish(item) }
+        dropScheduled(player)
     }
 }

@@ -25,6 +25,19 @@ open class AVAudioUnit: AVAudioNode, @unchecked Sendable {
 
     /// The unit as C sees it (an AudioUnit handle), while attached; nil before.
     open var audioUnit: AudioUnit? { handle == 0 ? nil : AudioUnit(bitPattern: handle) }
+
+    /// kAudioUnitProperty_BypassEffect of the unit (the effects' and time effects'
+    /// `bypass`), kept until the unit is made.
+    private var bypassed = false
+    var bypassState: Bool {
+        get { (unit as? EffectUnit)?.isBypassed ?? bypassed }
+        set {
+            bypassed = newValue
+            (unit as? EffectUnit)?.setBypassed(newValue)
+        }
+    }
+
+    override func configure(_ unit: any AudioUnitInstance) { (unit as? EffectUnit)?.setBypassed(bypassed) }
     open var name: String { String(kind.name.split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "") }
     open var manufacturerName: String { "Apple" }
     open var version: Int { 0x0001_0000 }
@@ -32,8 +45,6 @@ open class AVAudioUnit: AVAudioNode, @unchecked Sendable {
 
 /// An effect (iOS's AVAudioUnitEffect): frames in, as many out; `bypass` passes the input.
 open class AVAudioUnitEffect: AVAudioUnit, @unchecked Sendable {
-    private var bypassed = false
-
     public init(audioComponentDescription: AudioComponentDescription) {
         super.init(description: audioComponentDescription,
                    kind: AVAudioUnit.kind(of: audioComponentDescription,
@@ -41,34 +52,22 @@ open class AVAudioUnitEffect: AVAudioUnit, @unchecked Sendable {
     }
 
     open var bypass: Bool {
-        get { (unit as? EffectUnit)?.isBypassed ?? bypassed }
-        set {
-            bypassed = newValue
-            (unit as? EffectUnit)?.setBypassed(newValue)
-        }
+        get { bypassState }
+        set { bypassState = newValue }
     }
-
-    override func configure(_ unit: any AudioUnitInstance) { (unit as? EffectUnit)?.setBypassed(bypassed) }
 }
 
 /// A time effect (iOS's AVAudioUnitTimeEffect): it pulls its input at its own pace.
 open class AVAudioUnitTimeEffect: AVAudioUnit, @unchecked Sendable {
-    private var bypassed = false
-
     public init(audioComponentDescription: AudioComponentDescription) {
         super.init(description: audioComponentDescription,
                    kind: AVAudioUnit.kind(of: audioComponentDescription, types: [OSType(kAudioUnitType_FormatConverter)]))
     }
 
     open var bypass: Bool {
-        get { (unit as? EffectUnit)?.isBypassed ?? bypassed }
-        set {
-            bypassed = newValue
-            (unit as? EffectUnit)?.setBypassed(newValue)
-        }
+        get { bypassState }
+        set { bypassState = newValue }
     }
-
-    override func configure(_ unit: any AudioUnitInstance) { (unit as? EffectUnit)?.setBypassed(bypassed) }
 }
 
 private func apple(_ type: Int, _ subtype: Int) -> AudioComponentDescription {
