@@ -45,6 +45,23 @@ struct GraphModelTests {
         #expect(graph.initializationOrder() == [b, a, output])
     }
 
+    @Test("an output node's microphone (output 1) feeds the graph without closing a loop; its output 0 still would")
+    func microphone() throws {
+        var graph = GraphModel()
+        let output = try graph.addNode(rio, isOutput: true)
+        let a = try graph.addNode(converter, isOutput: false)
+        // aurioTouch's play-through: the microphone straight into the same node's speaker.
+        try graph.connect(source: output, output: 1, destination: output, input: 0)
+        try graph.disconnect(destination: output, input: 0)
+        // The engine's form: microphone -> a -> speaker.
+        try graph.connect(source: output, output: 1, destination: a, input: 0)
+        try graph.connect(source: a, output: 0, destination: output, input: 0)
+        #expect(graph.initializationOrder() == [a, output])
+        // A generic output's output 0 is what it was fed: a -> output -> a is a loop.
+        try graph.disconnect(destination: a, input: 0)
+        #expect(throws: GraphError.invalidConnection) { try graph.connect(source: output, output: 0, destination: a, input: 0) }
+    }
+
     @Test("a callback replaces a callback; disconnecting frees the input; removing a node takes its interactions")
     func callbacks() throws {
         var graph = GraphModel()

@@ -416,25 +416,7 @@ PY
         fi
         status=$?
         finished=$(grep '^finished' "$out/recorder-$format.out")
-        measured=$(python3 - "$file" <<'PY'
-import subprocess, struct, sys
-raw = subprocess.run(["ffmpeg", "-v", "error", "-i", sys.argv[1], "-f", "s16le", "-ac", "1", "-ar", "16000", "-"],
-                     capture_output=True, check=True).stdout
-samples = struct.unpack("<%dh" % (len(raw) // 2), raw[: len(raw) // 2 * 2])
-# The loud part (an encoder's priming and padding are silent), past its first 100 ms.
-loud = [i for i, x in enumerate(samples) if abs(x) > 1000] or [0]
-part = samples[loud[0] + 1600 : loud[-1] + 1] or samples
-# Rising crossings with hysteresis (below -1000, then above +1000): a lossy codec's noise
-# around zero adds no crossings.
-crossings, low = 0, False
-for x in part:
-    if x < -1000:
-        low = True
-    elif x > 1000 and low:
-        crossings, low = crossings + 1, False
-print("%.3f %.1f %d" % (len(samples) / 16000, crossings * 16000 / max(len(part), 1), max(part or [0])))
-PY
-)
+        measured=$(python3 "$here/Tests/swift-package/tone-in-file.py" "$file")
         set -- $measured
         if [ "$status" -eq 0 ] && [[ "$finished" == "finished successfully=true main=true recording=false peak="* ]] &&
                 { [ "$format" != paused ] || grep -q '^resumed true' "$out/recorder-$format.out"; } &&
@@ -444,6 +426,28 @@ PY
             echo "FAIL swift-package AVAudioRecorder ($format): exit $status, ${measured:-no file}, $(tr '\n' ' ' < "$out/recorder-$format.out")"
         fi
     done
+    # AVAudioEngine's microphone as recording apps use it: a tap on the input node writes
+    # what it hears to a file. In PlayAndRecord the file holds the card's 440 Hz; in
+    # Playback the session's rule gives the same flow in silence.
+    for category in playAndRecord playback; do
+        file=$out/engine-mic-$category.caf
+        rm -f "$file"
+        "$bin/EngineApp" mic "$file" "$category" > "$out/engine-mic-$category.out" 2>&1
+        status=$?
+        measured=$(python3 "$here/Tests/swift-package/tone-in-file.py" "$file" 2>/dev/null)
+        if [ "$category" = playAndRecord ]; then
+            wanted="0.95 <= s <= 1.5 and abs(hz - 440) < 3 and peak > 8000"
+        else
+            wanted="0.95 <= s <= 1.5 and peak == 0"
+        fi
+        if [ "$status" -eq 0 ] && grep -q '^recorded frames=' "$out/engine-mic-$category.out" &&
+                python3 -c "import sys; s, hz, peak = map(float, sys.argv[1:4]); sys.exit(0 if $wanted else 1)" $measured; then
+            pass "AVAudioEngine: a tap on the input node writes the microphone to a file in $category (seconds, Hz, peak: $measured; $(grep '^recorded' "$out/engine-mic-$category.out"))"
+        else
+            fail "AVAudioEngine microphone in $category: exit $status, ${measured:-no file}; app: $(tr '\n' ' ' < "$out/engine-mic-$category.out")"
+        fi
+    done
+
     "$bin/RecorderApp" "$out/refused.wav" playback 1 lpcm > "$out/refused.out" 2>&1
     status=$?
     if [ "$status" -eq 3 ] && grep -q '^record false' "$out/refused.out"; then

@@ -8,12 +8,52 @@
 //   tapped frames=<n>                         (tap: the frames the tap wrote to TAPFILE)
 // and exits 0 after the handler; 2 if it never ran, 1 on an error.
 //   EngineApp FILE [interruptible | tap TAPFILE]
+//   EngineApp mic OUTFILE CATEGORY
 // "tap": the main mixer's output recorded to TAPFILE (CAF) by a tap while it plays, as
 // apps record what they play; the player's volume and pan moved meanwhile.
+// "mic": a second of the microphone written to OUTFILE by a tap on the input node, in
+// the session category CATEGORY (playAndRecord, playback); prints
+//   recorded frames=<n> rate=<Hz> channels=<n>
 import AVFoundation
 
 setvbuf(stdout, nil, _IOLBF, 0)
 let arguments = CommandLine.arguments
+
+/// The recording pattern of apps: the input node's format for the file and the tap, the
+/// tap writing each buffer, the engine started, then stopped once the file holds a second.
+func recordMicrophone(to path: String, category: AVAudioSession.Category) throws -> Never {
+    try AVAudioSession.sharedInstance().setCategory(category)
+    try AVAudioSession.sharedInstance().setActive(true)
+    let engine = AVAudioEngine()
+    let input = engine.inputNode
+    let format = input.outputFormat(forBus: 0)
+    let file = try AVAudioFile(forWriting: URL(fileURLWithPath: path), settings: format.settings)
+    let done = DispatchSemaphore(value: 0)
+    let second = AVAudioFramePosition(format.sampleRate)
+    input.installTap(onBus: 0, bufferSize: 1024, format: format) { buffer, _ in
+        guard file.length < second else { return }
+        try? file.write(from: buffer)
+        if file.length >= second { done.signal() }
+    }
+    engine.prepare()
+    try engine.start()
+    guard done.wait(timeout: .now() + 20) == .success else { print("no second recorded: \(file.length) frames"); exit(2) }
+    engine.stop()
+    input.removeTap(onBus: 0)
+    print("recorded frames=\(file.length) rate=\(Int(format.sampleRate)) channels=\(format.channelCount)")
+    file.close()
+    exit(0)
+}
+
+if arguments.count > 3 && arguments[1] == "mic" {
+    do {
+        try recordMicrophone(to: arguments[2], category: AVAudioSession.Category(rawValue: "AVAudioSessionCategory"
+            + arguments[3].prefix(1).uppercased() + arguments[3].dropFirst()))
+    } catch {
+        print("error \((error as NSError).domain) \((error as NSError).code)")
+        exit(1)
+    }
+}
 let interruptible = arguments.count > 2 && arguments[2] == "interruptible"
 let tapPath = arguments.count > 3 && arguments[2] == "tap" ? arguments[3] : nil
 let engine = AVAudioEngine()

@@ -83,10 +83,15 @@ public struct GraphModel: Sendable {
     // MARK: interactions
 
     /// Connects `source`'s output to `destination`'s input. The input must be free, and
-    /// the connection must not close a loop (a node feeding itself, directly or not).
+    /// the connection must not close a loop (a node feeding itself, directly or not). An
+    /// output node's output 1 is the device's microphone, which depends on nothing the
+    /// graph feeds: a connection from it closes no loop, even into the same node (the
+    /// play-through graph, microphone to speaker).
     public mutating func connect(source: Int32, output: UInt32, destination: Int32, input: UInt32) throws(GraphError) {
         guard node(source) != nil, node(destination) != nil else { throw .nodeNotFound }
-        guard source != destination, !feeds(destination, into: source) else { throw .invalidConnection }
+        guard isMicrophone(source, output) || (source != destination && !feeds(destination, into: source)) else {
+            throw .invalidConnection
+        }
         guard feed(of: destination, input: input) == nil else { throw .invalidConnection }
         wanted.append(.connection(source: source, output: output, destination: destination, input: input))
     }
@@ -122,12 +127,14 @@ public struct GraphModel: Sendable {
         while let node = frontier.popLast() {
             if node == to { return true }
             guard seen.insert(node).inserted else { continue }
-            for case .connection(let source, _, let destination, _) in wanted where source == node {
-                frontier.append(destination)
-            }
+            for case .connection(let source, let output, let destination, _) in wanted
+                where source == node && !isMicrophone(source, output) { frontier.append(destination) }
         }
         return false
     }
+
+    /// Whether `output` of node `id` is an output node's microphone side (element 1).
+    private func isMicrophone(_ id: Int32, _ output: UInt32) -> Bool { output == 1 && node(id)?.isOutput == true }
 
     // MARK: applying
 
@@ -154,7 +161,8 @@ public struct GraphModel: Sendable {
         func place(_ id: Int32) {
             guard !placed.contains(id) else { return }
             placed.insert(id)
-            for case .connection(let source, _, let destination, _) in wanted where destination == id { place(source) }
+            for case .connection(let source, let output, let destination, _) in wanted
+                where destination == id && !isMicrophone(source, output) { place(source) }
             order.append(id)
         }
         for node in nodes where !node.isOutput { place(node.id) }

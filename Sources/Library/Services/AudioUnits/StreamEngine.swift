@@ -570,6 +570,8 @@ final class StreamEngine {
         }
         let count = Int(list.load(as: UInt32.self))
         guard count == programIn.bufferCount else { throw .parameter }
+        if fromBacklog { TimeStampWriter.write(inputStamp, sampleTime: inputTime, hostTime: hostTime) }
+        plan.notifies.call(RenderAction.preRender, flags: 0, inputStamp, bus: 1, frames: UInt32(frames), list)
         let bytes = frames * programIn.bytesPerFrame
         for i in 0..<count {
             let entry = list + 8 + 16 * i
@@ -599,7 +601,13 @@ final class StreamEngine {
                                                  count: (frames - available) * programIn.bytesPerFrame)
             }
         }
-        if fromBacklog && available > 0 { dropBacklog(available) }
+        if fromBacklog {
+            if available > 0 { dropBacklog(available) }
+            inputTime += Double(frames)
+        }
+        // Render notifies hear element 1's renders too, as the phone's I/O units tell them
+        // (an engine's tap on its input node is one).
+        plan.notifies.call(RenderAction.postRender, flags: 0, inputStamp, bus: 1, frames: UInt32(frames), list)
     }
 }
 

@@ -42,6 +42,11 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
     private let lock = NSRecursiveLock()
     private var nodes: [AVAudioNode] = []
     private var output: AVAudioOutputNode?
+    private var input: AVAudioInputNode?
+    /// Renders the microphone for the input node's taps when nothing pulls it; those
+    /// replaced are kept (a period under way may still call one).
+    private var drain: InputDrain?
+    private var retiredDrains: [InputDrain] = []
     private var mixer: AVAudioMixerNode?
     /// By hand: the mode, format and most frames a render; the timeline; whether started.
     private var manual: (mode: AVAudioEngineManualRenderingMode, format: AVAudioFormat, frames: AVAudioFrameCount)?
@@ -57,7 +62,7 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
 
     // MARK: Nodes
 
-    open var attachedNodes: Set<AVAudioNode> { lock.withLock { Set(nodes) } }
+    open var attachedNodes: Set<AVAudioNode> { lock.withLock { Set(nodes + (input.map { [$0] } ?? [])) } }
 
     /// Makes the node's unit in this engine's graph. A node attached to another engine is
     /// a programming error.
@@ -87,7 +92,7 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
     /// Disconnects the node and disposes of its unit.
     open func detach(_ node: AVAudioNode) {
         lock.withLock {
-            guard node.attachedEngine === self, let id = node.graphNode else { return }
+            guard node.attachedEngine === self, let id = node.graphNode, !(node is AVAudioIONode) else { return }
             (node as? AVAudioPlayerNode)?.stop()
             for bus in node.taps.withLock({ Array($0.keys) }) { node.removeTap(onBus: bus) }
             try? graph.removeNode(id)
@@ -108,6 +113,32 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
             add(made, kind: manual == nil ? .remoteIO : .genericOutput)
             nodes.append(made)
             output = made
+            return made
+        }
+    }
+
+    /// The microphone: the output node's I/O unit with its element 1 enabled, in
+    /// deinterleaved Float32 at the hardware's rate and channel count. A tap on it records
+    /// whether or not it feeds anything.
+    open var inputNode: AVAudioInputNode {
+        lock.withLock {
+            if let input { return input }
+            let made = AVAudioInputNode()
+            let io = outputNode
+            made.attachedEngine = self
+            made.graphNode = io.graphNode
+            made.handle = io.handle
+            made.unit = io.unit
+            input = made
+            if let unit = io.unit as? OutputUnit {
+                reconfigure {
+                    try? unit.setEnabled(true, scope: .input, element: 1)
+                    if let device = try? unit.format(scope: .input, element: 1) {
+                        try? unit.setFormat(PCMLayout(sampleRate: device.sampleRate, encoding: .float32, channels: device.channels,
+                                                      interleaved: false), scope: .output, element: 1)
+                    }
+                }
+            }
             return made
         }
     }
@@ -151,19 +182,19 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
             precondition(node1.attachedEngine === self && node2.attachedEngine === self,
                          "AVAudioEngine.connect: both nodes must be attached to this engine first")
             guard let from = node1.graphNode, let to = node2.graphNode, let source = node1.unit, let destination = node2.unit,
-                  bus1 >= 0, bus2 >= 0 else { return }
+                  bus1 >= 0, bus2 >= 0, !(node2 is AVAudioInputNode) else { return }
+            let output = node1.unitBus(bus1), input = node2.unitBus(bus2)
             reconfigure {
-                disconnect(destination: to, input: UInt32(bus2))
-                for case .connection(let s, let o, let d, let i) in (try? graph.interactions(of: from)) ?? []
-                    where s == from && o == UInt32(bus1) { disconnect(destination: d, input: i) }
-                if let mixer = node2 as? AVAudioMixerNode, UInt32(bus2) >= destination.elementCount(.input) {
-                    try? (mixer.unit as? MixerUnit)?.setInputCount(UInt32(bus2) + 1)
+                disconnect(destination: to, input: input)
+                for c in connections(from: node1) where c.output == output { disconnect(destination: c.destination, input: c.input) }
+                if let mixer = node2 as? AVAudioMixerNode, input >= destination.elementCount(.input) {
+                    try? (mixer.unit as? MixerUnit)?.setInputCount(input + 1)
                 }
-                if let layout = format?.layout { try? source.setFormat(layout, scope: .output, element: UInt32(bus1)) }
-                if let layout = try? source.format(scope: .output, element: UInt32(bus1)) {
-                    try? destination.setFormat(layout, scope: .input, element: UInt32(bus2))
+                if let layout = format?.layout { try? source.setFormat(layout, scope: .output, element: output) }
+                if let layout = try? source.format(scope: .output, element: output) {
+                    try? destination.setFormat(layout, scope: .input, element: input)
                 }
-                try? graph.connect(source: from, output: UInt32(bus1), destination: to, input: UInt32(bus2))
+                try? graph.connect(source: from, output: output, destination: to, input: input)
             }
             applyMixing(of: node1)
         }
@@ -171,44 +202,64 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
 
     open func disconnectNodeInput(_ node: AVAudioNode, bus: AVAudioNodeBus) {
         lock.withLock {
-            guard let id = node.graphNode, bus >= 0 else { return }
-            reconfigure { disconnect(destination: id, input: UInt32(bus)) }
+            guard let id = node.graphNode, bus >= 0, !(node is AVAudioInputNode) else { return }
+            reconfigure { disconnect(destination: id, input: node.unitBus(bus)) }
         }
     }
 
     open func disconnectNodeInput(_ node: AVAudioNode) {
         lock.withLock {
-            guard let id = node.graphNode else { return }
-            reconfigure {
-                for case .connection(_, _, let d, let i) in (try? graph.interactions(of: id)) ?? [] where d == id {
-                    disconnect(destination: d, input: i)
-                }
-            }
+            guard !(node is AVAudioInputNode) else { return }
+            reconfigure { for c in connections(into: node) { disconnect(destination: c.destination, input: c.input) } }
         }
     }
 
     open func disconnectNodeOutput(_ node: AVAudioNode, bus: AVAudioNodeBus) {
         lock.withLock {
-            guard let id = node.graphNode, bus >= 0 else { return }
+            guard bus >= 0 else { return }
             reconfigure {
-                for case .connection(let s, let o, let d, let i) in (try? graph.interactions(of: id)) ?? []
-                    where s == id && o == UInt32(bus) { disconnect(destination: d, input: i) }
+                for c in connections(from: node) where c.output == node.unitBus(bus) {
+                    disconnect(destination: c.destination, input: c.input)
+                }
             }
         }
     }
 
     open func disconnectNodeOutput(_ node: AVAudioNode) {
         lock.withLock {
-            guard let id = node.graphNode else { return }
-            reconfigure {
-                for case .connection(let s, _, let d, let i) in (try? graph.interactions(of: id)) ?? [] where s == id {
-                    disconnect(destination: d, input: i)
-                }
-            }
+            reconfigure { for c in connections(from: node) { disconnect(destination: c.destination, input: c.input) } }
         }
     }
 
     private func disconnect(destination: Int32, input: UInt32) { try? graph.disconnect(destination: destination, input: input) }
+
+    /// One connection of the graph, by node numbers and unit elements.
+    private struct Connection {
+        let source: Int32, output: UInt32, destination: Int32, input: UInt32
+    }
+
+    /// The connections the node's outputs feed. The input and output nodes are one unit:
+    /// the input node's are those from element 1, the output node has none.
+    private func connections(from node: AVAudioNode) -> [Connection] {
+        guard let id = node.graphNode, !(node is AVAudioOutputNode) else { return [] }
+        return connections(of: id).filter { $0.source == id && (!(node is AVAudioInputNode) || $0.output == 1) }
+    }
+
+    /// The connections feeding the node's inputs.
+    private func connections(into node: AVAudioNode) -> [Connection] {
+        guard let id = node.graphNode, !(node is AVAudioInputNode) else { return [] }
+        return connections(of: id).filter { $0.destination == id }
+    }
+
+    private func connections(of id: Int32) -> [Connection] {
+        ((try? graph.interactions(of: id)) ?? []).compactMap { interaction in
+            guard case .connection(let s, let o, let d, let i) = interaction else { return nil }
+            return Connection(source: s, output: o, destination: d, input: i)
+        }
+    }
+
+    /// The node of a graph number (the output node for the I/O unit's).
+    private func node(_ id: Int32) -> AVAudioNode? { nodes.first { $0.graphNode == id } }
 
     /// A change of connections or formats: the units take formats only uninitialized, so
     /// a prepared engine is taken down for it and brought back as it was (running again if
@@ -220,18 +271,34 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
             try? graph.uninitialize()
         }
         change()
+        updateInputDrain()
         if wasPrepared { try? graph.initialize() }
         if wasRunning { try? startGraph() }
+    }
+
+    /// A tap was installed or removed on `node`.
+    func tapsChanged(on node: AVAudioNode) {
+        guard node is AVAudioInputNode else { return }
+        lock.withLock { updateInputDrain() }
+    }
+
+    /// The input node's taps hear the microphone only if something renders it: a
+    /// connection from it does, else the drain does, as the I/O unit's input callback.
+    private func updateInputDrain() {
+        guard let input, let unit = output?.unit as? OutputUnit else { return }
+        let wanted = input.taps.withLock { !$0.isEmpty } && connections(from: input).isEmpty
+        let buffers = Int(input.outputFormat(forBus: 0).channelCount)
+        if wanted, let drain, drain.buffers == buffers { return }
+        if !wanted && drain == nil { return }
+        if let drain { retiredDrains.append(drain) }
+        drain = wanted ? InputDrain(unit: unit, buffers: buffers) : nil
+        try? unit.setInputCallback(drain?.callback)
     }
 
     /// The first input bus of the mixer nothing feeds.
     func firstFreeInput(of mixer: AVAudioMixerNode) -> AVAudioNodeBus {
         lock.withLock {
-            guard let id = mixer.graphNode else { return 0 }
-            let fed = Set(((try? graph.interactions(of: id)) ?? []).compactMap { interaction -> UInt32? in
-                if case .connection(_, _, let d, let i) = interaction, d == id { return i }
-                return nil
-            })
+            let fed = Set(connections(into: mixer).map(\.input))
             var bus: UInt32 = 0
             while fed.contains(bus) { bus += 1 }
             return AVAudioNodeBus(bus)
@@ -242,11 +309,10 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
     func applyMixing(of node: AVAudioNode) {
         guard let source = node as? AVAudioMixing else { return }
         lock.withLock {
-            guard let id = node.graphNode else { return }
-            for case .connection(let s, _, let d, let i) in (try? graph.interactions(of: id)) ?? [] where s == id {
-                guard let mixer = nodes.first(where: { $0.graphNode == d }) as? AVAudioMixerNode else { continue }
-                try? mixer.unit?.setParameter(0, scope: .input, element: i, value: source.volume, offset: 0)
-                try? mixer.unit?.setParameter(2, scope: .input, element: i, value: source.pan, offset: 0)
+            for c in connections(from: node) {
+                guard let mixer = self.node(c.destination) as? AVAudioMixerNode else { continue }
+                try? mixer.unit?.setParameter(0, scope: .input, element: c.input, value: source.volume, offset: 0)
+                try? mixer.unit?.setParameter(2, scope: .input, element: c.input, value: source.pan, offset: 0)
             }
         }
     }
@@ -366,15 +432,17 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
     /// The output node's unit made again as `kind`, fed by what fed it.
     private func replaceOutput(kind: UnitKind) {
         guard let output, let id = output.graphNode else { return }
-        let feeding = ((try? graph.interactions(of: id)) ?? []).compactMap { interaction -> (Int32, UInt32, UInt32)? in
-            if case .connection(let s, let o, let d, let i) = interaction, d == id { return (s, o, i) }
-            return nil
-        }
+        let feeding = connections(into: output)
         try? graph.removeNode(id)
         add(output, kind: kind)
-        for (source, bus, input) in feeding {
-            guard let from = nodes.first(where: { $0.graphNode == source }) else { continue }
-            connect(from, to: output, fromBus: AVAudioNodeBus(bus), toBus: AVAudioNodeBus(input), format: nil)
+        if let input {
+            input.graphNode = output.graphNode
+            input.handle = output.handle
+            input.unit = output.unit
+        }
+        for c in feeding where c.source != id {
+            guard let from = node(c.source) else { continue }
+            connect(from, to: output, fromBus: AVAudioNodeBus(c.output), toBus: AVAudioNodeBus(c.input), format: nil)
         }
     }
 

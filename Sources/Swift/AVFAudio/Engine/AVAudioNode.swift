@@ -56,6 +56,10 @@ open class AVAudioNode: NSObject, @unchecked Sendable {
     /// A kind's own set-up of a new unit (a band count) before the stored values.
     func configure(_ unit: any AudioUnitInstance) {}
 
+    /// The unit's element a bus of the node is (the input node's bus 0 is its I/O unit's
+    /// element 1).
+    func unitBus(_ bus: AVAudioNodeBus) -> UInt32 { UInt32(bus) }
+
     open var engine: AVAudioEngine? { attachedEngine }
 
     open var numberOfInputs: Int { unit.map { Int($0.elementCount(.input)) } ?? (kind.traits.contains(.generator) ? 0 : 1) }
@@ -65,7 +69,7 @@ open class AVAudioNode: NSObject, @unchecked Sendable {
     open func outputFormat(forBus bus: AVAudioNodeBus) -> AVAudioFormat { format(.output, bus) }
 
     private func format(_ scope: Scope, _ bus: AVAudioNodeBus) -> AVAudioFormat {
-        if let unit, bus >= 0, let layout = try? unit.format(scope: scope, element: UInt32(bus)) {
+        if let unit, bus >= 0, let layout = try? unit.format(scope: scope, element: unitBus(bus)) {
             return AVAudioFormat(layout)
         }
         return AVAudioFormat(standardFormatWithSampleRate: 44100, channels: 2)!

@@ -119,7 +119,7 @@ extension AVAudioNode {
                          "AVAudioNode.installTap: the format must be the bus's (\(busFormat))")
         }
         let deliveredFormat = AVAudioFormat(standardFormatWithSampleRate: busFormat.sampleRate, channels: busFormat.channelCount)!
-        let tap = NodeTap(bus: UInt32(bus), format: deliveredFormat, bufferSize: Int(min(65536, max(100, bufferSize))),
+        let tap = NodeTap(bus: unitBus(bus), format: deliveredFormat, bufferSize: Int(min(65536, max(100, bufferSize))),
                           maximumFrames: Int(max(4096, unit.maximumFramesPerSlice)), block: block)
         let installed = taps.withLock { taps -> Bool in
             guard taps[bus] == nil else { return false }
@@ -131,12 +131,14 @@ extension AVAudioNode {
             preconditionFailure("AVAudioNode.installTap: bus \(bus) already has a tap")
         }
         try? unit.addRenderNotify(tap.callback)
+        attachedEngine?.tapsChanged(on: self)
     }
 
     /// Ends the tap on `bus`: no block is called after this returns.
     public func removeTap(onBus bus: AVAudioNodeBus) {
         guard let tap = taps.withLock({ $0.removeValue(forKey: bus) }) else { return }
         unit?.removeRenderNotify(tap.callback)
+        attachedEngine?.tapsChanged(on: self)
         tap.stop()
         // A render that copied the notifies before the removal may still call it once.
         retiredTaps.withLock { $0.append(tap) }
