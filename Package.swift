@@ -216,7 +216,7 @@ let package = Package(
         // API (one session per process), with Foundation's types.
         .target(
             name: "AVFAudio",
-            dependencies: ["Runtime", "AudioSessionCore", "AudioFiles", "AudioQueues", "AudioUnits", "AudioGraphs", "Resampling",
+            dependencies: ["Runtime", "AudioSessionCore", "AudioFiles", "AudioQueues", "AudioUnits", "AudioGraphs", "MusicSequences", "Resampling",
                            "Locking", "CAudioToolbox"],
             path: "Sources/Swift/AVFAudio",
             swiftSettings: publicHeaders

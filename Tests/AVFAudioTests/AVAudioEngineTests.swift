@@ -12,7 +12,7 @@ import Testing
 
 private let rate = 44100.0
 
-private func standard() throws -> AVAudioFormat {
+func standard() throws -> AVAudioFormat {
     try #require(AVAudioFormat(standardFormatWithSampleRate: rate, channels: 2))
 }
 
@@ -51,7 +51,7 @@ private func offlineEngine(_ player: AVAudioPlayerNode, maximumFrames: AVAudioFr
 }
 
 /// Renders `frames` frames into one buffer, a render call of at most the maximum at a time.
-private func render(_ engine: AVAudioEngine, _ frames: Int) throws -> AVAudioPCMBuffer {
+func render(_ engine: AVAudioEngine, _ frames: Int) throws -> AVAudioPCMBuffer {
     let out = try #require(AVAudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: AVAudioFrameCount(frames)))
     let chunk = try #require(AVAudioPCMBuffer(pcmFormat: engine.manualRenderingFormat,
                                               frameCapacity: engine.manualRenderingMaximumFrameCount))
@@ -69,7 +69,7 @@ private func render(_ engine: AVAudioEngine, _ frames: Int) throws -> AVAudioPCM
 
 /// Waits (without a deadline that counts as a result) for the semaphore: the handler runs
 /// on the player unit's worker thread.
-private func waitFor(_ done: DispatchSemaphore) -> Bool { done.wait(timeout: .now() + 10) == .success }
+func waitFor(_ done: DispatchSemaphore) -> Bool { done.wait(timeout: .now() + 10) == .success }
 
 @Suite("AVAudioEngine, rendered by hand")
 struct AVAudioEngineTests {

@@ -345,6 +345,43 @@ PY
         fail "AVAudioEngine real time: rt_watch.so was not built"
     fi
 
+    # AVAudioSequencer into an AVAudioUnitSampler, as music apps do: a MIDI file of one
+    # A4 two beats long at 120 beats a minute (a second), heard as a second of 440 Hz
+    # (the sampler's own sine); then General MIDI's piano from Debian's SoundFont.
+    python3 - "$out/a4.mid" <<'PY'
+import struct, sys
+tempo = bytes([0, 0xFF, 0x51, 3, 0x07, 0xA1, 0x20, 0, 0xFF, 0x2F, 0])
+notes = bytes([0, 0x90, 69, 100, 0x87, 0x40, 0x80, 69, 0, 0, 0xFF, 0x2F, 0])   # 960 ticks: two beats
+chunk = lambda kind, body: kind + struct.pack(">I", len(body)) + body
+open(sys.argv[1], "wb").write(chunk(b"MThd", struct.pack(">HHH", 1, 2, 480)) + chunk(b"MTrk", tempo) + chunk(b"MTrk", notes))
+PY
+    "$prefix/bin/vcard" record-reset
+    "$bin/EngineApp" sequence "$out/a4.mid" > "$out/engine-sequence.out" 2>&1
+    status=$?
+    heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --min-seconds 0.95 --hz 440)
+    toned=$?
+    seconds=${heard%% s*}
+    if [ "$status" -eq 0 ] && [ "$toned" -eq 0 ] && python3 -c "import sys; sys.exit(0 if float('$seconds') < 1.3 else 1)" &&
+            grep -q '^sequence tracks=1 seconds=1.0' "$out/engine-sequence.out" && grep -q 'playing=true' "$out/engine-sequence.out"; then
+        pass "AVAudioSequencer: a MIDI file played into an AVAudioUnitSampler is heard at the card ($heard)"
+    else
+        fail "AVAudioSequencer at the card: exit $status, card: ${heard:-nothing}; app: $(tr '\n' ' ' < "$out/engine-sequence.out")"
+    fi
+    if [ -r /usr/share/sounds/sf2/FluidR3_GM.sf2 ]; then
+        "$prefix/bin/vcard" record-reset
+        "$bin/EngineApp" sequence "$out/a4.mid" /usr/share/sounds/sf2/FluidR3_GM.sf2 > "$out/engine-piano.out" 2>&1
+        status=$?
+        heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --min-seconds 0.5 --hz 440 --tolerance 15)
+        toned=$?
+        if [ "$status" -eq 0 ] && [ "$toned" -eq 0 ]; then
+            pass "AVAudioSequencer: the same file on General MIDI's piano (Debian's FluidR3 SoundFont) is heard at the card ($heard)"
+        else
+            fail "AVAudioSequencer with a SoundFont: exit $status, card: ${heard:-nothing}; app: $(tr '\n' ' ' < "$out/engine-piano.out")"
+        fi
+    else
+        fail "AVAudioSequencer with a SoundFont: /usr/share/sounds/sf2/FluidR3_GM.sf2 is missing (fluid-soundfont-gm)"
+    fi
+
     # The engine interrupted by a C program through audiosessiond: not running when Began
     # is posted; start() and play() after Ended run it again and the buffer plays out.
     "$prefix/bin/vcard" record-reset

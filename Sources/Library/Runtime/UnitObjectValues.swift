@@ -52,12 +52,7 @@ package enum UnitObjectValues {
                 return .instrument(.soundFont(path: path, bank: SamplerInstrument.soundFontBank(msb: msb, lsb: lsb),
                                               program: Int(preset)))
             case 2: // kInstrumentType_AUPreset: an .aupreset file
-                guard let dictionary = propertyList(at: path) else { throw .fileNotFound }
-                let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-                guard let state = state(dictionary, folder: folder), let instrument = state.instrument else {
-                    throw .invalidFile
-                }
-                return .instrument(instrument)
+                return .instrument(try presetInstrument(at: path))
             case 3: // kInstrumentType_Audiofile
                 return .instrument(.audioFiles([path]))
             default:
@@ -110,6 +105,16 @@ package enum UnitObjectValues {
     }
 
     /// The dictionary a property-list file holds (an .aupreset), read whole.
+    /// The sampler instrument an .aupreset file describes (its zones and their samples,
+    /// found beside it): kAudioUnitErr_FileNotFound if it is not there or no property
+    /// list, kAudioUnitErr_InvalidFile if it names no sample.
+    package static func presetInstrument(at path: String) throws(UnitError) -> SamplerInstrument {
+        guard let dictionary = propertyList(at: path) else { throw .fileNotFound }
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        guard let state = state(dictionary, folder: folder), let instrument = state.instrument else { throw .invalidFile }
+        return instrument
+    }
+
     private static func propertyList(at path: String) -> CFDictionary? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }

@@ -9,11 +9,16 @@
 // and exits 0 after the handler; 2 if it never ran, 1 on an error.
 //   EngineApp FILE [interruptible | tap TAPFILE]
 //   EngineApp mic OUTFILE CATEGORY
+//   EngineApp sequence MIDIFILE [SOUNDFONT]
 // "tap": the main mixer's output recorded to TAPFILE (CAF) by a tap while it plays, as
 // apps record what they play; the player's volume and pan moved meanwhile.
 // "mic": a second of the microphone written to OUTFILE by a tap on the input node, in
 // the session category CATEGORY (playAndRecord, playback); prints
 //   recorded frames=<n> rate=<Hz> channels=<n>
+// "sequence": a standard MIDI file played by AVAudioSequencer into an AVAudioUnitSampler
+// (its own sine, or SOUNDFONT's piano) through the main mixer, to its end; prints
+//   sequence tracks=<n> seconds=<s>
+//   played beats=<b> playing=<Bool>
 import AVFoundation
 
 setvbuf(stdout, nil, _IOLBF, 0)
@@ -43,6 +48,42 @@ func recordMicrophone(to path: String, category: AVAudioSession.Category) throws
     print("recorded frames=\(file.length) rate=\(Int(format.sampleRate)) channels=\(format.channelCount)")
     file.close()
     exit(0)
+}
+
+/// The music pattern of apps: a sampler attached and connected, its instrument loaded,
+/// the engine started, then a sequencer made with the engine plays the file.
+func playSequence(_ path: String, soundFont: String?) throws -> Never {
+    try AVAudioSession.sharedInstance().setCategory(.playback)
+    let engine = AVAudioEngine()
+    let sampler = AVAudioUnitSampler()
+    engine.attach(sampler)
+    engine.connect(sampler, to: engine.mainMixerNode, format: nil)
+    if let soundFont {
+        try sampler.loadSoundBankInstrument(at: URL(fileURLWithPath: soundFont), program: 0,
+                                            bankMSB: UInt8(kAUSampler_DefaultMelodicBankMSB), bankLSB: UInt8(kAUSampler_DefaultBankLSB))
+    }
+    let sequencer = AVAudioSequencer(audioEngine: engine)
+    try sequencer.load(from: URL(fileURLWithPath: path), options: [])
+    let seconds = sequencer.tracks.map(\.lengthInSeconds).max() ?? 0
+    print("sequence tracks=\(sequencer.tracks.count) seconds=\(seconds)")
+    try engine.start()
+    sequencer.prepareToPlay()
+    try sequencer.start()
+    let end = Date(timeIntervalSinceNow: seconds + 0.5)
+    while Date() < end { _ = RunLoop.main.run(mode: .default, before: end) }
+    print("played beats=\(sequencer.currentPositionInBeats) playing=\(sequencer.isPlaying)")
+    sequencer.stop()
+    engine.stop()
+    exit(0)
+}
+
+if arguments.count > 2 && arguments[1] == "sequence" {
+    do {
+        try playSequence(arguments[2], soundFont: arguments.count > 3 ? arguments[3] : nil)
+    } catch {
+        print("error \((error as NSError).domain) \((error as NSError).code)")
+        exit(1)
+    }
 }
 
 if arguments.count > 3 && arguments[1] == "mic" {

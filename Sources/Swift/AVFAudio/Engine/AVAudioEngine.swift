@@ -261,6 +261,15 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
     /// The node of a graph number (the output node for the I/O unit's).
     private func node(_ id: Int32) -> AVAudioNode? { nodes.first { $0.graphNode == id } }
 
+    /// A sequencer track's instrument: the node numbered `id`, else the first instrument
+    /// attached.
+    func instrumentUnit(_ id: Int32?) -> (any AudioUnitInstance)? {
+        lock.withLock {
+            if let id { return node(id)?.unit }
+            return nodes.first { $0 is AVAudioUnitMIDIInstrument }?.unit
+        }
+    }
+
     /// A change of connections or formats: the units take formats only uninitialized, so
     /// a prepared engine is taken down for it and brought back as it was (running again if
     /// it ran).

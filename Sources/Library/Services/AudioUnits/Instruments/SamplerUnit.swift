@@ -210,6 +210,10 @@ public final class SamplerUnit: AudioUnitInstance, DeclaredParameters, SavesStat
     /// _LoadAudioFiles, an .aupreset): read now, played from the next render if the
     /// sampler is initialized (the notes sounding stop), else from Initialize. A file that
     /// is missing or unreadable changes nothing.
+    /// Reads an instrument as `load` does, with the same errors, and loads nothing (a
+    /// node that has no unit yet keeps it for the unit to come).
+    public static func check(_ instrument: SamplerInstrument) throws(UnitError) { _ = try LoadedInstrument.load(instrument) }
+
     public func load(_ instrument: SamplerInstrument) throws(UnitError) {
         let loaded = try LoadedInstrument.load(instrument)
         try config.withLock { c throws(UnitError) in
