@@ -127,3 +127,53 @@ open class AVAudioPCMBuffer: AVAudioBuffer, @unchecked Sendable {
     /// The raw channel pointers, for the file's reads and writes.
     var rawChannels: UnsafeMutablePointer<UnsafeMutableRawPointer> { channels }
 }
+
+/// Packets of a compressed format (iOS's AVAudioCompressedBuffer): one buffer of
+/// `packetCapacity` packets of at most `maximumPacketSize` bytes, and a description of
+/// each packet (where it starts, its size), as a converter's encoder writes them and its
+/// decoder reads them.
+open class AVAudioCompressedBuffer: AVAudioBuffer, @unchecked Sendable {
+    public let packetCapacity: AVAudioPacketCount
+    public let maximumPacketSize: Int
+    private let descriptions: UnsafeMutablePointer<AudioStreamPacketDescription>
+    private var packets: AVAudioPacketCount = 0
+
+    /// `maximumPacketSize`: the largest packet the format makes (a converter's
+    /// `maximumOutputPacketSize` tells it).
+    public init(format: AVAudioFormat, packetCapacity: AVAudioPacketCount, maximumPacketSize: Int) {
+        self.packetCapacity = packetCapacity
+        self.maximumPacketSize = max(1, maximumPacketSize)
+        descriptions = .allocate(capacity: Int(max(1, packetCapacity)))
+        descriptions.initialize(repeating: AudioStreamPacketDescription(), count: Int(max(1, packetCapacity)))
+        super.init(format: format, frames: Int(packetCapacity) * self.maximumPacketSize, bufferCount: 1, bytesPerFrame: 1)
+    }
+
+    /// For a format of fixed-size packets (IMA4, µ-law): its bytes a packet.
+    public convenience init(format: AVAudioFormat, packetCapacity: AVAudioPacketCount) {
+        self.init(format: format, packetCapacity: packetCapacity,
+                  maximumPacketSize: Int(max(1, format.streamDescription.pointee.mBytesPerPacket)))
+    }
+
+    deinit { descriptions.deallocate() }
+
+    open var byteCapacity: UInt32 { UInt32(capacityFrames) }
+
+    open var byteLength: UInt32 {
+        get { UInt32(framesInList) }
+        set { setSizes(frames: min(Int(newValue), capacityFrames)) }
+    }
+
+    open var packetCount: AVAudioPacketCount {
+        get { packets }
+        set { packets = min(newValue, packetCapacity) }
+    }
+
+    open var data: UnsafeMutableRawPointer { data(0) }
+
+    /// Each packet's place and size (nil for a format whose packets need none).
+    open var packetDescriptions: UnsafeMutablePointer<AudioStreamPacketDescription>? {
+        format.streamDescription.pointee.mBytesPerPacket == 0 ? descriptions : nil
+    }
+
+    var allDescriptions: UnsafeMutablePointer<AudioStreamPacketDescription> { descriptions }
+}
