@@ -41,7 +41,7 @@ private func level(_ x: UnsafePointer<Float>, _ range: Range<Int>, hz: Double) -
 private func peak(_ x: UnsafePointer<Float>, _ range: Range<Int>) -> Float { range.map { abs(x[$0]) }.max() ?? 0 }
 
 /// An engine: player -> main mixer -> output, rendering by hand, started.
-private func offlineEngine(_ player: AVAudioPlayerNode, maximumFrames: AVAudioFrameCount = 4096) throws -> AVAudioEngine {
+func offlineEngine(_ player: AVAudioPlayerNode, maximumFrames: AVAudioFrameCount = 4096) throws -> AVAudioEngine {
     let engine = AVAudioEngine()
     engine.attach(player)
     engine.connect(player, to: engine.mainMixerNode, format: try standard())

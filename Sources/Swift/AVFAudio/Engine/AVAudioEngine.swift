@@ -52,6 +52,8 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
     private var manual: (mode: AVAudioEngineManualRenderingMode, format: AVAudioFormat, frames: AVAudioFrameCount)?
     private var manualSampleTime: AVAudioFramePosition = 0
     private var manualRunning = false
+    /// The device's render times (`lastRenderTime` when not rendering by hand).
+    private let clock = RenderClock()
 
     public override init() {
         super.init()
@@ -86,6 +88,7 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
         node.handle = handle
         node.unit = ProgramUnits().unit(handle)
         if let unit = node.unit { node.unitMade(unit) }
+        if node is AVAudioOutputNode, kind.hasDevice { try? node.unit?.addRenderNotify(clock.callback) }
         if let frames = manual?.frames { try? node.unit?.setMaximumFramesPerSlice(max(4096, frames)) }
     }
 
@@ -394,10 +397,16 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
         }
     }
 
+    /// By hand, the sample time the next render starts at; to the device, the last
+    /// render's sample and host time; nil while the engine does not run.
     var lastRenderTime: AVAudioTime? {
         lock.withLock {
-            guard let manual, manualRunning else { return nil }
-            return AVAudioTime(sampleTime: manualSampleTime, atRate: manual.format.sampleRate)
+            if let manual {
+                return manualRunning ? AVAudioTime(sampleTime: manualSampleTime, atRate: manual.format.sampleRate) : nil
+            }
+            guard (output?.unit as? OutputUnit)?.isRunning == true, let last = clock.last,
+                  let rate = output?.inputFormat(forBus: 0).sampleRate else { return nil }
+            return AVAudioTime(hostTime: last.host, sampleTime: last.sample, atRate: rate)
         }
     }
 

@@ -14,6 +14,18 @@ public struct AVAudioPlayerNodeBufferOptions: OptionSet, Sendable {
     public static let interruptsAtLoop = AVAudioPlayerNodeBufferOptions(rawValue: 4)
 }
 
+/// When a completion handler is called (iOS's AVAudioPlayerNodeCompletionCallbackType):
+/// once the player has taken the data, once it has rendered it (the same moment here: the
+/// unit renders what it takes), or once the device has played it (after the output's
+/// presentation latency).
+public enum AVAudioPlayerNodeCompletionCallbackType: Int, Sendable {
+    case dataConsumed = 0
+    case dataRendered = 1
+    case dataPlayedBack = 2
+}
+
+public typealias AVAudioPlayerNodeCompletionHandler = @Sendable (AVAudioPlayerNodeCompletionCallbackType) -> Void
+
 /// iOS's AVAudioPlayerNode over AUScheduledSoundPlayer (the unit a C program schedules
 /// slices on): each buffer becomes a ScheduledAudioSlice at the player's next free time,
 /// its completion handler called on the unit's worker thread once it has played (or when
@@ -28,14 +40,17 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
     final class Scheduled: @unchecked Sendable {
         let slice = UnsafeMutablePointer<ScheduledAudioSlice>.allocate(capacity: 1)
         let buffer: AVAudioPCMBuffer
-        let handler: AVAudioNodeCompletionHandler?
+        let handler: AVAudioPlayerNodeCompletionHandler?
+        let callbackType: AVAudioPlayerNodeCompletionCallbackType
         let loops: Bool
         weak var owner: AVAudioPlayerNode?
         /// Set once the handler has run (by the unit's completion, or by a stop).
         var finished = false
-        init(buffer: AVAudioPCMBuffer, handler: AVAudioNodeCompletionHandler?, loops: Bool, owner: AVAudioPlayerNode) {
+        init(buffer: AVAudioPCMBuffer, handler: AVAudioPlayerNodeCompletionHandler?,
+             callbackType: AVAudioPlayerNodeCompletionCallbackType, loops: Bool, owner: AVAudioPlayerNode) {
             self.buffer = buffer
             self.handler = handler
+            self.callbackType = callbackType
             self.loops = loops
             self.owner = owner
             slice.initialize(to: ScheduledAudioSlice())
@@ -51,6 +66,8 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
     private var pending: [Scheduled] = []
     private var dropped: [Scheduled] = []
     private var playing = false
+    /// Paused: the timeline stands where it was, to go on at the next `play`.
+    private var paused = false
     private var mixingVolume: Float = 1, mixingPan: Float = 0
 
     public init() { super.init(kind: .scheduledSoundPlayer) }
@@ -79,22 +96,56 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
         scheduleBuffer(buffer, at: nil, options: [], completionHandler: completionHandler)
     }
 
+    open func scheduleBuffer(_ buffer: AVAudioPCMBuffer, completionCallbackType callbackType: AVAudioPlayerNodeCompletionCallbackType,
+                             completionHandler: AVAudioPlayerNodeCompletionHandler? = nil) {
+        scheduleBuffer(buffer, at: nil, options: [], completionCallbackType: callbackType, completionHandler: completionHandler)
+    }
+
     /// After what is scheduled (at `when`'s sample time if it has one); `.interrupts`
     /// drops what was scheduled first; `.loops` plays it until the player stops.
     open func scheduleBuffer(_ buffer: AVAudioPCMBuffer, at when: AVAudioTime?, options: AVAudioPlayerNodeBufferOptions = [],
                              completionHandler: AVAudioNodeCompletionHandler? = nil) {
+        scheduleBuffer(buffer, at: when, options: options, completionCallbackType: .dataConsumed,
+                       completionHandler: completionHandler.map { handler in { _ in handler() } })
+    }
+
+    /// As above, the handler told which moment it is called at. `.interruptsAtLoop`: a
+    /// looping buffer playing now finishes its pass, and this one follows it (with no
+    /// loop playing, it interrupts at once).
+    open func scheduleBuffer(_ buffer: AVAudioPCMBuffer, at when: AVAudioTime?, options: AVAudioPlayerNodeBufferOptions = [],
+                             completionCallbackType callbackType: AVAudioPlayerNodeCompletionCallbackType,
+                             completionHandler: AVAudioPlayerNodeCompletionHandler? = nil) {
         guard let player = unit as? ScheduledPlayerUnit else {
             // Not attached: nothing can play it; the handler says it is done with it.
-            completionHandler?()
+            completionHandler?(callbackType)
             return
         }
-        if options.contains(.interrupts) || options.contains(.interruptsAtLoop) { dropScheduled(player) }
-        let item = Scheduled(buffer: buffer, handler: completionHandler, loops: options.contains(.loops), owner: self)
+        if options.contains(.interruptsAtLoop), let end = loopPassEnd(player) {
+            player.setLoopEnd(end)
+            lock.withLock { nextSampleTime = Double(end) }
+        } else if options.contains(.interrupts) || options.contains(.interruptsAtLoop) {
+            dropScheduled(player)
+        }
+        let item = Scheduled(buffer: buffer, handler: completionHandler, callbackType: callbackType,
+                             loops: options.contains(.loops), owner: self)
         lock.withLock {
             if let when, when.isSampleTimeValid { nextSampleTime = Double(when.sampleTime) }
             pending.append(item)
         }
         enqueue(item, player)
+    }
+
+    /// Where the pass under way of the looping buffer scheduled last ends, as a player
+    /// time at least one render ahead (so the unit sees the end before it comes); nil if
+    /// none loops.
+    private func loopPassEnd(_ player: ScheduledPlayerUnit) -> Int64? {
+        lock.withLock {
+            guard let loop = pending.last(where: { $0.loops && !$0.finished }) else { return nil }
+            let start = Int64(loop.slice.pointee.mTimeStamp.mSampleTime), frames = Int64(loop.buffer.frameLength)
+            guard frames > 0 else { return nil }
+            let now = max(0, Int64(player.currentPlayTime)) + player.renderQuantum
+            return now <= start ? start + frames : start + ((now - start) / frames + 1) * frames
+        }
     }
 
     /// Puts `item`'s slice on the player's timeline, after what is there. What follows a
@@ -133,14 +184,21 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
 
     /// Runs the item's handler once, and forgets it (the unit is done with its slices: a
     /// completion is the last it does with one).
-    private func finish(_ item: Scheduled) {
+    private func finish(_ item: Scheduled, dropped: Bool = false) {
         let run = lock.withLock { () -> Bool in
             guard !item.finished else { return false }
             item.finished = true
             pending.removeAll { $0 === item }
             return true
         }
-        if run { item.handler?() }
+        guard run, let handler = item.handler else { return }
+        let latency = (attachedEngine?.outputNode.presentationLatency ?? 0)
+        if item.callbackType == .dataPlayedBack && !dropped && latency > 0 {
+            // Played back: once what was rendered last has left the device's buffer.
+            DispatchQueue.global().asyncAfter(deadline: .now() + latency) { handler(.dataPlayedBack) }
+        } else {
+            handler(item.callbackType)
+        }
     }
 
     /// Takes everything scheduled off the unit; their handlers run (as iOS's do on a stop).
@@ -157,13 +215,27 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
             nextSampleTime = 0
             return gone
         }
-        for item in gone { finish(item) }
+        for item in gone { finish(item, dropped: true) }
     }
 
     /// The whole file, from its start, after what is scheduled.
     open func scheduleFile(_ file: AVAudioFile, at when: AVAudioTime?, completionHandler: AVAudioNodeCompletionHandler? = nil) {
+        scheduleFile(file, at: when, completionCallbackType: .dataConsumed,
+                     completionHandler: completionHandler.map { handler in { _ in handler() } })
+    }
+
+    open func scheduleFile(_ file: AVAudioFile, at when: AVAudioTime?,
+                           completionCallbackType callbackType: AVAudioPlayerNodeCompletionCallbackType,
+                           completionHandler: AVAudioPlayerNodeCompletionHandler? = nil) {
         scheduleSegment(file, startingFrame: 0, frameCount: AVAudioFrameCount(clamping: max(0, file.length)), at: when,
-                        completionHandler: completionHandler)
+                        completionCallbackType: callbackType, completionHandler: completionHandler)
+    }
+
+    open func scheduleSegment(_ file: AVAudioFile, startingFrame startFrame: AVAudioFramePosition,
+                              frameCount numberFrames: AVAudioFrameCount, at when: AVAudioTime?,
+                              completionHandler: AVAudioNodeCompletionHandler? = nil) {
+        scheduleSegment(file, startingFrame: startFrame, frameCount: numberFrames, at: when, completionCallbackType: .dataConsumed,
+                        completionHandler: completionHandler.map { handler in { _ in handler() } })
     }
 
     /// `numberFrames` frames of the file from `startFrame` (fewer at its end), decoded now
@@ -173,7 +245,8 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
     /// runs at once.
     open func scheduleSegment(_ file: AVAudioFile, startingFrame startFrame: AVAudioFramePosition,
                               frameCount numberFrames: AVAudioFrameCount, at when: AVAudioTime?,
-                              completionHandler: AVAudioNodeCompletionHandler? = nil) {
+                              completionCallbackType callbackType: AVAudioPlayerNodeCompletionCallbackType,
+                              completionHandler: AVAudioPlayerNodeCompletionHandler? = nil) {
         let length = file.length
         guard startFrame >= 0, startFrame < length, numberFrames > 0,
               let reader = try? AVAudioFile(forReading: file.url, commonFormat: file.processingFormat.commonFormat,
@@ -181,36 +254,87 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
               let buffer = AVAudioPCMBuffer(pcmFormat: reader.processingFormat,
                                             frameCapacity: AVAudioFrameCount(min(Int64(numberFrames), length - startFrame)))
         else {
-            completionHandler?()
+            completionHandler?(callbackType)
             return
         }
         reader.framePosition = startFrame
         guard (try? reader.read(into: buffer)) != nil, buffer.frameLength > 0 else {
-            completionHandler?()
+            completionHandler?(callbackType)
             return
         }
-        scheduleBuffer(buffer, at: when, options: [], completionHandler: completionHandler)
+        scheduleBuffer(buffer, at: when, options: [], completionCallbackType: callbackType, completionHandler: completionHandler)
     }
 
     // MARK: Playing
 
-    /// Starts the player's timeline at the next render (`when` is not used yet: the
-    /// timeline starts at once).
+    /// Starts the player's timeline at the next render, or goes on after a pause.
     open func play() { play(at: nil) }
 
+    /// The same at `when` (a sample time on the node's timeline, or a host time while
+    /// the engine renders); nil: at the next render.
     open func play(at when: AVAudioTime?) {
         guard let player = unit as? ScheduledPlayerUnit else { return }
-        let start = lock.withLock { () -> Bool in
-            defer { playing = true }
-            return !playing
+        let at = renderSampleTime(when)
+        let (start, resume) = lock.withLock { () -> (Bool, Bool) in
+            defer {
+                playing = true
+                paused = false
+            }
+            return (!playing && !paused, paused)
         }
-        if start { try? player.setStart(-1) }
+        if resume { player.resume(at: at) } else if start { try? player.setStart(at) }
+    }
+
+    /// Stops the timeline where it is; what is scheduled stays, and `play` goes on from
+    /// there.
+    open func pause() {
+        guard let player = unit as? ScheduledPlayerUnit else { return }
+        let pause = lock.withLock { () -> Bool in
+            guard playing else { return false }
+            playing = false
+            paused = true
+            return true
+        }
+        if pause { player.pause() }
     }
 
     /// Drops everything scheduled (each handler runs) and puts the timeline back to 0.
     open func stop() {
         guard let player = unit as? ScheduledPlayerUnit else { return }
-        lock.withLock { playing = false }
+        lock.withLock {
+            playing = false
+            paused = false
+        }
         dropScheduled(player)
+    }
+
+    /// A time as a render sample time (-1: the next render): its sample time, else its host
+    /// time against the engine's last render.
+    private func renderSampleTime(_ when: AVAudioTime?) -> Double {
+        guard let when else { return -1 }
+        if when.isSampleTimeValid { return Double(when.sampleTime) }
+        guard when.isHostTimeValid, let last = lastRenderTime, last.isHostTimeValid, last.isSampleTimeValid else { return -1 }
+        let seconds = (Double(when.hostTime) - Double(last.hostTime)) / 1e9
+        return max(0, Double(last.sampleTime) + seconds * last.sampleRate)
+    }
+
+    // MARK: Times
+
+    /// The node's time (the engine's render timeline) of a time of the player's own;
+    /// nil while the player is not playing.
+    open func nodeTime(forPlayerTime playerTime: AVAudioTime) -> AVAudioTime? {
+        guard isPlaying, let start = (unit as? ScheduledPlayerUnit)?.startedSampleTime, playerTime.isSampleTimeValid else {
+            return nil
+        }
+        return AVAudioTime(sampleTime: playerTime.sampleTime + start, atRate: outputFormat(forBus: 0).sampleRate)
+    }
+
+    /// The player's own time (0 where `play` started it, not counting pauses) of a node
+    /// time; nil while the player is not playing.
+    open func playerTime(forNodeTime nodeTime: AVAudioTime) -> AVAudioTime? {
+        guard isPlaying, let start = (unit as? ScheduledPlayerUnit)?.startedSampleTime, nodeTime.isSampleTimeValid else {
+            return nil
+        }
+        return AVAudioTime(sampleTime: nodeTime.sampleTime - start, atRate: outputFormat(forBus: 0).sampleRate)
     }
 }

@@ -45,6 +45,14 @@ public final class ScheduledPlayerUnit: AudioUnitInstance, @unchecked Sendable {
     static let notStarted = Int64.min, nextRender: Int64 = -1
     private let startRequest = Atomic<Int64>(ScheduledPlayerUnit.notStarted)
     private let startedAt = Atomic<Int64>(ScheduledPlayerUnit.notStarted)
+    /// A start at the next render begins the timeline at this player time (a resume after
+    /// a pause goes on where it was), 0 otherwise.
+    private let resumeAt = Atomic<Int64>(0)
+    /// Where looping slices stop looping, as a player time (Int64.max: never): a buffer
+    /// that interrupts at the loop's end (AVAudioPlayerNode's `.interruptsAtLoop`).
+    private let loopEnd = Atomic<Int64>(Int64.max)
+    /// Frames of the last render: how far a render under way may reach past the play time.
+    private let lastFrames = Atomic<Int64>(0)
     /// The player's time at the end of the last render (CurrentPlayTime).
     private let playTime = Atomic<Int64>(-1)
     /// kAudioUnitProperty_OfflineRender: a region the worker has not kept up with is
@@ -134,9 +142,44 @@ public final class ScheduledPlayerUnit: AudioUnitInstance, @unchecked Sendable {
     /// ScheduleStartTimeStamp: a render sample time, or -1 for the next render.
     public func setStart(_ sampleTime: Double) throws(UnitError) {
         guard sampleTime.isFinite, sampleTime >= -1 else { throw .invalidPropertyValue }
+        resumeAt.store(0, ordering: .releasing)
         startRequest.store(sampleTime < 0 ? ScheduledPlayerUnit.nextRender : Int64(sampleTime), ordering: .releasing)
         startedAt.store(ScheduledPlayerUnit.notStarted, ordering: .releasing)
     }
+
+    /// Stops the timeline where it is: silence, no slice advances or completes, and the
+    /// play time stays, until `resume`.
+    public func pause() {
+        startRequest.store(ScheduledPlayerUnit.notStarted, ordering: .releasing)
+        startedAt.store(ScheduledPlayerUnit.notStarted, ordering: .releasing)
+    }
+
+    /// Goes on from the play time a pause kept: at the next render, or (`sampleTime` >= 0)
+    /// at that render sample time.
+    public func resume(at sampleTime: Double) {
+        let kept = max(0, playTime.load(ordering: .acquiring))
+        if sampleTime >= 0 && sampleTime.isFinite {
+            resumeAt.store(0, ordering: .releasing)
+            startRequest.store(Int64(sampleTime) - kept, ordering: .releasing)
+        } else {
+            resumeAt.store(kept, ordering: .releasing)
+            startRequest.store(ScheduledPlayerUnit.nextRender, ordering: .releasing)
+        }
+        startedAt.store(ScheduledPlayerUnit.notStarted, ordering: .releasing)
+    }
+
+    /// Frames the last render asked for (0 before any).
+    public var renderQuantum: Int64 { lastFrames.load(ordering: .acquiring) }
+
+    /// The render sample time the timeline's 0 fell at; nil while it does not run.
+    public var startedSampleTime: Int64? {
+        let at = startedAt.load(ordering: .acquiring)
+        return at == ScheduledPlayerUnit.notStarted ? nil : at
+    }
+
+    /// Looping slices end their looping at player time `time` (each the pass under way
+    /// then completes and its completion runs); nil: they loop on.
+    public func setLoopEnd(_ time: Int64?) { loopEnd.store(time ?? Int64.max, ordering: .releasing) }
 
     public var start: Double {
         let at = startRequest.load(ordering: .acquiring)
@@ -241,6 +284,8 @@ public final class ScheduledPlayerUnit: AudioUnitInstance, @unchecked Sendable {
         startRequest.store(ScheduledPlayerUnit.notStarted, ordering: .releasing)
         startedAt.store(ScheduledPlayerUnit.notStarted, ordering: .releasing)
         playTime.store(-1, ordering: .releasing)
+        loopEnd.store(Int64.max, ordering: .releasing)
+        resumeAt.store(0, ordering: .releasing)
     }
 
     public func resetAfterFork() {
@@ -284,10 +329,11 @@ public final class ScheduledPlayerUnit: AudioUnitInstance, @unchecked Sendable {
         let validSample = timeStamp.load(fromByteOffset: 56, as: UInt32.self) & 1 != 0
         let now = validSample ? Int64(timeStamp.load(as: Double.self)) : rendered
         rendered += Int64(n)
+        lastFrames.store(Int64(n), ordering: .relaxed)
         var startedFrame = startedAt.load(ordering: .acquiring)
         if startedFrame == ScheduledPlayerUnit.notStarted {
             let request = startRequest.load(ordering: .acquiring)
-            if request == ScheduledPlayerUnit.nextRender { startedFrame = now }
+            if request == ScheduledPlayerUnit.nextRender { startedFrame = now - resumeAt.load(ordering: .acquiring) }
             else if request != ScheduledPlayerUnit.notStarted { startedFrame = request }
             if startedFrame != ScheduledPlayerUnit.notStarted { startedAt.store(startedFrame, ordering: .releasing) }
         }
@@ -323,11 +369,14 @@ public final class ScheduledPlayerUnit: AudioUnitInstance, @unchecked Sendable {
         var sliceFlags = slice.load(fromByteOffset: 80, as: UInt32.self)
         if sliceFlags & 2 == 0 { sliceFlags |= start < from ? 6 : 2 }
         if sliceFlags & ScheduledPlayerUnit.loopFlag != 0 {
-            slice.storeBytes(of: sliceFlags, toByteOffset: 80, as: UInt32.self)
             guard frames > 0, let source = slice.load(fromByteOffset: 104, as: UnsafeRawPointer?.self) else { return false }
+            // A loop scheduled to begin at or after the end asked for is not the one ended.
+            let asked = loopEnd.load(ordering: .acquiring), stop = start < asked ? asked : Int64.max
+            if stop <= to { sliceFlags |= 1 }
+            slice.storeBytes(of: sliceFlags, toByteOffset: 80, as: UInt32.self)
             var t = max(start, from)
-            while t < to {
-                let offset = (t - start) % frames, run = min(frames - offset, to - t)
+            while t < min(to, stop) {
+                let offset = (t - start) % frames, run = min(frames - offset, min(to, stop) - t)
                 for b in 0..<count {
                     let out = (list + 8 + 16 * b).load(fromByteOffset: 8, as: UnsafeMutablePointer<Float>.self)
                     let input = (source + 8 + 16 * b).load(fromByteOffset: 8, as: UnsafePointer<Float>.self)
@@ -335,7 +384,7 @@ public final class ScheduledPlayerUnit: AudioUnitInstance, @unchecked Sendable {
                 }
                 t += run
             }
-            return false
+            return stop <= to
         }
         let lo = max(start, from), hi = min(end, to)
         if lo < hi, let source = slice.load(fromByteOffset: 104, as: UnsafeRawPointer?.self) {
