@@ -99,3 +99,52 @@ struct AVAudioInputNodeTests {
         input.removeTap(onBus: 0)
     }
 }
+
+@Suite("AVAudioEngine configuration change")
+struct AVAudioEngineConfigurationTests {
+    @Test("the hardware's rate changes under a running engine: it has stopped when AVAudioEngineConfigurationChange is posted, and starts again")
+    func rateChange() throws {
+        let session = AVAudioSession.sharedInstance()
+        try session.setCategory(.playback, mode: .default, options: [])
+        try session.setPreferredSampleRate(44100)
+        try session.setActive(true)
+        defer {
+            try? session.setPreferredSampleRate(0)
+            try? session.setCategory(.soloAmbient, mode: .default, options: [])
+        }
+        let engine = AVAudioEngine()
+        let player = AVAudioPlayerNode()
+        engine.attach(player)
+        engine.connect(player, to: engine.mainMixerNode, format: nil)
+        try engine.start()
+        for _ in 0..<200 where engine.outputNode.lastRenderTime == nil { usleep(10000) }
+        #expect(engine.outputNode.lastRenderTime != nil, "the engine renders")
+        let before = session.sampleRate
+        let posted = DispatchSemaphore(value: 0)
+        let seen = SeenPost()
+        let observer = NotificationCenter.default.addObserver(forName: .AVAudioEngineConfigurationChange, object: engine,
+                                                              queue: nil) { note in
+            seen.record(running: engine.isRunning, object: note.object as AnyObject?)
+            posted.signal()
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        try session.setPreferredSampleRate(before == 48000 ? 44100 : 48000)
+        #expect(posted.wait(timeout: .now() + 10) == .success, "posted")
+        #expect(seen.running == false, "not running when posted")
+        #expect(seen.object === engine)
+        #expect(session.sampleRate != before)
+        // As apps do in their handler: start again.
+        try engine.start()
+        #expect(engine.isRunning)
+        engine.stop()
+    }
+}
+
+private final class SeenPost: @unchecked Sendable {
+    private let lock = NSLock()
+    private var wasRunning: Bool?
+    private var poster: AnyObject?
+    func record(running: Bool, object: AnyObject?) { lock.withLock { wasRunning = running; poster = object } }
+    var running: Bool? { lock.withLock { wasRunning } }
+    var object: AnyObject? { lock.withLock { poster } }
+}

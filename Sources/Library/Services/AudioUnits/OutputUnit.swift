@@ -149,6 +149,10 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
     /// Called (no lock held, on the thread that opened it) with what each stream the unit
     /// opens was granted: the session then reads it. Set once by the ABI layer.
     public var onGranted: (@Sendable (StreamGrant) -> Void)?
+    /// Called (no lock held, on the session's thread) when the hardware's rate changed
+    /// under a device unit that runs: its stream is made again at the new rate. What
+    /// AVAudioEngine posts its configuration change for. Set once before the unit runs.
+    public var onHardwareFormatChange: (@Sendable () -> Void)?
     /// The program's name for the unit (its AudioUnit handle): how AudioUnitRender, called
     /// from the unit's own callbacks, knows it without the handle table's lock. Set once by
     /// the ABI layer before the unit is used.
@@ -180,8 +184,11 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
             return old
         }
         apply(snapshot)
-        var moved = false
-        defer { if moved { config.withLock { $0.run }?.wake() } }
+        var moved = false, reformatted = false
+        defer {
+            if moved { config.withLock { $0.run }?.wake() }
+            if reformatted { onHardwareFormatChange?() }
+        }
         if before.device != snapshot.device || before.sampleRate != snapshot.sampleRate
             || before.ioBufferDuration != snapshot.ioBufferDuration {
             let running = runningFormat.withLock { $0 }
@@ -191,6 +198,8 @@ public final class OutputUnit: AudioService, @unchecked Sendable {
             if !same {
                 streamGeneration.add(1, ordering: .releasing)
                 moved = true
+                reformatted = kind.hasDevice && running != nil && running?.rate != snapshot.sampleRate
+                    && before.sampleRate != snapshot.sampleRate
             }
         }
         // Stopped now, before the session queues Begin: the thread makes no callback

@@ -23,8 +23,8 @@ public enum AVAudioEngineManualRenderingError: Int32, Sendable {
 }
 
 extension NSNotification.Name {
-    /// Posted (object: the engine) when the device's format changed under a running
-    /// engine, which stopped.
+    /// Posted (object: the engine) when the device's rate changed under a running engine,
+    /// which stopped and uninitialized first.
     public static let AVAudioEngineConfigurationChange = NSNotification.Name("AVAudioEngineConfigurationChangeNotification")
 }
 
@@ -88,7 +88,10 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
         node.handle = handle
         node.unit = ProgramUnits().unit(handle)
         if let unit = node.unit { node.unitMade(unit) }
-        if node is AVAudioOutputNode, kind.hasDevice { try? node.unit?.addRenderNotify(clock.callback) }
+        if node is AVAudioOutputNode, kind.hasDevice, let io = node.unit as? OutputUnit {
+            try? io.addRenderNotify(clock.callback)
+            io.onHardwareFormatChange = { [weak self] in self?.hardwareFormatChanged() }
+        }
         if let frames = manual?.frames { try? node.unit?.setMaximumFramesPerSlice(max(4096, frames)) }
     }
 
@@ -407,6 +410,18 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
             guard (output?.unit as? OutputUnit)?.isRunning == true, let last = clock.last,
                   let rate = output?.inputFormat(forBus: 0).sampleRate else { return nil }
             return AVAudioTime(hostTime: last.host, sampleTime: last.sample, atRate: rate)
+        }
+    }
+
+    /// The device's rate changed under the running engine: as on the phone, the engine
+    /// stops and uninitializes, then posts AVAudioEngineConfigurationChange (off the
+    /// session's thread, on a queue of its own), so an app's handler can connect again
+    /// at the new rate and start.
+    private func hardwareFormatChanged() {
+        DispatchQueue.global().async { [weak self] in
+            guard let self else { return }
+            self.stop()
+            NotificationCenter.default.post(name: .AVAudioEngineConfigurationChange, object: self)
         }
     }
 
