@@ -145,7 +145,10 @@ struct AVAudioEngineTests {
         }
         #expect(code { _ = try engine.renderOffline(512, to: buffer) } == -80800)
         #expect(engine.manualRenderingFormat.sampleRate == 0 && engine.manualRenderingMaximumFrameCount == 0)
-        #expect(code { try engine.enableManualRenderingMode(.realtime, format: try standard(), maximumFrameCount: 512) } == -80800)
+        var status: OSStatus = 0
+        let list = UnsafeMutableAudioBufferListPointer(buffer.mutableAudioBufferList)
+        #expect(engine.manualRenderingBlock(512, list.unsafeMutablePointer, &status) == .error && status == -80800,
+                "no realtime block outside the realtime mode")
         try engine.enableManualRenderingMode(.offline, format: try standard(), maximumFrameCount: 512)
         _ = engine.mainMixerNode
         #expect(code { _ = try engine.renderOffline(512, to: buffer) } == -80802)
@@ -159,6 +162,45 @@ struct AVAudioEngineTests {
         #expect(peak(buffer.floatChannelData![0], 0..<512) == 0, "an engine with nothing playing renders silence")
         engine.stop()
         #expect(!engine.isRunning)
+    }
+
+    @Test("realtime manual rendering: the block renders the engine into the caller's list from its own thread, on the manual timeline; renderOffline is refused")
+    func realtimeBlock() throws {
+        let player = AVAudioPlayerNode()
+        let engine = AVAudioEngine()
+        engine.attach(player)
+        engine.connect(player, to: engine.mainMixerNode, format: try standard())
+        try engine.enableManualRenderingMode(.realtime, format: try standard(), maximumFrameCount: 256)
+        #expect(engine.manualRenderingMode == .realtime)
+        let block = engine.manualRenderingBlock
+        let out = try #require(AVAudioPCMBuffer(pcmFormat: try standard(), frameCapacity: 256))
+        var status: OSStatus = 0
+        #expect(block(256, out.mutableAudioBufferList, &status) == .error && status == -80802, "not started")
+        try engine.start()
+        let source = try tones(4096)
+        player.scheduleBuffer(source)
+        player.play()
+        let collected = try #require(AVAudioPCMBuffer(pcmFormat: try standard(), frameCapacity: 4096))
+        // The caller's audio thread: 16 renders of 256 frames.
+        let thread = Thread {
+            var error: OSStatus = 0
+            for k in 0..<16 {
+                guard block(256, out.mutableAudioBufferList, &error) == .success else { return }
+                for c in 0..<2 { collected.floatChannelData![c].advanced(by: k * 256).update(from: out.floatChannelData![c], count: 256) }
+            }
+            collected.frameLength = 4096
+        }
+        thread.start()
+        while !thread.isFinished { usleep(1000) }
+        #expect(collected.frameLength == 4096)
+        var worst: Float = 0
+        for i in 0..<4096 { worst = max(worst, abs(collected.floatChannelData![1][i] - source.floatChannelData![1][i])) }
+        #expect(worst < 1e-6, "the player's buffer, frame for frame")
+        #expect(engine.manualRenderingSampleTime == 4096)
+        #expect(block(512, out.mutableAudioBufferList, &status) == .error && status == kAudioUnitErr_TooManyFramesToProcess)
+        #expect(throws: NSError.self) { _ = try engine.renderOffline(256, to: out) }
+        engine.stop()
+        #expect(block(256, out.mutableAudioBufferList, &status) == .error)
     }
 }
 

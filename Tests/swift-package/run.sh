@@ -382,6 +382,29 @@ PY
         fail "AVAudioSequencer with a SoundFont: /usr/share/sounds/sf2/FluidR3_GM.sf2 is missing (fluid-soundfont-gm)"
     fi
 
+    # An engine rendered in the program's own output, as games and VoIP stacks do: realtime
+    # manual rendering, its block called from a C RemoteIO unit's render callback. The card
+    # hears the file, and the real-time thread that calls the block (the unit's) allocates,
+    # locks and waits for nothing.
+    if [ -f "$out/rt_watch.so" ]; then
+        "$prefix/bin/vcard" record-reset
+        LD_PRELOAD=$out/rt_watch.so RTWATCH_REPORT=$out/rtwatch-realtime.txt "$bin/EngineApp" realtime "$out/tone3.wav" \
+            > "$out/engine-realtime.out" 2>&1
+        status=$?
+        watched=$(cat "$out/rtwatch-realtime.txt" 2>/dev/null)
+        heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --min-seconds 2.9 --hz 440)
+        toned=$?
+        if [ "$status" -eq 0 ] && [ "$toned" -eq 0 ] && grep -q 'finished=true' "$out/engine-realtime.out" &&
+                [[ "$watched" =~ periods=([0-9]+)\ allocations=0\ frees=0\ lockwaits=0\ shared=0\ blocking=0 ]] &&
+                [ "${BASH_REMATCH[1]}" -ge 60 ]; then
+            pass "AVAudioEngine realtime manual rendering in a C unit's render callback: heard at the card ($heard); its thread allocates, locks and waits for nothing ($watched)"
+        else
+            fail "AVAudioEngine realtime manual rendering: exit $status, card: ${heard:-nothing}, ${watched:-no report}; app: $(tr '\n' ' ' < "$out/engine-realtime.out")"
+        fi
+    else
+        fail "AVAudioEngine realtime manual rendering: rt_watch.so was not built"
+    fi
+
     # The engine interrupted by a C program through audiosessiond: not running when Began
     # is posted; start() and play() after Ended run it again and the buffer plays out.
     "$prefix/bin/vcard" record-reset

@@ -10,11 +10,16 @@
 //   EngineApp FILE [interruptible | tap TAPFILE]
 //   EngineApp mic OUTFILE CATEGORY
 //   EngineApp sequence MIDIFILE [SOUNDFONT]
+//   EngineApp realtime FILE
 // "tap": the main mixer's output recorded to TAPFILE (CAF) by a tap while it plays, as
 // apps record what they play; the player's volume and pan moved meanwhile.
 // "mic": a second of the microphone written to OUTFILE by a tap on the input node, in
 // the session category CATEGORY (playAndRecord, playback); prints
 //   recorded frames=<n> rate=<Hz> channels=<n>
+// "realtime": a program with its own audio output (a RemoteIO unit of the C API) renders
+// an engine in it: the engine in realtime manual rendering, its block called from the
+// unit's render callback; prints
+//   realtime rendered=<frames> finished=<Bool>
 // "sequence": a standard MIDI file played by AVAudioSequencer into an AVAudioUnitSampler
 // (its own sine, or SOUNDFONT's piano) through the main mixer, to its end; prints
 //   sequence tracks=<n> seconds=<s>
@@ -75,6 +80,68 @@ func playSequence(_ path: String, soundFont: String?) throws -> Never {
     sequencer.stop()
     engine.stop()
     exit(0)
+}
+
+/// What the C unit's render callback reaches: the engine's rendering block.
+final class EngineInOwnOutput {
+    let render: AVAudioEngineManualRenderingBlock
+    init(_ render: @escaping AVAudioEngineManualRenderingBlock) { self.render = render }
+}
+
+func renderInOwnOutput(_ path: String) throws -> Never {
+    try AVAudioSession.sharedInstance().setCategory(.playback)
+    let file = try AVAudioFile(forReading: URL(fileURLWithPath: path))
+    guard let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(file.length)),
+          let format = AVAudioFormat(standardFormatWithSampleRate: file.processingFormat.sampleRate, channels: 2)
+    else { print("no buffer"); exit(1) }
+    try file.read(into: buffer)
+    let engine = AVAudioEngine()
+    let player = AVAudioPlayerNode()
+    engine.attach(player)
+    engine.connect(player, to: engine.mainMixerNode, format: buffer.format)
+    try engine.enableManualRenderingMode(.realtime, format: format, maximumFrameCount: 4096)
+    try engine.start()
+    let finished = DispatchSemaphore(value: 0)
+    player.scheduleBuffer(buffer) { finished.signal() }
+    player.play()
+
+    // The program's own output, through the C API, in the engine's format.
+    var description = AudioComponentDescription(componentType: OSType(kAudioUnitType_Output),
+                                                componentSubType: OSType(kAudioUnitSubType_RemoteIO),
+                                                componentManufacturer: OSType(kAudioUnitManufacturer_Apple),
+                                                componentFlags: 0, componentFlagsMask: 0)
+    var io: AudioUnit?
+    guard let component = AudioComponentFindNext(nil, &description), AudioComponentInstanceNew(component, &io) == noErr,
+          let io else { print("no RemoteIO"); exit(1) }
+    var stream = format.streamDescription.pointee
+    AudioUnitSetProperty(io, AudioUnitPropertyID(kAudioUnitProperty_StreamFormat), AudioUnitScope(kAudioUnitScope_Input), 0,
+                         &stream, UInt32(MemoryLayout<AudioStreamBasicDescription>.size))
+    let host = Unmanaged.passRetained(EngineInOwnOutput(engine.manualRenderingBlock))
+    var callback = AURenderCallbackStruct(inputProc: { refCon, _, _, _, frames, data in
+        // Our headers carry no nullability yet: the reference comes as an optional.
+        let host = Unmanaged<EngineInOwnOutput>.fromOpaque(refCon!).takeUnretainedValue()
+        var status: OSStatus = 0
+        guard let data else { return OSStatus(kAudio_ParamError) }
+        return host.render(frames, data, &status) == .success ? 0 : status
+    }, inputProcRefCon: host.toOpaque())
+    AudioUnitSetProperty(io, AudioUnitPropertyID(kAudioUnitProperty_SetRenderCallback), AudioUnitScope(kAudioUnitScope_Input), 0,
+                         &callback, UInt32(MemoryLayout<AURenderCallbackStruct>.size))
+    guard AudioUnitInitialize(io) == noErr, AudioOutputUnitStart(io) == noErr else { print("RemoteIO did not start"); exit(1) }
+    let done = finished.wait(timeout: .now() + 30) == .success
+    // The handler comes once the player has taken the data: let the device play it out.
+    usleep(300_000)
+    print("realtime rendered=\(engine.manualRenderingSampleTime) finished=\(done)")
+    // Left running to the exit, as the tap mode: the watch reads the steady state.
+    exit(done ? 0 : 2)
+}
+
+if arguments.count > 2 && arguments[1] == "realtime" {
+    do {
+        try renderInOwnOutput(arguments[2])
+    } catch {
+        print("error \((error as NSError).domain) \((error as NSError).code)")
+        exit(1)
+    }
 }
 
 if arguments.count > 2 && arguments[1] == "sequence" {

@@ -16,6 +16,12 @@ public enum AVAudioEngineManualRenderingStatus: Int, Sendable {
     case cannotDoInCurrentContext = 2
 }
 
+/// Renders `numberOfFrames` frames into `outBuffer` (in the manual format), on the
+/// caller's real-time thread: it takes no lock, allocates nothing and never blocks. A
+/// failure's code goes to `outError`.
+public typealias AVAudioEngineManualRenderingBlock = (AVAudioFrameCount, UnsafeMutablePointer<AudioBufferList>,
+                                                     UnsafeMutablePointer<OSStatus>?) -> AVAudioEngineManualRenderingStatus
+
 public enum AVAudioEngineManualRenderingError: Int32, Sendable {
     case invalidMode = -80800
     case initialized = -80801
@@ -52,6 +58,9 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
     private var manual: (mode: AVAudioEngineManualRenderingMode, format: AVAudioFormat, frames: AVAudioFrameCount)?
     private var manualSampleTime: AVAudioFramePosition = 0
     private var manualRunning = false
+    /// In `.realtime` mode: what the rendering block calls, which shares no lock with the
+    /// engine.
+    private var realtime: RealtimeRenderer?
     /// The device's render times (`lastRenderTime` when not rendering by hand).
     private let clock = RenderClock()
 
@@ -352,6 +361,7 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
             }
             if manual != nil {
                 manualRunning = true
+                realtime?.running.store(true, ordering: .releasing)
                 return
             }
             try startGraph()
@@ -370,6 +380,7 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
     open func pause() {
         lock.withLock {
             manualRunning = false
+            realtime?.running.store(false, ordering: .releasing)
             try? graph.stop()
         }
     }
@@ -378,6 +389,7 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
     open func stop() {
         lock.withLock {
             manualRunning = false
+            realtime?.running.store(false, ordering: .releasing)
             try? graph.stop()
             try? graph.uninitialize()
         }
@@ -388,6 +400,7 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
         lock.withLock {
             for node in nodes { node.reset() }
             manualSampleTime = 0
+            realtime?.sampleTime.store(0, ordering: .releasing)
         }
     }
 
@@ -405,7 +418,7 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
     var lastRenderTime: AVAudioTime? {
         lock.withLock {
             if let manual {
-                return manualRunning ? AVAudioTime(sampleTime: manualSampleTime, atRate: manual.format.sampleRate) : nil
+                return manualRunning ? AVAudioTime(sampleTime: manualRenderingSampleTime, atRate: manual.format.sampleRate) : nil
             }
             guard (output?.unit as? OutputUnit)?.isRunning == true, let last = clock.last,
                   let rate = output?.inputFormat(forBus: 0).sampleRate else { return nil }
@@ -429,12 +442,12 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
 
     /// From now on the engine renders only when asked: its output node becomes the generic
     /// output unit in `format` (linear PCM), rendering at most `maximumFrameCount` frames
-    /// a call. The engine must be stopped (else -80801); only `.offline` is provided
-    /// (`.realtime`: -80800). Connections stay; the main mixer's output follows the format.
+    /// a call: by `renderOffline` (`.offline`), or by `manualRenderingBlock` on the
+    /// caller's real-time thread (`.realtime`). The engine must be stopped (else -80801).
+    /// Connections stay; the main mixer's output follows the format.
     open func enableManualRenderingMode(_ mode: AVAudioEngineManualRenderingMode, format pcmFormat: AVAudioFormat,
                                         maximumFrameCount: AVAudioFrameCount) throws {
         try lock.withLock {
-            guard mode == .offline else { throw Self.error(.invalidMode) }
             guard !isRunning else { throw Self.error(.initialized) }
             guard let layout = pcmFormat.layout, maximumFrameCount >= 1, maximumFrameCount <= 65536 else {
                 throw NSError(domain: NSOSStatusErrorDomain, code: Int(kAudio_ParamError))
@@ -447,6 +460,21 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
             try? output?.unit?.setFormat(layout, scope: .output, element: 0)
             for node in nodes { try? node.unit?.setMaximumFramesPerSlice(max(4096, maximumFrameCount)) }
             if let mixer { connect(mixer, to: outputNode, format: outputSideFormat()) }
+            realtime = mode == .realtime ? output?.unit.map { RealtimeRenderer(unit: $0, maximumFrames: maximumFrameCount) } : nil
+        }
+    }
+
+    /// `.realtime` mode's renderer: a block a real-time thread calls (the engine's output
+    /// pulled into the caller's list, at the manual timeline's sample time). Outside that
+    /// mode, or before `start`, it renders nothing and answers `.error` (-80800, -80802).
+    open var manualRenderingBlock: AVAudioEngineManualRenderingBlock {
+        let renderer = lock.withLock { realtime }
+        return { frames, list, error in
+            guard let renderer else {
+                error?.pointee = AVAudioEngineManualRenderingError.invalidMode.rawValue
+                return .error
+            }
+            return renderer.render(frames, list, error)
         }
     }
 
@@ -457,6 +485,7 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
             stop()
             reset()
             manual = nil
+            realtime = nil
             replaceOutput(kind: .remoteIO)
             if let mixer { connect(mixer, to: outputNode, format: outputSideFormat()) }
         }
@@ -491,7 +520,9 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
         }
     }
     open var manualRenderingMaximumFrameCount: AVAudioFrameCount { lock.withLock { manual?.frames ?? 0 } }
-    open var manualRenderingSampleTime: AVAudioFramePosition { lock.withLock { manualSampleTime } }
+    open var manualRenderingSampleTime: AVAudioFramePosition {
+        lock.withLock { realtime.map { $0.sampleTime.load(ordering: .acquiring) } ?? manualSampleTime }
+    }
 
     /// Renders `numberOfFrames` frames into `buffer` (in the manual format, that many
     /// frames of capacity at least), in slices of the maximum frame count. Throws -80800
