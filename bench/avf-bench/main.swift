@@ -10,6 +10,11 @@
 // by the same units in an AUGraph driven through the C API (AUScheduledSoundPlayer ->
 // AUNBandEQ -> AUReverb2 -> AUMultiChannelMixer -> GenericOutput, AudioUnitRender).
 // Prints each one's time, their ratio (goal: at most 1.1), the fastest of 5 alternated.
+//   avf-bench engine-live FILE engine|graph
+// FILE from a player through an EQ band and a reverb into the main mixer, to the device:
+// by AVAudioEngine, or by the same units in an AUGraph through the C API (RemoteIO at
+// the end). Prints "start NS cpu MS" (EngineLive.swift); run-benchmarks.sh reads the
+// card for the first loud frame.
 //   avf-bench burst FILE COUNT mix|queues
 // A game's effects: COUNT players of FILE, one started every 20 ms, each dropped once it
 // has finished. "mix" plays them as the library does (the players' mix); "queues" sets
@@ -36,6 +41,13 @@ func usage() -> (cpu: Double, rss: Int) {
 
 let arguments = CommandLine.arguments
 let done = Done()
+if arguments.count == 4 && arguments[1] == "engine-live" {
+    let file = try! AVAudioFile(forReading: URL(fileURLWithPath: arguments[2]))
+    let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(file.length))!
+    try! file.read(into: buffer)
+    if arguments[3] == "engine" { engineLive(buffer) } else { graphLive(buffer) }
+    exit(0)
+}
 if arguments.count == 3 && arguments[1] == "engine-offline" {
     engineOffline(seconds: Int(arguments[2]) ?? 60)
     exit(0)
