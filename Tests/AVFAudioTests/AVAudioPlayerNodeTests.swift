@@ -132,4 +132,32 @@ struct AVAudioPlayerNodeTests {
         player.stop()
         #expect(calls.all.last == "stopped 2")
     }
+
+    @Test("connection points: one player feeding two mixer buses renders once for both (the sum is twice each frame); the points read back")
+    func fanOut() throws {
+        let player = AVAudioPlayerNode()
+        let engine = AVAudioEngine()
+        engine.attach(player)
+        let mixer = engine.mainMixerNode
+        engine.connect(player, to: [AVAudioConnectionPoint(node: mixer, bus: 0), AVAudioConnectionPoint(node: mixer, bus: 1)],
+                       fromBus: 0, format: try standard())
+        let points = engine.outputConnectionPoints(for: player, outputBus: 0)
+        #expect(points.count == 2 && points.allSatisfy { $0.node === mixer } && Set(points.map(\.bus)) == [0, 1])
+        #expect(engine.inputConnectionPoint(for: mixer, inputBus: 1)?.node === player)
+        #expect(engine.inputConnectionPoint(for: mixer, inputBus: 2) == nil)
+        try engine.enableManualRenderingMode(.offline, format: try standard(), maximumFrameCount: 1024)
+        try engine.start()
+        let buffer = try counting(8000)
+        player.scheduleBuffer(buffer)
+        player.play()
+        let out = try render(engine, 8000)
+        var worst: Float = 0
+        for c in 0..<2 {
+            for i in 0..<8000 { worst = max(worst, abs(out.floatChannelData![c][i] - 2 * buffer.floatChannelData![c][i])) }
+        }
+        #expect(worst < 1e-6, "each frame twice, in order: the player rendered once a render for both buses")
+        // One connection again: the other bus is free, the sound is the buffer's once.
+        engine.connect(player, to: mixer, fromBus: 0, toBus: 0, format: try standard())
+        #expect(engine.outputConnectionPoints(for: player, outputBus: 0).count == 1)
+    }
 }

@@ -215,6 +215,55 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
         }
     }
 
+    /// Feeds each connection point's input from `sourceNode`'s output `sourceBus` (what fed
+    /// those inputs, and what the source's output fed before, is disconnected). The source
+    /// renders once a render time for all of them.
+    open func connect(_ sourceNode: AVAudioNode, to destNodes: [AVAudioConnectionPoint], fromBus sourceBus: AVAudioNodeBus,
+                      format: AVAudioFormat?) {
+        lock.withLock {
+            let points = destNodes.compactMap { point in point.node.map { ($0, point.bus) } }
+            precondition(sourceNode.attachedEngine === self && points.allSatisfy { $0.0.attachedEngine === self },
+                         "AVAudioEngine.connect: the source and every destination must be attached to this engine first")
+            guard let from = sourceNode.graphNode, let source = sourceNode.unit, sourceBus >= 0 else { return }
+            let output = sourceNode.unitBus(sourceBus)
+            reconfigure {
+                for c in connections(from: sourceNode) where c.output == output { disconnect(destination: c.destination, input: c.input) }
+                if let layout = format?.layout { try? source.setFormat(layout, scope: .output, element: output) }
+                for (node, bus) in points where bus >= 0 && !(node is AVAudioInputNode) {
+                    guard let to = node.graphNode, let destination = node.unit else { continue }
+                    let input = node.unitBus(bus)
+                    disconnect(destination: to, input: input)
+                    if let mixer = node as? AVAudioMixerNode, input >= destination.elementCount(.input) {
+                        try? (mixer.unit as? MixerUnit)?.setInputCount(input + 1)
+                    }
+                    if let layout = try? source.format(scope: .output, element: output) {
+                        try? destination.setFormat(layout, scope: .input, element: input)
+                    }
+                    try? graph.connect(source: from, output: output, destination: to, input: input)
+                }
+            }
+            applyMixing(of: sourceNode)
+        }
+    }
+
+    /// What feeds `node`'s input `bus`: the source node and its output bus; nil if nothing.
+    open func inputConnectionPoint(for node: AVAudioNode, inputBus bus: AVAudioNodeBus) -> AVAudioConnectionPoint? {
+        lock.withLock {
+            guard let c = connections(into: node).first(where: { $0.input == node.unitBus(bus) }) else { return nil }
+            if let input, c.source == output?.graphNode, c.output == 1 { return AVAudioConnectionPoint(node: input, bus: 0) }
+            return self.node(c.source).map { AVAudioConnectionPoint(node: $0, bus: AVAudioNodeBus(c.output)) }
+        }
+    }
+
+    /// The inputs `node`'s output `bus` feeds.
+    open func outputConnectionPoints(for node: AVAudioNode, outputBus bus: AVAudioNodeBus) -> [AVAudioConnectionPoint] {
+        lock.withLock {
+            connections(from: node).filter { $0.output == node.unitBus(bus) }.compactMap { c in
+                self.node(c.destination).map { AVAudioConnectionPoint(node: $0, bus: AVAudioNodeBus(c.input)) }
+            }
+        }
+    }
+
     open func disconnectNodeInput(_ node: AVAudioNode, bus: AVAudioNodeBus) {
         lock.withLock {
             guard let id = node.graphNode, bus >= 0, !(node is AVAudioInputNode) else { return }

@@ -145,3 +145,14 @@ extension AVAudioFormat {
                               bitsPerChannel: d.mBitsPerChannel)
     }
 }
+
+/// One end of a connection (iOS's AVAudioConnectionPoint): a node and one of its buses.
+open class AVAudioConnectionPoint: NSObject, @unchecked Sendable {
+    public private(set) weak var node: AVAudioNode?
+    public let bus: AVAudioNodeBus
+
+    public init(node: AVAudioNode, bus: AVAudioNodeBus) {
+        self.node = node
+        self.bus = bus
+    }
+}
