@@ -196,6 +196,8 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
         lock.withLock {
             precondition(node1.attachedEngine === self && node2.attachedEngine === self,
                          "AVAudioEngine.connect: both nodes must be attached to this engine first")
+            precondition(format == nil || format?.layout != nil,
+                         "AVAudioEngine.connect: the format must be linear PCM a unit takes (\(String(describing: format)))")
             guard let from = node1.graphNode, let to = node2.graphNode, let source = node1.unit, let destination = node2.unit,
                   bus1 >= 0, bus2 >= 0, !(node2 is AVAudioInputNode) else { return }
             let output = node1.unitBus(bus1), input = node2.unitBus(bus2)
@@ -224,6 +226,8 @@ open class AVAudioEngine: NSObject, @unchecked Sendable {
             let points = destNodes.compactMap { point in point.node.map { ($0, point.bus) } }
             precondition(sourceNode.attachedEngine === self && points.allSatisfy { $0.0.attachedEngine === self },
                          "AVAudioEngine.connect: the source and every destination must be attached to this engine first")
+            precondition(format == nil || format?.layout != nil,
+                         "AVAudioEngine.connect: the format must be linear PCM a unit takes (\(String(describing: format)))")
             guard let from = sourceNode.graphNode, let source = sourceNode.unit, sourceBus >= 0 else { return }
             let output = sourceNode.unitBus(sourceBus)
             reconfigure {
