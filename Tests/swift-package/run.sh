@@ -405,6 +405,20 @@ PY
         fail "AVAudioEngine realtime manual rendering: rt_watch.so was not built"
     fi
 
+    # fork while an engine plays: five children each ask the engine its state, remove its
+    # tap, stop it and exit (under `timeout`: none may hang on a lock or a thread of the
+    # parent's); the parent's sound plays on, unbroken, to its handler.
+    "$prefix/bin/vcard" record-reset
+    timeout 60 "$bin/EngineApp" fork "$out/tone3.wav" 5 > "$out/engine-fork.out" 2>&1
+    status=$?
+    heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --min-seconds 2.9 --hz 440)
+    toned=$?
+    if [ "$status" -eq 0 ] && [ "$toned" -eq 0 ] && grep -q '^fork children=5 ok=5 finished=true running=true' "$out/engine-fork.out"; then
+        pass "AVAudioEngine and fork: five children answer, stop their copy and exit; the parent's engine plays on ($heard)"
+    else
+        fail "AVAudioEngine and fork: exit $status, card: ${heard:-nothing}; app: $(tr '\n' ' ' < "$out/engine-fork.out")"
+    fi
+
     # The engine interrupted by a C program through audiosessiond: not running when Began
     # is posted; start() and play() after Ended run it again and the buffer plays out.
     "$prefix/bin/vcard" record-reset
@@ -429,6 +443,29 @@ PY
         pass "AVAudioEngine: a C program's session interrupts it (not running when Began is posted); start() after Ended plays on ($heard)"
     else
         fail "AVAudioEngine interrupted: exit $status, card: ${heard:-nothing}; app: $(tr '\n' ' ' < "$out/engine-interrupted.out")"
+    fi
+
+    # audiosessiond killed (kill -9) under a playing engine: the session carries on in the
+    # process, and the engine plays the file to its end, unbroken.
+    "$prefix/bin/vcard" record-reset
+    "$bin/EngineApp" "$out/tone3.wav" > "$out/engine-lost.out" 2>&1 &
+    pid=$!
+    for _ in $(seq 200); do
+        frames=$("$prefix/bin/vcard" status | awk '{print $2}')
+        [ "${frames:-0}" -gt 22050 ] && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    killed=""
+    while read -r daemon_pid _; do killed=$daemon_pid; kill -9 "$daemon_pid"; done < <(our_daemons)
+    wait "$pid"
+    status=$?
+    heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --min-seconds 2.95 --hz 440)
+    toned=$?
+    if [ -n "$killed" ] && [ "$status" -eq 0 ] && [ "$toned" -eq 0 ] && grep -q '^finished running=true' "$out/engine-lost.out"; then
+        pass "AVAudioEngine: audiosessiond killed under it (pid $killed), it plays the file to its end, unbroken ($heard)"
+    else
+        fail "AVAudioEngine with audiosessiond killed: daemon ${killed:-not found}, exit $status, card: ${heard:-nothing}; app: $(tr '\n' ' ' < "$out/engine-lost.out")"
     fi
 
     # The other way round: a Swift app's session (PlayAndRecord) interrupts a C music

@@ -11,6 +11,7 @@
 //   EngineApp mic OUTFILE CATEGORY
 //   EngineApp sequence MIDIFILE [SOUNDFONT]
 //   EngineApp realtime FILE
+//   EngineApp fork FILE COUNT
 // "tap": the main mixer's output recorded to TAPFILE (CAF) by a tap while it plays, as
 // apps record what they play; the player's volume and pan moved meanwhile.
 // "mic": a second of the microphone written to OUTFILE by a tap on the input node, in
@@ -20,6 +21,10 @@
 // an engine in it: the engine in realtime manual rendering, its block called from the
 // unit's render callback; prints
 //   realtime rendered=<frames> finished=<Bool>
+// "fork": a server tool's pattern: while FILE plays through the engine (a tap on the
+// mixer running too), COUNT children are forked; each asks the engine and its nodes
+// their state, stops the engine and exits; the parent's sound goes on to its end. Prints
+//   fork children=<n> ok=<n> finished=<Bool>
 // "sequence": a standard MIDI file played by AVAudioSequencer into an AVAudioUnitSampler
 // (its own sine, or SOUNDFONT's piano) through the main mixer, to its end; prints
 //   sequence tracks=<n> seconds=<s>
@@ -133,6 +138,50 @@ func renderInOwnOutput(_ path: String) throws -> Never {
     print("realtime rendered=\(engine.manualRenderingSampleTime) finished=\(done)")
     // Left running to the exit, as the tap mode: the watch reads the steady state.
     exit(done ? 0 : 2)
+}
+
+/// Forks while the engine plays; each child's copy must answer without waiting on the
+/// parent's threads (none of them is in the child) and stop.
+func forkWhilePlaying(_ path: String, children: Int) throws -> Never {
+    try AVAudioSession.sharedInstance().setCategory(.playback)
+    let file = try AVAudioFile(forReading: URL(fileURLWithPath: path))
+    guard let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(file.length))
+    else { print("no buffer"); exit(1) }
+    try file.read(into: buffer)
+    let engine = AVAudioEngine()
+    let player = AVAudioPlayerNode()
+    engine.attach(player)
+    engine.connect(player, to: engine.mainMixerNode, format: buffer.format)
+    engine.mainMixerNode.installTap(onBus: 0, bufferSize: 4096, format: nil) { _, _ in }
+    try engine.start()
+    let finished = DispatchSemaphore(value: 0)
+    player.scheduleBuffer(buffer) { finished.signal() }
+    player.play()
+    usleep(300_000)
+    var ok = 0
+    for _ in 0..<children {
+        let child = fork()
+        if child == 0 {
+            let answers = !engine.isRunning && engine.mainMixerNode.outputVolume == 1 && engine.attachedNodes.count >= 3
+            engine.mainMixerNode.removeTap(onBus: 0)
+            engine.stop()
+            _exit(answers && !engine.isRunning ? 0 : 1)
+        }
+        var status: Int32 = 0
+        if child > 0 && waitpid(child, &status, 0) == child && status == 0 { ok += 1 }
+    }
+    let done = finished.wait(timeout: .now() + 30) == .success
+    print("fork children=\(children) ok=\(ok) finished=\(done) running=\(engine.isRunning)")
+    exit(done && ok == children ? 0 : 2)
+}
+
+if arguments.count > 3 && arguments[1] == "fork" {
+    do {
+        try forkWhilePlaying(arguments[2], children: Int(arguments[3]) ?? 1)
+    } catch {
+        print("error \((error as NSError).domain) \((error as NSError).code)")
+        exit(1)
+    }
 }
 
 if arguments.count > 2 && arguments[1] == "realtime" {

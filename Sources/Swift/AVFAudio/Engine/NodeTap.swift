@@ -23,6 +23,8 @@ final class NodeTap: @unchecked Sendable {
     private let firstSample = Atomic<Int64>(Int64.min)
     private let running = Atomic<Bool>(true)
     private let stopped = DispatchSemaphore(value: 0)
+    /// The process the tap's thread runs in: in the child of a fork there is none to wait for.
+    private let process = getpid()
 
     init(bus: UInt32, format: AVAudioFormat, bufferSize: Int, maximumFrames: Int, block: @escaping AVAudioNodeTapBlock) {
         self.bus = bus
@@ -44,10 +46,11 @@ final class NodeTap: @unchecked Sendable {
 
     var callback: RenderCallback { RenderCallback(procedure: NodeTap.notify, refCon: Unmanaged.passUnretained(self).toOpaque()) }
 
-    /// Ends the deliveries and waits for the tap's thread to finish.
+    /// Ends the deliveries and waits for the tap's thread to finish (in the process that
+    /// made it: a forked child has only the calling thread).
     func stop() {
         running.store(false, ordering: .releasing)
-        stopped.wait()
+        if getpid() == process { stopped.wait() }
     }
 
     /// The unit's render notify (render thread): after a render of the tapped bus, its
