@@ -144,7 +144,7 @@ card_env=$("$prefix/bin/vcard" setup "$out/card") || { fail "vcard setup"; exit 
     env -u AUDIOTOOLBOX_ALSA_JACK_CTLS AUDIOTOOLBOX_LOG=error "$bin/PlayerApp" "$out/tone.wav" 1 \
         > "$out/player.out" 2> "$out/player.err"
     echo "status $?" >> "$out/player.out"
-    heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --min-seconds 1.9 --hz 440)
+    heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --min-seconds 1.95 --hz 440)
     toned=$?
     seconds=${heard%% s*}
     finished=$(grep '^finished' "$out/player.out")
@@ -388,11 +388,11 @@ PY
     # locks and waits for nothing.
     if [ -f "$out/rt_watch.so" ]; then
         "$prefix/bin/vcard" record-reset
-        LD_PRELOAD=$out/rt_watch.so RTWATCH_REPORT=$out/rtwatch-realtime.txt "$bin/EngineApp" realtime "$out/tone3.wav" \
+        LD_PRELOAD=$out/rt_watch.so RTWATCH_REPORT=$out/rtwatch-realtime.txt "$bin/EngineApp" realtime "$out/two.wav" \
             > "$out/engine-realtime.out" 2>&1
         status=$?
         watched=$(cat "$out/rtwatch-realtime.txt" 2>/dev/null)
-        heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --min-seconds 2.9 --hz 440)
+        heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --min-seconds 1.95 --hz 440)
         toned=$?
         if [ "$status" -eq 0 ] && [ "$toned" -eq 0 ] && grep -q 'finished=true' "$out/engine-realtime.out" &&
                 [[ "$watched" =~ periods=([0-9]+)\ allocations=0\ frees=0\ lockwaits=0\ shared=0\ blocking=0 ]] &&
@@ -409,9 +409,9 @@ PY
     # tap, stop it and exit (under `timeout`: none may hang on a lock or a thread of the
     # parent's); the parent's sound plays on, unbroken, to its handler.
     "$prefix/bin/vcard" record-reset
-    timeout 60 "$bin/EngineApp" fork "$out/tone3.wav" 5 > "$out/engine-fork.out" 2>&1
+    timeout 60 "$bin/EngineApp" fork "$out/two.wav" 5 > "$out/engine-fork.out" 2>&1
     status=$?
-    heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --min-seconds 2.9 --hz 440)
+    heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --min-seconds 1.95 --hz 440)
     toned=$?
     if [ "$status" -eq 0 ] && [ "$toned" -eq 0 ] && grep -q '^fork children=5 ok=5 finished=true running=true' "$out/engine-fork.out"; then
         pass "AVAudioEngine and fork: five children answer, stop their copy and exit; the parent's engine plays on ($heard)"
@@ -448,7 +448,7 @@ PY
     # audiosessiond killed (kill -9) under a playing engine: the session carries on in the
     # process, and the engine plays the file to its end, unbroken.
     "$prefix/bin/vcard" record-reset
-    "$bin/EngineApp" "$out/tone3.wav" > "$out/engine-lost.out" 2>&1 &
+    "$bin/EngineApp" "$out/two.wav" > "$out/engine-lost.out" 2>&1 &
     pid=$!
     for _ in $(seq 200); do
         frames=$("$prefix/bin/vcard" status | awk '{print $2}')
@@ -460,7 +460,7 @@ PY
     while read -r daemon_pid _; do killed=$daemon_pid; kill -9 "$daemon_pid"; done < <(our_daemons)
     wait "$pid"
     status=$?
-    heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --min-seconds 2.95 --hz 440)
+    heard=$(python3 "$here/Tests/tools/card-heard.py" "$VCARD_DIR" --min-seconds 1.95 --hz 440)
     toned=$?
     if [ -n "$killed" ] && [ "$status" -eq 0 ] && [ "$toned" -eq 0 ] && grep -q '^finished running=true' "$out/engine-lost.out"; then
         pass "AVAudioEngine: audiosessiond killed under it (pid $killed), it plays the file to its end, unbroken ($heard)"

@@ -171,6 +171,7 @@ func forkWhilePlaying(_ path: String, children: Int) throws -> Never {
         if child > 0 && waitpid(child, &status, 0) == child && status == 0 { ok += 1 }
     }
     let done = finished.wait(timeout: .now() + 30) == .success
+    usleep(300_000)   // the device plays out what the player handed over
     print("fork children=\(children) ok=\(ok) finished=\(done) running=\(engine.isRunning)")
     exit(done && ok == children ? 0 : 2)
 }
