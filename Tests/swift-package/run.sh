@@ -382,6 +382,22 @@ PY
         fail "AVAudioSequencer with a SoundFont: /usr/share/sounds/sf2/FluidR3_GM.sf2 is missing (fluid-soundfont-gm)"
     fi
 
+    # Offline rendering as Apple's sample does it: a 3 s file through an EQ band and a
+    # reverb rendered by hand into a CAF file (no device): the file is the source's length
+    # and a second of tail, its tone at its pitch, and the card heard nothing.
+    "$prefix/bin/vcard" record-reset
+    rm -f "$out/engine-offline.caf"
+    "$bin/EngineApp" offline "$out/tone3.wav" "$out/engine-offline.caf" > "$out/engine-offline.out" 2>&1
+    status=$?
+    measured=$(python3 "$here/Tests/swift-package/tone-in-file.py" "$out/engine-offline.caf" 3 2>/dev/null)
+    played=$(wc -c < "$VCARD_DIR/state.playback.raw" 2>/dev/null || echo 0)
+    if [ "$status" -eq 0 ] && grep -q '^offline frames=176400 rate=44100' "$out/engine-offline.out" && [ "${played:-0}" -eq 0 ] &&
+            python3 -c "import sys; s, hz, peak = map(float, sys.argv[1:4]); sys.exit(0 if abs(s - 4.0) < 0.01 and abs(hz - 440) < 3 and peak > 5000 else 1)" $measured; then
+        pass "AVAudioEngine offline: a 3 s file through EQ and reverb rendered by hand into a file (seconds, Hz, peak: $measured; $(cat "$out/engine-offline.out")); the card played nothing"
+    else
+        fail "AVAudioEngine offline: exit $status, file: ${measured:-none}, card bytes $played; app: $(tr '\n' ' ' < "$out/engine-offline.out")"
+    fi
+
     # An engine rendered in the program's own output, as games and VoIP stacks do: realtime
     # manual rendering, its block called from a C RemoteIO unit's render callback. The card
     # hears the file, and the real-time thread that calls the block (the unit's) allocates,

@@ -12,6 +12,7 @@
 //   EngineApp sequence MIDIFILE [SOUNDFONT]
 //   EngineApp realtime FILE
 //   EngineApp fork FILE COUNT
+//   EngineApp offline IN OUT
 // "tap": the main mixer's output recorded to TAPFILE (CAF) by a tap while it plays, as
 // apps record what they play; the player's volume and pan moved meanwhile.
 // "mic": a second of the microphone written to OUTFILE by a tap on the input node, in
@@ -25,6 +26,10 @@
 // mixer running too), COUNT children are forked; each asks the engine and its nodes
 // their state, stops the engine and exits; the parent's sound goes on to its end. Prints
 //   fork children=<n> ok=<n> finished=<Bool>
+// "offline": Apple's offline processing pattern: IN through an EQ band and a reverb,
+// rendered by hand (manual rendering, no device, no run loop) into OUT, a CAF file in
+// the engine's format, the player's tail included; prints
+//   offline frames=<n> rate=<Hz> statuses=<n>
 // "sequence": a standard MIDI file played by AVAudioSequencer into an AVAudioUnitSampler
 // (its own sine, or SOUNDFONT's piano) through the main mixer, to its end; prints
 //   sequence tracks=<n> seconds=<s>
@@ -174,6 +179,62 @@ func forkWhilePlaying(_ path: String, children: Int) throws -> Never {
     usleep(300_000)   // the device plays out what the player handed over
     print("fork children=\(children) ok=\(ok) finished=\(done) running=\(engine.isRunning)")
     exit(done && ok == children ? 0 : 2)
+}
+
+/// Renders IN through effects into OUT faster than real time, as the offline sample does:
+/// the file scheduled on a player, manual rendering enabled while stopped, then
+/// renderOffline into a buffer written to the output file until the source and a second
+/// of the reverb's tail have been rendered.
+func renderOffline(_ input: String, to output: String) throws -> Never {
+    let source = try AVAudioFile(forReading: URL(fileURLWithPath: input))
+    let format = source.processingFormat
+    let engine = AVAudioEngine()
+    let player = AVAudioPlayerNode(), eq = AVAudioUnitEQ(numberOfBands: 1), reverb = AVAudioUnitReverb()
+    eq.bands[0].filterType = .parametric
+    eq.bands[0].frequency = 1000
+    eq.bands[0].gain = -6
+    eq.bands[0].bypass = false
+    reverb.loadFactoryPreset(.mediumHall)
+    reverb.wetDryMix = 30
+    for node in [player, eq, reverb] as [AVAudioNode] { engine.attach(node) }
+    engine.connect(player, to: eq, format: format)
+    engine.connect(eq, to: reverb, format: format)
+    engine.connect(reverb, to: engine.mainMixerNode, format: format)
+    player.scheduleFile(source, at: nil)
+    try engine.enableManualRenderingMode(.offline, format: format, maximumFrameCount: 4096)
+    try engine.start()
+    player.play()
+    guard let buffer = AVAudioPCMBuffer(pcmFormat: engine.manualRenderingFormat,
+                                        frameCapacity: engine.manualRenderingMaximumFrameCount) else { exit(1) }
+    let out = try AVAudioFile(forWriting: URL(fileURLWithPath: output), settings: format.settings)
+    let total = source.length + AVAudioFramePosition(format.sampleRate)
+    var statuses = 0
+    while engine.manualRenderingSampleTime < total {
+        let frames = min(AVAudioFrameCount(total - engine.manualRenderingSampleTime), buffer.frameCapacity)
+        switch try engine.renderOffline(frames, to: buffer) {
+        case .success:
+            try out.write(from: buffer)
+            statuses += 1
+        default:
+            print("render status not success")
+            exit(2)
+        }
+    }
+    player.stop()
+    engine.stop()
+    let written = out.length
+    out.close()
+    print("offline frames=\(written) rate=\(Int(format.sampleRate)) statuses=\(statuses)")
+    exit(written == total ? 0 : 2)
+}
+
+if arguments.count > 3 && arguments[1] == "offline" {
+    do {
+        try renderOffline(arguments[2], to: arguments[3])
+    } catch {
+        print("error \((error as NSError).domain) \((error as NSError).code)")
+        exit(1)
+    }
 }
 
 if arguments.count > 3 && arguments[1] == "fork" {
