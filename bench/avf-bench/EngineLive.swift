@@ -36,15 +36,7 @@ private final class Flag: @unchecked Sendable {
 
 func engineLive(_ buffer: AVAudioPCMBuffer) {
     let engine = AVAudioEngine()
-    let player = AVAudioPlayerNode(), eq = AVAudioUnitEQ(numberOfBands: 1), reverb = AVAudioUnitReverb()
-    eq.bands[0].frequency = 1000
-    eq.bands[0].gain = -6
-    eq.bands[0].bypass = false
-    reverb.wetDryMix = 30
-    for node in [player, eq, reverb] as [AVAudioNode] { engine.attach(node) }
-    engine.connect(player, to: eq, format: buffer.format)
-    engine.connect(eq, to: reverb, format: buffer.format)
-    engine.connect(reverb, to: engine.mainMixerNode, format: buffer.format)
+    let player = effectEngine(engine, format: buffer.format)
     try! engine.start()
     let finished = Flag()
     player.scheduleBuffer(buffer) { finished.raise() }
@@ -56,57 +48,16 @@ func engineLive(_ buffer: AVAudioPCMBuffer) {
 }
 
 func graphLive(_ buffer: AVAudioPCMBuffer) {
-    func description(_ type: Int, _ subtype: Int) -> AudioComponentDescription {
-        AudioComponentDescription(componentType: OSType(type), componentSubType: OSType(subtype),
-                                  componentManufacturer: OSType(kAudioUnitManufacturer_Apple), componentFlags: 0,
-                                  componentFlagsMask: 0)
-    }
-    var graph: AUGraph?
-    NewAUGraph(&graph)
-    let kinds = [description(kAudioUnitType_Generator, kAudioUnitSubType_ScheduledSoundPlayer),
-                 description(kAudioUnitType_Effect, kAudioUnitSubType_NBandEQ),
-                 description(kAudioUnitType_Effect, 0x7276_6232),
-                 description(kAudioUnitType_Mixer, kAudioUnitSubType_MultiChannelMixer),
-                 description(kAudioUnitType_Output, kAudioUnitSubType_RemoteIO)]
-    var nodes = [AUNode](repeating: 0, count: kinds.count)
-    for i in 0..<kinds.count {
-        var d = kinds[i]
-        AUGraphAddNode(graph!, &d, &nodes[i])
-    }
-    AUGraphOpen(graph!)
-    var units = [AudioUnit?](repeating: nil, count: kinds.count)
-    for i in 0..<kinds.count { AUGraphNodeInfo(graph!, nodes[i], nil, &units[i]) }
-    var format = buffer.format.streamDescription.pointee
-    let size = UInt32(MemoryLayout<AudioStreamBasicDescription>.size)
-    for i in 0..<(kinds.count - 1) {
-        if i > 0 { AudioUnitSetProperty(units[i]!, AudioUnitPropertyID(kAudioUnitProperty_StreamFormat), AudioUnitScope(kAudioUnitScope_Input), 0, &format, size) }
-        AudioUnitSetProperty(units[i]!, AudioUnitPropertyID(kAudioUnitProperty_StreamFormat), AudioUnitScope(kAudioUnitScope_Output), 0, &format, size)
-    }
-    AudioUnitSetProperty(units[4]!, AudioUnitPropertyID(kAudioUnitProperty_StreamFormat), AudioUnitScope(kAudioUnitScope_Input), 0, &format, size)
-    for i in 0..<(kinds.count - 1) { AUGraphConnectNodeInput(graph!, nodes[i], 0, nodes[i + 1], 0) }
-    var bands: UInt32 = 1
-    AudioUnitSetProperty(units[1]!, AudioUnitPropertyID(kAUNBandEQProperty_NumberOfBands), AudioUnitScope(kAudioUnitScope_Global), 0, &bands, 4)
-    AUGraphInitialize(graph!)
-    AudioUnitSetParameter(units[1]!, AudioUnitParameterID(kAUNBandEQParam_Frequency), AudioUnitScope(kAudioUnitScope_Global), 0, 1000, 0)
-    AudioUnitSetParameter(units[1]!, AudioUnitParameterID(kAUNBandEQParam_Gain), AudioUnitScope(kAudioUnitScope_Global), 0, -6, 0)
-    AudioUnitSetParameter(units[1]!, AudioUnitParameterID(kAUNBandEQParam_BypassBand), AudioUnitScope(kAudioUnitScope_Global), 0, 0, 0)
-    AudioUnitSetParameter(units[2]!, AudioUnitParameterID(0), AudioUnitScope(kAudioUnitScope_Global), 0, 30, 0)
-    AUGraphStart(graph!)
-    var slice = ScheduledAudioSlice()
-    slice.mTimeStamp.mFlags = UInt32(kAudioTimeStampSampleTimeValid)
-    slice.mNumberFrames = buffer.frameLength
-    slice.mBufferList = UnsafeMutablePointer(mutating: buffer.audioBufferList)
-    AudioUnitSetProperty(units[0]!, AudioUnitPropertyID(kAudioUnitProperty_ScheduleAudioSlice), AudioUnitScope(kAudioUnitScope_Global), 0, &slice,
-                         UInt32(MemoryLayout<ScheduledAudioSlice>.size))
+    let (graph, units) = effectGraph(format: buffer.format, output: kAudioUnitSubType_RemoteIO)
+    AUGraphStart(graph)
+    let slice = UnsafeMutablePointer<ScheduledAudioSlice>.allocate(capacity: 1)
+    defer { slice.deallocate() }
+    scheduleOnPlayer(units[0], buffer, slice: slice)
     usleep(200_000)   // the stream runs
-    var startStamp = AudioTimeStamp()
-    startStamp.mFlags = UInt32(kAudioTimeStampSampleTimeValid)
-    startStamp.mSampleTime = -1
     let start = monotonic(), cpu = cpuMilliseconds()
-    AudioUnitSetProperty(units[0]!, AudioUnitPropertyID(kAudioUnitProperty_ScheduleStartTimeStamp), AudioUnitScope(kAudioUnitScope_Global), 0, &startStamp,
-                         UInt32(MemoryLayout<AudioTimeStamp>.size))
-    waitPlayed { withUnsafePointer(to: &slice) { $0.pointee.mFlags & UInt32(kScheduledAudioSliceFlag_Complete) != 0 } }
+    startPlayer(units[0])
+    waitPlayed { slice.pointee.mFlags & UInt32(kScheduledAudioSliceFlag_Complete) != 0 }
     print(String(format: "start %.0f cpu %.3f", start, cpuMilliseconds() - cpu))
-    AUGraphStop(graph!)
-    DisposeAUGraph(graph!)
+    AUGraphStop(graph)
+    DisposeAUGraph(graph)
 }

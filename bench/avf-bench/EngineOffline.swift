@@ -31,15 +31,7 @@ private var loudest: [String: Float] = [:]
 /// AVAudioEngine: player -> EQ -> reverb -> main mixer, rendered by hand. Nanoseconds.
 private func throughEngine(_ buffer: AVAudioPCMBuffer) -> Double {
     let engine = AVAudioEngine()
-    let player = AVAudioPlayerNode(), eq = AVAudioUnitEQ(numberOfBands: 1), reverb = AVAudioUnitReverb()
-    eq.bands[0].frequency = 1000
-    eq.bands[0].gain = -6
-    eq.bands[0].bypass = false
-    reverb.wetDryMix = 30
-    for node in [player, eq, reverb] as [AVAudioNode] { engine.attach(node) }
-    engine.connect(player, to: eq, format: buffer.format)
-    engine.connect(eq, to: reverb, format: buffer.format)
-    engine.connect(reverb, to: engine.mainMixerNode, format: buffer.format)
+    let player = effectEngine(engine, format: buffer.format)
     try! engine.enableManualRenderingMode(.offline, format: buffer.format, maximumFrameCount: AVAudioFrameCount(slice))
     try! engine.start()
     player.scheduleBuffer(buffer)
@@ -59,53 +51,12 @@ private func throughEngine(_ buffer: AVAudioPCMBuffer) -> Double {
 
 /// The same units as an AUGraph through the C API. Nanoseconds.
 private func throughGraph(_ buffer: AVAudioPCMBuffer) -> Double {
-    func description(_ type: Int, _ subtype: Int) -> AudioComponentDescription {
-        AudioComponentDescription(componentType: OSType(type), componentSubType: OSType(subtype),
-                                  componentManufacturer: OSType(kAudioUnitManufacturer_Apple), componentFlags: 0,
-                                  componentFlagsMask: 0)
-    }
-    var graph: AUGraph?
-    NewAUGraph(&graph)
-    let kinds = [description(kAudioUnitType_Generator, kAudioUnitSubType_ScheduledSoundPlayer),
-                 description(kAudioUnitType_Effect, kAudioUnitSubType_NBandEQ),
-                 description(kAudioUnitType_Effect, 0x7276_6232),
-                 description(kAudioUnitType_Mixer, kAudioUnitSubType_MultiChannelMixer),
-                 description(kAudioUnitType_Output, kAudioUnitSubType_GenericOutput)]
-    var nodes = [AUNode](repeating: 0, count: kinds.count)
-    for i in 0..<kinds.count {
-        var d = kinds[i]
-        AUGraphAddNode(graph!, &d, &nodes[i])
-    }
-    AUGraphOpen(graph!)
-    var units = [AudioUnit?](repeating: nil, count: kinds.count)
-    for i in 0..<kinds.count { AUGraphNodeInfo(graph!, nodes[i], nil, &units[i]) }
-    var format = buffer.format.streamDescription.pointee
-    let size = UInt32(MemoryLayout<AudioStreamBasicDescription>.size)
-    for i in 0..<kinds.count {
-        var frames = UInt32(slice)
-        AudioUnitSetProperty(units[i]!, AudioUnitPropertyID(kAudioUnitProperty_MaximumFramesPerSlice), AudioUnitScope(kAudioUnitScope_Global), 0, &frames, 4)
-        if i > 0 { AudioUnitSetProperty(units[i]!, AudioUnitPropertyID(kAudioUnitProperty_StreamFormat), AudioUnitScope(kAudioUnitScope_Input), 0, &format, size) }
-        AudioUnitSetProperty(units[i]!, AudioUnitPropertyID(kAudioUnitProperty_StreamFormat), AudioUnitScope(kAudioUnitScope_Output), 0, &format, size)
-    }
-    for i in 0..<(kinds.count - 1) { AUGraphConnectNodeInput(graph!, nodes[i], 0, nodes[i + 1], 0) }
-    var bands: UInt32 = 1
-    AudioUnitSetProperty(units[1]!, AudioUnitPropertyID(kAUNBandEQProperty_NumberOfBands), AudioUnitScope(kAudioUnitScope_Global), 0, &bands, 4)
-    AUGraphInitialize(graph!)
-    AudioUnitSetParameter(units[1]!, AudioUnitParameterID(kAUNBandEQParam_Frequency), AudioUnitScope(kAudioUnitScope_Global), 0, 1000, 0)
-    AudioUnitSetParameter(units[1]!, AudioUnitParameterID(kAUNBandEQParam_Gain), AudioUnitScope(kAudioUnitScope_Global), 0, -6, 0)
-    AudioUnitSetParameter(units[1]!, AudioUnitParameterID(kAUNBandEQParam_BypassBand), AudioUnitScope(kAudioUnitScope_Global), 0, 0, 0)
-    AudioUnitSetParameter(units[2]!, AudioUnitParameterID(0), AudioUnitScope(kAudioUnitScope_Global), 0, 30, 0)
-    var sliceStruct = ScheduledAudioSlice()
-    sliceStruct.mTimeStamp.mFlags = UInt32(kAudioTimeStampSampleTimeValid)
-    sliceStruct.mNumberFrames = buffer.frameLength
-    sliceStruct.mBufferList = UnsafeMutablePointer(mutating: buffer.audioBufferList)
-    AudioUnitSetProperty(units[0]!, AudioUnitPropertyID(kAudioUnitProperty_ScheduleAudioSlice), AudioUnitScope(kAudioUnitScope_Global), 0, &sliceStruct,
-                         UInt32(MemoryLayout<ScheduledAudioSlice>.size))
-    var startStamp = AudioTimeStamp()
-    startStamp.mFlags = UInt32(kAudioTimeStampSampleTimeValid)
-    startStamp.mSampleTime = -1
-    AudioUnitSetProperty(units[0]!, AudioUnitPropertyID(kAudioUnitProperty_ScheduleStartTimeStamp), AudioUnitScope(kAudioUnitScope_Global), 0, &startStamp,
-                         UInt32(MemoryLayout<AudioTimeStamp>.size))
+    let (graph, units) = effectGraph(format: buffer.format, output: kAudioUnitSubType_GenericOutput,
+                                     maximumFrames: UInt32(slice))
+    let sliceStruct = UnsafeMutablePointer<ScheduledAudioSlice>.allocate(capacity: 1)
+    defer { sliceStruct.deallocate() }
+    scheduleOnPlayer(units[0], buffer, slice: sliceStruct)
+    startPlayer(units[0])
     let list = UnsafeMutableAudioBufferListPointer.allocate(maximumBuffers: 2)
     let left = UnsafeMutablePointer<Float>.allocate(capacity: slice), right = UnsafeMutablePointer<Float>.allocate(capacity: slice)
     var stamp = AudioTimeStamp()
@@ -116,13 +67,13 @@ private func throughGraph(_ buffer: AVAudioPCMBuffer) -> Double {
         list[0] = AudioBuffer(mNumberChannels: 1, mDataByteSize: UInt32(slice * 4), mData: left)
         list[1] = AudioBuffer(mNumberChannels: 1, mDataByteSize: UInt32(slice * 4), mData: right)
         var flags = AudioUnitRenderActionFlags(0)
-        AudioUnitRender(units[4]!, &flags, &stamp, 0, UInt32(slice), list.unsafeMutablePointer)
+        AudioUnitRender(units[4], &flags, &stamp, 0, UInt32(slice), list.unsafeMutablePointer)
         stamp.mSampleTime += Double(slice)
         done += slice
     }
     let took = now() - start
     loudest["graph"] = (0..<slice).map { abs(left[$0]) }.max()
-    DisposeAUGraph(graph!)
+    DisposeAUGraph(graph)
     free(list.unsafeMutablePointer)
     left.deallocate()
     right.deallocate()
