@@ -10,9 +10,6 @@ public import Foundation
 /// The session's rule holds because it is the C unit's: outside a recording category
 /// (`.playAndRecord`, `.record`, `.multiRoute`) the node gives silence.
 open class AVAudioInputNode: AVAudioIONode, AVAudioMixing, @unchecked Sendable {
-    private let lock = NSLock()
-    private var mixingVolume: Float = 1, mixingPan: Float = 0
-
     init() { super.init(kind: .remoteIO) }
 
     override func unitBus(_ bus: AVAudioNodeBus) -> UInt32 { 1 }
@@ -20,19 +17,13 @@ open class AVAudioInputNode: AVAudioIONode, AVAudioMixing, @unchecked Sendable {
     open override var numberOfOutputs: Int { 1 }
 
     open var volume: Float {
-        get { lock.withLock { mixingVolume } }
-        set {
-            lock.withLock { mixingVolume = min(1, max(0, newValue)) }
-            attachedEngine?.applyMixing(of: self)
-        }
+        get { mixing.withLock { $0.volume } }
+        set { setMixing(volume: newValue) }
     }
 
     open var pan: Float {
-        get { lock.withLock { mixingPan } }
-        set {
-            lock.withLock { mixingPan = min(1, max(-1, newValue)) }
-            attachedEngine?.applyMixing(of: self)
-        }
+        get { mixing.withLock { $0.pan } }
+        set { setMixing(pan: newValue) }
     }
 }
 

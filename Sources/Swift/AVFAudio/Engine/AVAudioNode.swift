@@ -44,6 +44,18 @@ open class AVAudioNode: NSObject, @unchecked Sendable {
         try? unit?.setParameter(id, scope: .global, element: 0, value: value, offset: 0)
     }
 
+    /// A source's volume (0 to 1) and pan (-1 to 1), as AVAudioMixing has them: kept by the
+    /// node and applied to the input bus of each mixer it feeds, whenever it is connected.
+    let mixing = Locked<(volume: Float, pan: Float)>((1, 0))
+
+    func setMixing(volume: Float? = nil, pan: Float? = nil) {
+        mixing.withLock { levels in
+            if let volume { levels.volume = min(1, max(0, volume)) }
+            if let pan { levels.pan = min(1, max(-1, pan)) }
+        }
+        attachedEngine?.applyMixing(of: self)
+    }
+
     /// Called by the engine once the node's unit is made, uninitialized: what the node
     /// was given before goes to the unit.
     func unitMade(_ unit: any AudioUnitInstance) {

@@ -68,24 +68,17 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing, @unchecked Sendable {
     private var playing = false
     /// Paused: the timeline stands where it was, to go on at the next `play`.
     private var paused = false
-    private var mixingVolume: Float = 1, mixingPan: Float = 0
 
     public init() { super.init(kind: .scheduledSoundPlayer) }
 
     open var volume: Float {
-        get { lock.withLock { mixingVolume } }
-        set {
-            lock.withLock { mixingVolume = min(1, max(0, newValue)) }
-            attachedEngine?.applyMixing(of: self)
-        }
+        get { mixing.withLock { $0.volume } }
+        set { setMixing(volume: newValue) }
     }
 
     open var pan: Float {
-        get { lock.withLock { mixingPan } }
-        set {
-            lock.withLock { mixingPan = min(1, max(-1, newValue)) }
-            attachedEngine?.applyMixing(of: self)
-        }
+        get { mixing.withLock { $0.pan } }
+        set { setMixing(pan: newValue) }
     }
 
     open var isPlaying: Bool { lock.withLock { playing } }
