@@ -395,4 +395,28 @@ struct AVAudioNodeTapTests {
         engine.mainMixerNode.installTap(onBus: 0, bufferSize: 1000, format: nil) { _, _ in }
         engine.mainMixerNode.removeTap(onBus: 0)
     }
+
+    @Test("a block that removes its own tap (recording 'until enough') returns, and no block comes after it")
+    func tapRemovedFromItsBlock() throws {
+        let player = AVAudioPlayerNode()
+        let engine = try offlineEngine(player, maximumFrames: 1024)
+        let got = Deliveries()
+        let removed = DispatchSemaphore(value: 0)
+        let mixer = engine.mainMixerNode
+        mixer.installTap(onBus: 0, bufferSize: 4410, format: nil) { buffer, time in
+            if got.add(([], time.sampleTime, false)) == 2 {
+                mixer.removeTap(onBus: 0)
+                removed.signal()
+            }
+        }
+        player.scheduleBuffer(try tones(44100))
+        player.play()
+        _ = try render(engine, 44100)
+        #expect(waitFor(removed), "the block's removeTap returned")
+        usleep(50_000)
+        #expect(got.all.count == 2, "nothing after the block that removed the tap")
+        // The bus takes a tap again.
+        mixer.installTap(onBus: 0, bufferSize: 1000, format: nil) { _, _ in }
+        mixer.removeTap(onBus: 0)
+    }
 }

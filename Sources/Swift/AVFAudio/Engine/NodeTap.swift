@@ -25,6 +25,9 @@ final class NodeTap: @unchecked Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     /// The process the tap's thread runs in: in the child of a fork there is none to wait for.
     private let process = getpid()
+    /// The tap's thread (pthread_self), once it runs: a block that removes its own tap is
+    /// on it, and must not wait for itself.
+    private let deliverer = Atomic<UInt>(0)
 
     init(bus: UInt32, format: AVAudioFormat, bufferSize: Int, maximumFrames: Int, block: @escaping AVAudioNodeTapBlock) {
         self.bus = bus
@@ -47,10 +50,12 @@ final class NodeTap: @unchecked Sendable {
     var callback: RenderCallback { RenderCallback(procedure: NodeTap.notify, refCon: Unmanaged.passUnretained(self).toOpaque()) }
 
     /// Ends the deliveries and waits for the tap's thread to finish (in the process that
-    /// made it: a forked child has only the calling thread).
+    /// made it: a forked child has only the calling thread), unless this is that thread (a
+    /// block removing its own tap, which then is the last block called).
     func stop() {
         running.store(false, ordering: .releasing)
-        if getpid() == process { stopped.wait() }
+        let onTapThread = deliverer.load(ordering: .acquiring) == UInt(pthread_self())
+        if getpid() == process && !onTapThread { stopped.wait() }
     }
 
     /// The unit's render notify (render thread): after a render of the tapped bus, its
@@ -82,6 +87,7 @@ final class NodeTap: @unchecked Sendable {
 
     /// The tap's thread: whole buffers to the block, then a short sleep.
     private func deliver() {
+        deliverer.store(UInt(pthread_self()), ordering: .releasing)
         let interleaved = UnsafeMutablePointer<Float>.allocate(capacity: bufferSize * channels)
         defer {
             interleaved.deallocate()
